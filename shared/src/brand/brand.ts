@@ -1,0 +1,18 @@
+import type { Brand } from '../config/types';
+
+/** The brand used wherever SPEC.md writes {product} or {email}; `/config.json` may override any field. */
+export const defaultBrand: Brand = {
+  productName: 'TrailSense',
+  supportEmail: 'support@trailsense.example',
+  appStoreUrl: 'https://apps.apple.com/us/app/trailsense/id6450000000',
+  googlePlayUrl: 'https://play.google.com/store/apps/details?id=com.trailsense.app',
+  qrTargetUrl: 'https://trailsense.example/app',
+};
+
+/** The copyright year the footer shows (SPEC.md §2). */
+export const copyrightYear = 2025;
+
+/** Replaces {product} and {email} in a SPEC.md-style template. */
+export function fillBrand(template: string, brand: Brand): string {
+  return template.replaceAll('{product}', brand.productName).replaceAll('{email}', brand.supportEmail);
+}

@@ -1,0 +1,61 @@
+/**
+ * The runtime configuration every app reads from `/config.json` at start.
+ * Local (sandbox) and production differ only in these values.
+ */
+export interface RuntimeConfig {
+  brand: Brand;
+  auth: AuthConfig;
+  storage: StorageConfig;
+  api: ApiConfig;
+  analytics: AnalyticsConfig;
+  /** Each remote's `mf-manifest.json` URL. */
+  remotes: RemotesConfig;
+}
+
+/** Brand settings: SPEC.md's {product} and {email}, and the store links. */
+export interface Brand {
+  productName: string;
+  supportEmail: string;
+  appStoreUrl: string;
+  googlePlayUrl: string;
+  /** Where the QR code on the Get App toolbar points (a page that sends phones to their store). */
+  qrTargetUrl: string;
+}
+
+export interface AuthConfig {
+  region: string;
+  userPoolId: string;
+  userPoolClientId: string;
+  identityPoolId: string;
+  /** Full `http(s)://host:port` URL of a Cognito user-pool endpoint (sandbox); AWS when absent. */
+  userPoolEndpoint?: string;
+  /** Full URL of a Cognito identity-pool endpoint (sandbox); AWS when absent. */
+  identityPoolEndpoint?: string;
+  /** Whether /login offers "Create Account". Hidden unless set. */
+  signUpEnabled: boolean;
+}
+
+export interface StorageConfig {
+  bucket: string;
+  region: string;
+  /**
+   * Sandbox only: Amplify sends storage calls to http://localhost:20005 (path style).
+   * See DESIGN.md "Auth and storage".
+   */
+  dangerouslyConnectToHttpEndpointForTesting?: boolean;
+}
+
+export interface ApiConfig {
+  /** Base URL of the product API, without a trailing slash. */
+  baseUrl: string;
+}
+
+export type AnalyticsConfig =
+  | { provider: 'sandbox'; endpoint: string }
+  | { provider: 'firehose'; region: string; streamName: string }
+  | { provider: 'none' };
+
+export interface RemotesConfig {
+  auth: string;
+  uploader: string;
+}

@@ -1,0 +1,36 @@
+/** The shared package: one copy per page (a federation singleton), imported by the shell and every remote. */
+export type { RuntimeConfig, Brand, AuthConfig, StorageConfig, ApiConfig, AnalyticsConfig, RemotesConfig } from './config/types';
+export { parseRuntimeConfig, type ConfigResult } from './config/validate';
+export { loadRuntimeConfig, CONFIG_URL } from './config/load';
+export { ConfigProvider, useConfig } from './config/config-context';
+export { defaultBrand, copyrightYear, fillBrand } from './brand/brand';
+export { BrandProvider, useBrand } from './brand/brand-context';
+export { toAmplifyConfig, PASSWORD_MIN_LENGTH } from './amplify/amplify-config';
+export { configureAmplifyOnce, isAmplifyConfigured } from './amplify/configure';
+export { userFromIdTokenClaims, type UserAttributes } from './user/user-attributes';
+export type { UserState, AuthStatus, UserContextValue } from './user/user-state';
+export type { SessionSource, AuthEvent } from './user/session-source';
+export { UserProvider, useUser, type UserProviderProps } from './user/user-context';
+export { amplifySessionSource } from './user/amplify-session-source';
+export { NavigationProvider, useNavigation, AppLink, type Navigation, type AppLinkProps } from './navigation/navigation';
+export {
+  guardDecision,
+  loginPathFor,
+  safeReturnPath,
+  LOGIN_PATH,
+  RETURN_TO_PARAM,
+  type GuardDecision,
+} from './domain/auth-routing';
+export {
+  remoteNames,
+  type RemoteModules,
+  type RemoteModuleId,
+  type ExposedModule,
+  type LoginProps,
+  type ProfileProps,
+  type DeleteAccountProps,
+  type UploaderProps,
+} from './contracts/remote-contracts';
+export { sharedInstanceId } from './instance';
+export { startStandalone, type StandaloneOptions } from './remote-kit/standalone';
+export { SkeletonScreen, type SkeletonScreenProps } from './remote-kit/skeleton-screen';

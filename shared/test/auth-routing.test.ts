@@ -1,0 +1,51 @@
+import { guardDecision, loginPathFor, safeReturnPath } from '../src/domain/auth-routing';
+
+describe('guardDecision', () => {
+  it('renders a public route whatever the status', () => {
+    for (const status of ['configuring', 'authenticated', 'unauthenticated', 'no-provider'] as const) {
+      expect(guardDecision(status, false, '/support')).toEqual({ kind: 'render' });
+    }
+  });
+
+  it('renders a protected route for a signed-in user', () => {
+    expect(guardDecision('authenticated', true, '/uploader')).toEqual({ kind: 'render' });
+  });
+
+  it('waits while the session is still being read, rather than redirecting a signed-in user', () => {
+    expect(guardDecision('configuring', true, '/uploader')).toEqual({ kind: 'wait' });
+  });
+
+  it('sends a visitor to /login, remembering the page and its query', () => {
+    expect(guardDecision('unauthenticated', true, '/profile?tab=password')).toEqual({
+      kind: 'redirect',
+      to: '/login?returnTo=%2Fprofile%3Ftab%3Dpassword',
+    });
+  });
+});
+
+describe('safeReturnPath', () => {
+  it('keeps a same-site path with its query and hash', () => {
+    expect(safeReturnPath('/uploader?camera=2#list')).toBe('/uploader?camera=2#list');
+  });
+
+  it.each([
+    ['an absolute URL', 'https://evil.example/phish'],
+    ['a protocol-relative URL', '//evil.example/phish'],
+    ['a backslash trick', '/\\evil.example'],
+    ['a relative path', 'uploader'],
+    ['the login page itself', '/login'],
+    ['nothing', null],
+  ])('refuses %s', (_label, raw) => {
+    expect(safeReturnPath(raw)).toBeNull();
+  });
+});
+
+describe('loginPathFor', () => {
+  it('encodes the return path', () => {
+    expect(loginPathFor('/uploader')).toBe('/login?returnTo=%2Fuploader');
+  });
+
+  it('gives plain /login when the path is not safe', () => {
+    expect(loginPathFor('https://evil.example')).toBe('/login');
+  });
+});

@@ -1,0 +1,103 @@
+import { useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
+import {
+  BrandProvider,
+  ConfigProvider,
+  LOGIN_PATH,
+  NavigationProvider,
+  UserProvider,
+  useUser,
+  type Navigation,
+  type RuntimeConfig,
+  type SessionSource,
+} from '@trailsense/shared';
+import { NotFoundPage } from '../pages/not-found-page';
+import { Footer } from './footer';
+import { GetAppToolbar } from './get-app-toolbar';
+import { Header } from './header';
+import { RouteElement } from './route-element';
+import { findRoute, routes } from './route-table';
+import { useRouteHead } from './use-route-head';
+import './theme.css';
+import './layout.css';
+
+export interface AppProps {
+  config: RuntimeConfig;
+  sessionSource: SessionSource;
+}
+
+/** The shell: providers every remote shares, the router, and the layout. */
+export function App({ config, sessionSource }: AppProps) {
+  return (
+    <ConfigProvider value={config}>
+      <BrandProvider value={config.brand}>
+        <UserProvider source={sessionSource}>
+          <BrowserRouter>
+            <RouterNavigation>
+              <Layout />
+            </RouterNavigation>
+          </BrowserRouter>
+        </UserProvider>
+      </BrandProvider>
+    </ConfigProvider>
+  );
+}
+
+/** Gives remotes the shell's client-side navigation through the shared package. */
+function RouterNavigation({ children }: { children: ReactNode }) {
+  const navigate = useNavigate();
+  const value = useMemo<Navigation>(() => ({ navigate: (to, options) => void navigate(to, options) }), [navigate]);
+  return <NavigationProvider value={value}>{children}</NavigationProvider>;
+}
+
+function Layout() {
+  const location = useLocation();
+  const route = findRoute(location.pathname);
+  useRouteHead(route);
+  useSignOutRedirect();
+  const mainRef = useFocusMainOnNavigation(location.pathname);
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <Header />
+      {(route?.showGetApp ?? true) && <GetAppToolbar />}
+      <main id="main" ref={mainRef} tabIndex={-1}>
+        <Routes>
+          {routes.map((r) => (
+            <Route key={r.path} path={r.path} element={<RouteElement route={r} />} />
+          ))}
+          <Route path="*" element={<NotFoundPage />} />
+        </Routes>
+      </main>
+      <Footer />
+    </>
+  );
+}
+
+/** SPEC.md §4: on a sign-out (by the user or an invalid session) the browser goes to /login. */
+function useSignOutRedirect() {
+  const { status } = useUser();
+  const navigate = useNavigate();
+  const previous = useRef(status);
+  useEffect(() => {
+    if (previous.current === 'authenticated' && status === 'unauthenticated') void navigate(LOGIN_PATH);
+    previous.current = status;
+  }, [status, navigate]);
+}
+
+/** After a client-side navigation, focus moves to the content so screen readers start there. */
+function useFocusMainOnNavigation(pathname: string) {
+  const ref = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    ref.current?.focus({ preventScroll: true });
+    window.scrollTo(0, 0);
+  }, [pathname]);
+  return ref;
+}

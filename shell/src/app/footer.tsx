@@ -1,0 +1,23 @@
+import { copyrightYear, useBrand } from '@trailsense/shared';
+
+/** The site footer: policy links and the copyright line (SPEC.md §2). */
+export function Footer() {
+  const brand = useBrand();
+  return (
+    <footer className="site-footer">
+      <nav aria-label="Legal">
+        <ul>
+          <li>
+            <a href="/privacypolicy.html">Privacy Policy</a>
+          </li>
+          <li>
+            <a href="/termsandconditions.html">Terms &amp; Conditions</a>
+          </li>
+        </ul>
+      </nav>
+      <p>
+        © {copyrightYear} {brand.productName}. All rights reserved.
+      </p>
+    </footer>
+  );
+}

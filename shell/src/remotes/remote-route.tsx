@@ -1,0 +1,32 @@
+import { Suspense, useState } from 'react';
+import type { RemoteModuleId, RemoteModules } from '@trailsense/shared';
+import { lazyRemote } from './remote-loader';
+import { RemoteBoundary } from './remote-boundary';
+import { LoadingState } from '../app/loading-state';
+
+const labels: Record<RemoteModuleId, string> = {
+  'auth/Login': 'the sign-in page',
+  'auth/Profile': 'your profile',
+  'auth/DeleteAccount': 'the account deletion page',
+  'uploader/Uploader': 'the uploader',
+};
+
+export interface RemoteRouteProps<Id extends RemoteModuleId> {
+  module: Id;
+  props: RemoteModules[Id];
+}
+
+/** A route whose content is a remote's exposed module: loading state, error boundary, Retry. */
+export function RemoteRoute<Id extends RemoteModuleId>({ module, props }: RemoteRouteProps<Id>) {
+  const [attempt, setAttempt] = useState(0);
+  const Remote = lazyRemote(module, attempt);
+  const label = labels[module];
+  return (
+    <RemoteBoundary key={module} label={label} onRetry={() => setAttempt((n) => n + 1)}>
+      <Suspense fallback={<LoadingState label={`Loading ${label}…`} />}>
+        {/* The contract types each module's props; the lazy component's generic erases the link. */}
+        <Remote {...(props as object)} />
+      </Suspense>
+    </RemoteBoundary>
+  );
+}

@@ -1,0 +1,38 @@
+import type { AuthEvent, SessionSource, UserAttributes } from '@trailsense/shared';
+
+/**
+ * A session source for component tests: the test decides who is signed in and fires auth
+ * events, so no test has to mock Amplify.
+ */
+export class FakeSessionSource implements SessionSource {
+  private listeners = new Set<(event: AuthEvent) => void>();
+  signOutCalls: { global?: boolean }[] = [];
+
+  constructor(public user: UserAttributes | null = null) {}
+
+  async currentUser() {
+    return this.user;
+  }
+
+  async signOut(options?: { global?: boolean }) {
+    this.signOutCalls.push(options ?? {});
+    this.user = null;
+    this.emit('signedOut');
+  }
+
+  onAuthEvent(listener: (event: AuthEvent) => void) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(event: AuthEvent) {
+    for (const listener of this.listeners) listener(event);
+  }
+}
+
+export const subscriberUser: UserAttributes = {
+  sub: '6f1c2d3e-0000-4000-8000-000000000001',
+  email: 'subscriber@trailsense.example',
+  ranchId: 'cedar-creek',
+  name: 'Sam Subscriber',
+};

@@ -1,0 +1,46 @@
+// The one list of modules every app shares as federation singletons (DESIGN.md "Shared singletons").
+// The Amplify singleton lives in @aws-amplify/core: sharing only aws-amplify would give a remote
+// its own unconfigured copy. Trailing-slash keys cover subpath imports (react/jsx-runtime,
+// aws-amplify/auth). react-router is deliberately not shared: remotes navigate through the shared
+// package, and a shared module is bundled whole.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+// Read package.json from node_modules directly: some packages do not export './package.json'.
+const versionOf = (name) =>
+  JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+
+const SINGLETONS = [
+  'react',
+  'react/',
+  'react-dom',
+  'react-dom/',
+  '@trailsense/shared',
+  'aws-amplify',
+  'aws-amplify/',
+  '@aws-amplify/core',
+  '@aws-amplify/core/',
+  '@aws-amplify/auth',
+];
+
+/** Shared only by the apps that use it (the Authenticator's UI kit). */
+const UI_REACT = '@aws-amplify/ui-react';
+
+/**
+ * The `shared` option of an app's ModuleFederationPlugin.
+ * @param {{ uiReact?: boolean }} options
+ */
+function sharedSingletons({ uiReact = false } = {}) {
+  const names = uiReact ? [...SINGLETONS, UI_REACT] : SINGLETONS;
+  return Object.fromEntries(
+    names.map((key) => {
+      const pkg = key.endsWith('/') ? key.slice(0, -1) : key;
+      // Exact versions: every app is built from one lockfile, and a mismatch must show, not guess.
+      const version = versionOf(pkg);
+      return [key, { singleton: true, requiredVersion: `^${version}`, version }];
+    }),
+  );
+}
+
+module.exports = { sharedSingletons, SINGLETONS, UI_REACT };
