@@ -1,0 +1,106 @@
+/**
+ * `npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault 0.3:503]`
+ * Starts the sandbox, prints the seed accounts and where everything listens, and stops cleanly on
+ * Ctrl-C, SIGTERM, or when any piece dies (exit code 1 then).
+ */
+import { seedBanner } from './seed';
+import { startSandbox, PortInUseError } from './index';
+import type { Sandbox } from './index';
+
+interface CliArgs {
+  reset: boolean;
+  quiet: boolean;
+  dataDir?: string;
+  s3PutFault?: string;
+}
+
+export function parseArgs(argv: readonly string[]): CliArgs | string {
+  const args: CliArgs = { reset: false, quiet: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const [flag, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
+    const value = () => inline ?? argv[++i];
+    switch (flag) {
+      case '--reset':
+        args.reset = true;
+        break;
+      case '--quiet':
+        args.quiet = true;
+        break;
+      case '--data-dir':
+        args.dataDir = value();
+        if (!args.dataDir) return '--data-dir needs a directory';
+        break;
+      case '--s3-put-fault':
+        args.s3PutFault = value();
+        if (!args.s3PutFault) return '--s3-put-fault needs <fraction>[:<status>], e.g. 0.3:503';
+        break;
+      case '--help':
+      case '-h':
+        return 'usage: npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault FRACTION[:STATUS]]';
+      default:
+        return `unknown option ${arg} (try --help)`;
+    }
+  }
+  return args;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (typeof args === 'string') {
+    console.error(args);
+    process.exit(2);
+  }
+  let sandbox: Sandbox;
+  try {
+    sandbox = await startSandbox({
+      reset: args.reset,
+      quiet: args.quiet,
+      dataDir: args.dataDir ?? process.env['SANDBOX_DATA_DIR'],
+      s3PutFault: args.s3PutFault,
+      log: (line) => console.log(line),
+    });
+  } catch (err) {
+    console.error(`sandbox: start-up failed: ${err instanceof PortInUseError || err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+  const { config, ports } = sandbox;
+  console.log(
+    [
+      `TrailSense sandbox running (state in ${sandbox.dataDir}${args.reset ? ', freshly reset' : ''})`,
+      `  Cognito user pool + identity pool  ${config.auth.userPoolEndpoint}  (pool ${config.auth.userPoolId}, client ${config.auth.userPoolClientId})`,
+      `  Product API                        ${config.api.baseUrl}`,
+      `  Analytics sink                     ${config.analytics.provider === 'sandbox' ? config.analytics.endpoint : ''}`,
+      `  S3 (s3rver)                        http://localhost:${ports.s3}/${config.storage.bucket}`,
+      `  config.json for the site           ${sandbox.dataDir}/config.json`,
+      '',
+      seedBanner(),
+      '',
+      'Confirmation and reset codes are printed here as "[cognito] code for ...". Ctrl-C stops.',
+    ].join('\n'),
+  );
+
+  const stopOn = (signal: NodeJS.Signals) =>
+    process.once(signal, () => {
+      console.log(`sandbox: ${signal}, stopping`);
+      void sandbox.stop();
+    });
+  stopOn('SIGINT');
+  stopOn('SIGTERM');
+  // A bug in one piece must not leave the others half-running: report, stop all, exit non-zero.
+  const fatal = (err: unknown) => {
+    console.error(`sandbox: unexpected error, stopping: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    void sandbox.stop().finally(() => process.exit(1));
+  };
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', fatal);
+
+  const reason = await sandbox.stopped;
+  if (reason.kind === 'piece-died') {
+    console.error(`sandbox: the ${reason.piece} piece died${reason.error ? ` (${reason.error.message})` : ''}; everything stopped`);
+    process.exit(1);
+  }
+  process.exit(0);
+}
+
+if (require.main === module) void main();

@@ -1,0 +1,125 @@
+/**
+ * The sandbox's own database (better-sqlite3): the product API's ranches, cameras, subscriptions and
+ * upload counts, the analytics events, and the user pool's global sign-out times. Created and
+ * migrated on open; `PRAGMA user_version` records the schema version.
+ */
+import Database from 'better-sqlite3';
+
+/** Each entry moves the schema one version up; append, never edit, once released. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE ranches (id TEXT PRIMARY KEY, name TEXT NOT NULL, max_monthly_uploads INTEGER NOT NULL);
+   CREATE TABLE cameras (id TEXT PRIMARY KEY, ranch_id TEXT NOT NULL REFERENCES ranches(id), name TEXT NOT NULL, position INTEGER NOT NULL);
+   CREATE TABLE subscriptions (email TEXT NOT NULL COLLATE NOCASE, level TEXT NOT NULL, expires_date TEXT NOT NULL, PRIMARY KEY (email, level));
+   -- Images counted before the sandbox existed (the free member's 985), per ranch and month.
+   CREATE TABLE upload_baselines (ranch_id TEXT NOT NULL, yearmo TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (ranch_id, yearmo));
+   -- One row per object stored in the bucket with a ranchid, written by the object-created hook.
+   CREATE TABLE uploads (bucket TEXT NOT NULL, key TEXT NOT NULL, ranch_id TEXT NOT NULL, yearmo TEXT NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (bucket, key));
+   CREATE INDEX uploads_by_ranch_month ON uploads (ranch_id, yearmo);
+   CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, ranchid TEXT NOT NULL, key TEXT, upload_count INTEGER, failure_count INTEGER, received_at TEXT NOT NULL);
+   CREATE TABLE sign_outs (sub TEXT PRIMARY KEY, at_seconds INTEGER NOT NULL);`,
+];
+
+export interface Ranch {
+  id: string;
+  name: string;
+  maxMonthlyUploads: number;
+}
+
+export interface Camera {
+  id: string;
+  name: string;
+}
+
+export interface Entitlement {
+  level: string;
+  expiresDate: string;
+}
+
+/** An analytics event as SPEC.md §3 names its fields. */
+export type AnalyticsEvent =
+  | { name: 'imageUpload'; ranchid: string; key: string; uploadCount: number }
+  | { name: 'uploadFailure'; ranchid: string; failureCount: number };
+
+export type StoredEvent = AnalyticsEvent & { id: number; receivedAt: string };
+
+interface EventRow {
+  id: number;
+  name: string;
+  ranchid: string;
+  key: string | null;
+  upload_count: number | null;
+  failure_count: number | null;
+  received_at: string;
+}
+
+export type SandboxDb = ReturnType<typeof openDb>;
+
+export function openDb(file: string) {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  const version = db.pragma('user_version', { simple: true }) as number;
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v] as string);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+
+  const stmt = {
+    getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+    setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    ranch: db.prepare<[string], { id: string; name: string; max_monthly_uploads: number }>('SELECT * FROM ranches WHERE id = ?'),
+    cameras: db.prepare<[string], Camera>('SELECT id, name FROM cameras WHERE ranch_id = ? ORDER BY position'),
+    entitlements: db.prepare<[string], { level: string; expires_date: string }>('SELECT level, expires_date FROM subscriptions WHERE email = ? ORDER BY level'),
+    baseline: db.prepare<[string, string], { count: number }>('SELECT count FROM upload_baselines WHERE ranch_id = ? AND yearmo = ?'),
+    uploads: db.prepare<[string, string], { n: number }>('SELECT COUNT(*) AS n FROM uploads WHERE ranch_id = ? AND yearmo = ?'),
+    recordUpload: db.prepare(
+      'INSERT INTO uploads (bucket, key, ranch_id, yearmo, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (bucket, key) DO UPDATE SET ranch_id = excluded.ranch_id',
+    ),
+    removeUpload: db.prepare('DELETE FROM uploads WHERE bucket = ? AND key = ?'),
+    insertEvent: db.prepare('INSERT INTO events (name, ranchid, key, upload_count, failure_count, received_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    events: db.prepare<[], EventRow>('SELECT * FROM events ORDER BY id'),
+    eventsByRanch: db.prepare<[string], EventRow>('SELECT * FROM events WHERE ranchid = ? ORDER BY id'),
+    signOut: db.prepare('INSERT INTO sign_outs (sub, at_seconds) VALUES (?, ?) ON CONFLICT (sub) DO UPDATE SET at_seconds = excluded.at_seconds'),
+    signedOutAt: db.prepare<[string], { at_seconds: number }>('SELECT at_seconds FROM sign_outs WHERE sub = ?'),
+  };
+
+  const toEvent = (row: EventRow): StoredEvent =>
+    row.name === 'imageUpload'
+      ? { id: row.id, receivedAt: row.received_at, name: 'imageUpload', ranchid: row.ranchid, key: row.key ?? '', uploadCount: row.upload_count ?? 0 }
+      : { id: row.id, receivedAt: row.received_at, name: 'uploadFailure', ranchid: row.ranchid, failureCount: row.failure_count ?? 0 };
+
+  return {
+    raw: db,
+    close: () => db.close(),
+    getMeta: (key: string) => stmt.getMeta.get(key)?.value,
+    setMeta: (key: string, value: string) => void stmt.setMeta.run(key, value),
+    ranch(id: string): Ranch | undefined {
+      const row = stmt.ranch.get(id);
+      return row && { id: row.id, name: row.name, maxMonthlyUploads: row.max_monthly_uploads };
+    },
+    cameras: (ranchId: string): Camera[] => stmt.cameras.all(ranchId),
+    entitlements: (email: string): Entitlement[] => stmt.entitlements.all(email).map((r) => ({ level: r.level, expiresDate: r.expires_date })),
+    /** Baseline plus stored objects; undefined when the month has neither (the API then says ""). */
+    uploadCount(ranchId: string, yearmo: string): number | undefined {
+      const baseline = stmt.baseline.get(ranchId, yearmo);
+      const stored = stmt.uploads.get(ranchId, yearmo)?.n ?? 0;
+      return baseline === undefined && stored === 0 ? undefined : (baseline?.count ?? 0) + stored;
+    },
+    recordUpload: (u: { bucket: string; key: string; ranchId: string; yearmo: string; createdAt: string }) =>
+      void stmt.recordUpload.run(u.bucket, u.key, u.ranchId, u.yearmo, u.createdAt),
+    removeUpload: (bucket: string, key: string) => void stmt.removeUpload.run(bucket, key),
+    addEvent(event: AnalyticsEvent, receivedAt: string): number {
+      const info =
+        event.name === 'imageUpload'
+          ? stmt.insertEvent.run(event.name, event.ranchid, event.key, event.uploadCount, null, receivedAt)
+          : stmt.insertEvent.run(event.name, event.ranchid, null, null, event.failureCount, receivedAt);
+      return Number(info.lastInsertRowid);
+    },
+    events: (ranchid?: string): StoredEvent[] => (ranchid === undefined ? stmt.events.all() : stmt.eventsByRanch.all(ranchid)).map(toEvent),
+    recordSignOut: (sub: string, atSeconds: number) => void stmt.signOut.run(sub, atSeconds),
+    signedOutAt: (sub: string): number | undefined => stmt.signedOutAt.get(sub)?.at_seconds,
+  };
+}

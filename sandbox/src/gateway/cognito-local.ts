@@ -1,0 +1,194 @@
+/**
+ * cognito-local, run in this process on our data directory. We use its targets (SignUp, ConfirmSignUp,
+ * ForgotPassword, token minting, ...) through its router rather than its HTTP server, so the gateway
+ * owns the wire (errors, CORS, the operations it lacks) and can read users (SRP needs the stored
+ * password). Its Lambda triggers are switched off, which also keeps aws-sdk v2 from loading.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Router } from 'cognito-local/lib/server/Router';
+import type { Config } from 'cognito-local/lib/server/config';
+import { DateClock } from 'cognito-local/lib/services/clock';
+import { CognitoServiceFactoryImpl, USER_POOL_AWS_DEFAULTS } from 'cognito-local/lib/services/cognitoService';
+import type { CognitoService } from 'cognito-local/lib/services/cognitoService';
+import type { Context } from 'cognito-local/lib/services/context';
+import { StormDBDataStoreFactory } from 'cognito-local/lib/services/dataStore/stormDb';
+import type { LogService } from 'cognito-local/lib/services/LogService';
+import type { Messages } from 'cognito-local/lib/services/messages';
+import { otp } from 'cognito-local/lib/services/otp';
+import { JwtTokenGenerator } from 'cognito-local/lib/services/tokenGenerator';
+import type { Triggers } from 'cognito-local/lib/services/triggers';
+import { UserPoolServiceFactoryImpl, attributeValue } from 'cognito-local/lib/services/userPoolService';
+import type { User, UserPoolService } from 'cognito-local/lib/services/userPoolService';
+import type { SeedUser } from '../seed';
+
+export type { User, UserPoolService };
+
+/** A code the pool "sent" (printed in the log, readable by tests). */
+export interface DeliveredCode {
+  /** Where it went: the user's email. */
+  destination: string;
+  /** Why: SignUp, ResendCode, ForgotPassword, UpdateUserAttribute, ... */
+  source: string;
+  code: string;
+  at: Date;
+}
+
+export interface PoolIds {
+  userPoolId: string;
+  clientId: string;
+}
+
+/** Cognito's password policy for this pool: minimum 8, no character classes (SPEC.md §5). */
+export const PASSWORD_POLICY = {
+  MinimumLength: 8,
+  RequireUppercase: false,
+  RequireLowercase: false,
+  RequireNumbers: false,
+  RequireSymbols: false,
+  TemporaryPasswordValidityDays: 7,
+} as const;
+
+const silentLogger: LogService = {
+  child: () => silentLogger,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+} as unknown as LogService;
+
+export const ctx: Context = { logger: silentLogger };
+
+const noTriggers: Triggers = { enabled: () => false } as unknown as Triggers;
+
+/** The pool's options: email as username, MFA off, our policy, and custom:ranchid in the schema. */
+function poolOptions(userPoolId: string) {
+  return {
+    ...USER_POOL_AWS_DEFAULTS,
+    Id: userPoolId,
+    Name: 'trailsense-local',
+    UsernameAttributes: ['email'],
+    AutoVerifiedAttributes: ['email'],
+    MfaConfiguration: 'OFF',
+    Policies: { PasswordPolicy: PASSWORD_POLICY },
+    SchemaAttributes: [
+      ...USER_POOL_AWS_DEFAULTS.SchemaAttributes!,
+      {
+        Name: 'custom:ranchid',
+        AttributeDataType: 'String',
+        DeveloperOnlyAttribute: false,
+        Mutable: true,
+        Required: false,
+        StringAttributeConstraints: { MinLength: '0', MaxLength: '64' },
+      },
+    ],
+  };
+}
+
+/**
+ * Writes cognito-local's pool and client JSON (the fixed ids) with the seed users, unless the pool
+ * file already exists (a restart keeps signed-up users and changed passwords).
+ */
+export function writePoolFiles(dir: string, ids: PoolIds, users: readonly SeedUser[], now: Date): void {
+  mkdirSync(dir, { recursive: true });
+  const poolFile = path.join(dir, `${ids.userPoolId}.json`);
+  if (!existsSync(poolFile)) {
+    const Users = Object.fromEntries(
+      users.map((u) => [
+        u.sub,
+        {
+          Username: u.sub,
+          Password: u.password,
+          UserStatus: 'CONFIRMED',
+          Enabled: true,
+          RefreshTokens: [],
+          UserCreateDate: now.toISOString(),
+          UserLastModifiedDate: now.toISOString(),
+          Attributes: [
+            { Name: 'sub', Value: u.sub },
+            { Name: 'email', Value: u.email },
+            { Name: 'email_verified', Value: 'true' },
+            { Name: 'name', Value: u.name },
+            ...(u.ranchId ? [{ Name: 'custom:ranchid', Value: u.ranchId }] : []),
+          ],
+        },
+      ]),
+    );
+    writeFileSync(poolFile, JSON.stringify({ Users, Options: poolOptions(ids.userPoolId) }, null, 2));
+  }
+  const clientsFile = path.join(dir, 'clients.json');
+  if (!existsSync(clientsFile)) {
+    const client = {
+      UserPoolId: ids.userPoolId,
+      ClientName: 'trailsense-web',
+      ClientId: ids.clientId,
+      CreationDate: now.toISOString(),
+      LastModifiedDate: now.toISOString(),
+      // Cognito's defaults for a new app client: 1 h access/id tokens, 30 day refresh tokens.
+      AccessTokenValidity: 1,
+      IdTokenValidity: 1,
+      RefreshTokenValidity: 30,
+      TokenValidityUnits: { AccessToken: 'hours', IdToken: 'hours', RefreshToken: 'days' },
+      ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+    };
+    writeFileSync(clientsFile, JSON.stringify({ Clients: { [ids.clientId]: client } }, null, 2));
+  }
+}
+
+export interface CognitoLocal {
+  /** Runs one cognito-local target (e.g. "SignUp") with a request body; throws its CognitoError. */
+  call(target: string, body: Record<string, unknown>): Promise<unknown>;
+  /** The pool service for direct reads/writes of users. */
+  pool: UserPoolService;
+  cognito: CognitoService;
+  codes: DeliveredCode[];
+}
+
+/** Starts cognito-local's services on `dir`, minting tokens whose issuer is `issuerDomain/poolId`. */
+export async function startCognitoLocal(opts: {
+  dir: string;
+  ids: PoolIds;
+  issuerDomain: string;
+  onCode: (code: DeliveredCode) => void;
+}): Promise<CognitoLocal> {
+  const clock = new DateClock();
+  const dataStoreFactory = new StormDBDataStoreFactory(opts.dir);
+  const cognito = await new CognitoServiceFactoryImpl(opts.dir, dataStoreFactory, new UserPoolServiceFactoryImpl(clock, dataStoreFactory)).create(
+    ctx,
+    { UsernameAttributes: ['email'] },
+  );
+  const codes: DeliveredCode[] = [];
+  const messages: Messages = {
+    async deliver(_ctx, source, _clientId, _poolId, user, code, _meta, details) {
+      const delivered: DeliveredCode = {
+        destination: details.Destination ?? attributeValue('email', user.Attributes) ?? user.Username,
+        source,
+        code,
+        at: clock.get(),
+      };
+      codes.push(delivered);
+      opts.onCode(delivered);
+    },
+  };
+  const config = {
+    UserPoolDefaults: { UsernameAttributes: ['email'] },
+    TokenConfig: { IssuerDomain: opts.issuerDomain },
+    TriggerFunctions: {},
+  } as unknown as Config;
+  const router = Router({
+    clock,
+    cognito,
+    config,
+    messages,
+    otp,
+    tokenGenerator: new JwtTokenGenerator(clock, noTriggers, config.TokenConfig),
+    triggers: noTriggers,
+  });
+  const pool = await cognito.getUserPool(ctx, opts.ids.userPoolId);
+  return {
+    call: (target, body) => router(target)(ctx, body),
+    pool,
+    cognito,
+    codes,
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The identity pool (AWSCognitoIdentityService): GetId and GetCredentialsForIdentity for users of
+ * our user pool. The identity id is derived from the pool id and the user's sub, so it is stable
+ * across restarts and resets without storage. Credentials are what s3rver accepts (access key id
+ * `S3RVER`); nothing checks them beyond that (no IAM, no SigV4 verification).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { JWTVerifyGetKey } from 'jose';
+import { checkToken } from '../tokens';
+import { CognitoFault } from './errors';
+
+/** Lifetime of the temporary credentials, as Cognito's default (1 hour): Amplify refreshes before. */
+export const CREDENTIALS_TTL_SECONDS = 3600;
+
+/** `region:uuid`, a v5-style uuid from sha256(identityPoolId | sub): the same user, the same id. */
+export function identityIdFor(identityPoolId: string, sub: string): string {
+  const region = identityPoolId.split(':')[0] ?? 'us-east-2';
+  const bytes = createHash('sha256').update(`${identityPoolId}|${sub}`).digest().subarray(0, 16);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x50;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${region}:${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export interface IdentityPoolDeps {
+  identityPoolId: string;
+  clientId: string;
+  issuer: string;
+  keys: JWTVerifyGetKey;
+}
+
+export function createIdentityPool(deps: IdentityPoolDeps) {
+  // Amplify names the login by the id token's issuer without its scheme (as for AWS, where the
+  // issuer is https://cognito-idp.<region>.amazonaws.com/<pool>).
+  const providerName = deps.issuer.replace(/^\w+:\/\//, '');
+
+  async function subFromLogins(body: Record<string, unknown>): Promise<string> {
+    const logins = body['Logins'];
+    if (logins === null || typeof logins !== 'object' || Object.keys(logins).length === 0) {
+      throw new CognitoFault('NotAuthorizedException', 'Unauthenticated access is not supported for this identity pool.');
+    }
+    const token = (logins as Record<string, unknown>)[providerName];
+    if (typeof token !== 'string') throw new CognitoFault('NotAuthorizedException', `Invalid login token. Only ${providerName} logins are accepted.`);
+    const check = await checkToken(token, deps.keys, { issuer: deps.issuer, clientId: deps.clientId, use: 'id' });
+    if (!check.ok) throw new CognitoFault('NotAuthorizedException', check.reason === 'expired' ? 'Invalid login token. Token expired.' : 'Invalid login token.');
+    return check.claims.sub as string;
+  }
+
+  function checkPool(body: Record<string, unknown>): void {
+    const id = body['IdentityPoolId'];
+    if (id !== deps.identityPoolId) throw new CognitoFault('ResourceNotFoundException', `IdentityPool '${String(id)}' not found.`);
+  }
+
+  /** Answers one AWSCognitoIdentityService operation. */
+  return async function handle(operation: string, body: Record<string, unknown>): Promise<unknown> {
+    switch (operation) {
+      case 'GetId': {
+        checkPool(body);
+        return { IdentityId: identityIdFor(deps.identityPoolId, await subFromLogins(body)) };
+      }
+      case 'GetCredentialsForIdentity': {
+        const identityId = body['IdentityId'];
+        if (typeof identityId !== 'string') throw new CognitoFault('InvalidParameterException', 'Missing required parameter IdentityId');
+        const expected = identityIdFor(deps.identityPoolId, await subFromLogins(body));
+        if (identityId !== expected) throw new CognitoFault('NotAuthorizedException', 'Logins do not match the identity.');
+        return {
+          IdentityId: identityId,
+          Credentials: {
+            AccessKeyId: 'S3RVER',
+            SecretKey: 'S3RVER',
+            SessionToken: randomBytes(32).toString('base64'),
+            Expiration: Math.floor(Date.now() / 1000) + CREDENTIALS_TTL_SECONDS,
+          },
+        };
+      }
+      default:
+        throw new CognitoFault('UnknownOperationException', `Unknown operation AWSCognitoIdentityService.${operation}`);
+    }
+  };
+}

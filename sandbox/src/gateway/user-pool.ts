@@ -1,0 +1,282 @@
+/**
+ * The user-pool operations the gateway answers itself, or fixes on the way to cognito-local:
+ * SRP sign-in, refresh via GetTokensFromRefreshToken, GlobalSignOut, ResendConfirmationCode, the
+ * password policy, access-token checks, and Cognito's messages for wrong credentials.
+ */
+import { randomBytes } from 'node:crypto';
+import type { JWTVerifyGetKey } from 'jose';
+import { CognitoError, UnsupportedError } from 'cognito-local/lib/errors';
+import { attributeValue } from 'cognito-local/lib/services/userPoolService';
+import type { SandboxDb } from '../db';
+import { checkRefreshToken, checkToken } from '../tokens';
+import { ctx, PASSWORD_POLICY } from './cognito-local';
+import type { CognitoLocal, DeliveredCode, User } from './cognito-local';
+import { CognitoFault, INCORRECT_CREDENTIALS } from './errors';
+import { assertPasswordPolicy } from './password-policy';
+import { parseClientA, startChallenge, verifyClaim } from './srp';
+
+/** Operations whose AccessToken Cognito checks (signature, expiry, revocation) before anything else. */
+const ACCESS_TOKEN_OPERATIONS = new Set([
+  'GetUser',
+  'UpdateUserAttributes',
+  'DeleteUserAttributes',
+  'DeleteUser',
+  'ChangePassword',
+  'GlobalSignOut',
+  'GetUserAttributeVerificationCode',
+  'VerifyUserAttribute',
+  'SetUserMFAPreference',
+  'SetUserSettings',
+  'VerifySoftwareToken',
+  'ListDevices',
+  'GetDevice',
+  'ForgetDevice',
+  'UpdateDeviceStatus',
+  'ConfirmDevice',
+]);
+
+/** A pending PASSWORD_VERIFIER challenge, keyed by its SECRET_BLOCK. */
+interface SrpSession {
+  /** USER_ID_FOR_SRP (the internal username, a uuid) or, for an unknown user, what was typed. */
+  userId: string;
+  username: string;
+  known: boolean;
+  password: string;
+  A: bigint;
+  B: bigint;
+  b: bigint;
+  v: bigint;
+  expires: number;
+}
+
+const SRP_SESSION_MS = 3 * 60 * 1000;
+const MAX_SRP_SESSIONS = 1000;
+
+function str(body: Record<string, unknown>, key: string): string | undefined {
+  const value = body[key];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+function record(body: Record<string, unknown>, key: string): Record<string, unknown> {
+  const value = body[key];
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function required(body: Record<string, unknown>, key: string): string {
+  const value = str(body, key);
+  if (!value) throw new CognitoFault('InvalidParameterException', `Missing required parameter ${key}`);
+  return value;
+}
+
+/** Cognito's masked destination, e.g. s***@t***. */
+export function maskEmail(email: string): string {
+  const [local = '', domain = ''] = email.split('@');
+  return `${local.slice(0, 1)}***@${domain.slice(0, 1)}***`;
+}
+
+/** Cognito answers with a masked destination; the full address only goes to the log. */
+function maskDelivery(result: unknown): unknown {
+  const details = (result as { CodeDeliveryDetails?: { Destination?: unknown } } | undefined)?.CodeDeliveryDetails;
+  if (details && typeof details.Destination === 'string' && details.Destination.includes('@')) details.Destination = maskEmail(details.Destination);
+  return result;
+}
+
+export interface UserPoolDeps {
+  cognito: CognitoLocal;
+  db: SandboxDb;
+  userPoolId: string;
+  clientId: string;
+  issuer: string;
+  keys: JWTVerifyGetKey;
+  onCode: (code: DeliveredCode) => void;
+}
+
+export function createUserPool(deps: UserPoolDeps) {
+  const poolName = deps.userPoolId.split('_')[1] ?? '';
+  const sessions = new Map<string, SrpSession>();
+
+  function checkClient(body: Record<string, unknown>): void {
+    const clientId = required(body, 'ClientId');
+    if (clientId !== deps.clientId) throw new CognitoFault('ResourceNotFoundException', `User pool client ${clientId} does not exist.`);
+  }
+
+  /** cognito-local's answers where Cognito says something else. */
+  async function forward(target: string, body: Record<string, unknown>): Promise<unknown> {
+    try {
+      return maskDelivery(await deps.cognito.call(target, body));
+    } catch (err) {
+      if (err instanceof CognitoFault) throw err;
+      if (err instanceof CognitoError) {
+        // cognito-local reports a wrong password as InvalidPasswordException; Cognito does not tell
+        // a wrong password from a policy problem that way.
+        if (err.code === 'InvalidPasswordException' || (err.code === 'NotAuthorizedException' && target === 'InitiateAuth')) {
+          throw new CognitoFault('NotAuthorizedException', INCORRECT_CREDENTIALS);
+        }
+        throw new CognitoFault(err.code, err.message);
+      }
+      if (err instanceof UnsupportedError) throw new CognitoFault('UnsupportedOperationException', `The sandbox does not support ${err.message}`);
+      // A TypeError inside a target means a request without the fields it needs.
+      if (err instanceof TypeError) throw new CognitoFault('InvalidParameterException', `Invalid request for ${target}: ${err.message}`);
+      throw err;
+    }
+  }
+
+  function withTokenDefaults(result: unknown): unknown {
+    const r = result as { AuthenticationResult?: Record<string, unknown> };
+    if (r?.AuthenticationResult) {
+      r.AuthenticationResult = { ...r.AuthenticationResult, ExpiresIn: 3600, TokenType: 'Bearer' };
+      for (const [k, v] of Object.entries(r.AuthenticationResult)) if (v === undefined) delete r.AuthenticationResult[k];
+    }
+    return result;
+  }
+
+  async function findUser(username: string): Promise<User | null> {
+    return deps.cognito.pool.getUserByUsername(ctx, username);
+  }
+
+  async function checkAccessToken(body: Record<string, unknown>): Promise<void> {
+    const token = required(body, 'AccessToken');
+    const check = await checkToken(token, deps.keys, { issuer: deps.issuer, clientId: deps.clientId, use: 'access' });
+    if (!check.ok) throw new CognitoFault('NotAuthorizedException', check.reason === 'expired' ? 'Access Token has expired' : 'Invalid Access Token');
+    const signedOut = deps.db.signedOutAt(check.claims.sub as string);
+    if (signedOut !== undefined && (check.claims.iat ?? 0) < signedOut) throw new CognitoFault('NotAuthorizedException', 'Access Token has been revoked');
+  }
+
+  function pruneSessions(now: number): void {
+    for (const [key, s] of sessions) if (s.expires < now) sessions.delete(key);
+    while (sessions.size >= MAX_SRP_SESSIONS) sessions.delete(sessions.keys().next().value as string);
+  }
+
+  async function srpStart(body: Record<string, unknown>): Promise<unknown> {
+    const params = record(body, 'AuthParameters');
+    const username = str(params, 'USERNAME');
+    if (!username) throw new CognitoFault('InvalidParameterException', 'Missing required parameter USERNAME');
+    const A = parseClientA(str(params, 'SRP_A') ?? '');
+    if (A === undefined) throw new CognitoFault('InvalidParameterException', 'Invalid SRP_A');
+    const user = await findUser(username);
+    if (user && user.Enabled === false) throw new CognitoFault('NotAuthorizedException', 'User is disabled.');
+    // PreventUserExistenceErrors=ENABLED (Cognito's default for new app clients): an unknown user
+    // gets a challenge like anyone else and fails at the verifier with the same message.
+    const userId = user?.Username ?? username;
+    const password = user?.Password ?? randomBytes(16).toString('hex');
+    const challenge = startChallenge(poolName, userId, password);
+    const secretBlock = randomBytes(64).toString('base64');
+    const now = Date.now();
+    pruneSessions(now);
+    sessions.set(secretBlock, { userId, username, known: !!user, password, A, B: challenge.B, b: challenge.b, v: challenge.v, expires: now + SRP_SESSION_MS });
+    return {
+      ChallengeName: 'PASSWORD_VERIFIER',
+      ChallengeParameters: {
+        SALT: challenge.saltHex,
+        SECRET_BLOCK: secretBlock,
+        SRP_B: challenge.B.toString(16),
+        USERNAME: userId,
+        USER_ID_FOR_SRP: userId,
+      },
+    };
+  }
+
+  async function srpVerify(body: Record<string, unknown>): Promise<unknown> {
+    const responses = record(body, 'ChallengeResponses');
+    const secretBlock = str(responses, 'PASSWORD_CLAIM_SECRET_BLOCK');
+    const signature = str(responses, 'PASSWORD_CLAIM_SIGNATURE');
+    const timestamp = str(responses, 'TIMESTAMP');
+    if (!secretBlock || !signature || !timestamp) {
+      throw new CognitoFault('InvalidParameterException', 'PASSWORD_CLAIM_SECRET_BLOCK, PASSWORD_CLAIM_SIGNATURE and TIMESTAMP are required');
+    }
+    const session = sessions.get(secretBlock);
+    sessions.delete(secretBlock); // one attempt per challenge, as Cognito
+    if (!session || session.expires < Date.now()) throw new CognitoFault('NotAuthorizedException', INCORRECT_CREDENTIALS);
+    const given = str(responses, 'USERNAME');
+    if (given && given !== session.userId && given !== session.username) throw new CognitoFault('NotAuthorizedException', INCORRECT_CREDENTIALS);
+    const ok = verifyClaim({ poolName, userId: session.userId, A: session.A, B: session.B, b: session.b, v: session.v, secretBlock, timestamp, signature });
+    if (!ok || !session.known) throw new CognitoFault('NotAuthorizedException', INCORRECT_CREDENTIALS);
+    // Proven: let cognito-local mint the tokens (and apply its user-status checks) via the
+    // password flow, with the password the proof was made against.
+    return withTokenDefaults(
+      await forward('InitiateAuth', {
+        AuthFlow: 'USER_PASSWORD_AUTH',
+        ClientId: deps.clientId,
+        AuthParameters: { USERNAME: session.userId, PASSWORD: session.password },
+      }),
+    );
+  }
+
+  async function refresh(refreshToken: string): Promise<unknown> {
+    const check = await checkRefreshToken(refreshToken, deps.keys, deps.issuer);
+    if (!check.ok) throw new CognitoFault('NotAuthorizedException', check.reason === 'expired' ? 'Refresh Token has expired' : 'Invalid Refresh Token');
+    try {
+      return withTokenDefaults(
+        await deps.cognito.call('InitiateAuth', { AuthFlow: 'REFRESH_TOKEN_AUTH', ClientId: deps.clientId, AuthParameters: { REFRESH_TOKEN: refreshToken } }),
+      );
+    } catch (err) {
+      if (err instanceof CognitoError && err.code === 'NotAuthorizedException') throw new CognitoFault('NotAuthorizedException', 'Invalid Refresh Token');
+      throw err;
+    }
+  }
+
+  async function resendConfirmationCode(body: Record<string, unknown>): Promise<unknown> {
+    const username = required(body, 'Username');
+    const user = await findUser(username);
+    if (!user) throw new CognitoFault('UserNotFoundException', 'Username/client id combination not found.');
+    if (user.UserStatus !== 'UNCONFIRMED') throw new CognitoFault('InvalidParameterException', 'User is already confirmed.');
+    const email = attributeValue('email', user.Attributes) ?? username;
+    const code = String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0');
+    await deps.cognito.pool.saveUser(ctx, { ...user, ConfirmationCode: code });
+    deps.onCode({ destination: email, source: 'ResendCode', code, at: new Date() });
+    return { CodeDeliveryDetails: { AttributeName: 'email', DeliveryMedium: 'EMAIL', Destination: maskEmail(email) } };
+  }
+
+  async function globalSignOut(body: Record<string, unknown>): Promise<unknown> {
+    const token = required(body, 'AccessToken');
+    const sub = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub: string }).sub;
+    const user = await findUser(sub);
+    if (!user) throw new CognitoFault('UserNotFoundException', 'User does not exist.');
+    await deps.cognito.pool.saveUser(ctx, { ...user, RefreshTokens: [] });
+    deps.db.recordSignOut(sub, Math.floor(Date.now() / 1000));
+    return {};
+  }
+
+  /** Answers one AWSCognitoIdentityProviderService operation. */
+  return async function handle(operation: string, body: Record<string, unknown>): Promise<unknown> {
+    if (ACCESS_TOKEN_OPERATIONS.has(operation)) await checkAccessToken(body);
+    switch (operation) {
+      case 'InitiateAuth': {
+        checkClient(body);
+        const flow = str(body, 'AuthFlow');
+        if (flow === 'USER_SRP_AUTH') return srpStart(body);
+        if (flow === 'USER_PASSWORD_AUTH') return withTokenDefaults(await forward('InitiateAuth', body));
+        if (flow === 'REFRESH_TOKEN_AUTH' || flow === 'REFRESH_TOKEN') {
+          return refresh(str(record(body, 'AuthParameters'), 'REFRESH_TOKEN') ?? required({}, 'REFRESH_TOKEN'));
+        }
+        throw new CognitoFault('InvalidParameterException', `${flow ?? 'AuthFlow'} flow is not enabled for this client`);
+      }
+      case 'RespondToAuthChallenge':
+        checkClient(body);
+        if (str(body, 'ChallengeName') === 'PASSWORD_VERIFIER') return srpVerify(body);
+        return withTokenDefaults(await forward(operation, body));
+      case 'GetTokensFromRefreshToken':
+        checkClient(body);
+        return refresh(required(body, 'RefreshToken'));
+      case 'GlobalSignOut':
+        return globalSignOut(body);
+      case 'ResendConfirmationCode':
+        checkClient(body);
+        return resendConfirmationCode(body);
+      case 'SignUp':
+        checkClient(body);
+        assertPasswordPolicy(body['Password'], PASSWORD_POLICY.MinimumLength);
+        return forward(operation, body);
+      case 'ConfirmForgotPassword':
+        checkClient(body);
+        assertPasswordPolicy(body['Password'], PASSWORD_POLICY.MinimumLength);
+        return forward(operation, body);
+      case 'ChangePassword':
+        assertPasswordPolicy(body['ProposedPassword'], PASSWORD_POLICY.MinimumLength);
+        return forward(operation, body);
+      default:
+        return forward(operation, body);
+    }
+  };
+}
+

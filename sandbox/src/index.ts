@@ -1,0 +1,220 @@
+/**
+ * The sandbox: every backend the website calls in production, on loopback, supervised by this one
+ * Node process. `startSandbox()` is the whole of it; `cli.ts` is a thin command around it.
+ *
+ *   cognito   Cognito gateway (user pool + identity pool) in front of cognito-local  :4100
+ *   api       product API on SQLite                                                  :4103
+ *   analytics analytics sink                                                         :4104
+ *   s3        s3rver (fixed: Amplify's test endpoint is http://localhost:20005)      :20005
+ *
+ * If any piece dies (its server closes or errors), the others are stopped too and `stopped`
+ * resolves with the piece's name: never half a sandbox.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
+import path from 'node:path';
+import { createLocalJWKSet, createRemoteJWKSet } from 'jose';
+import type { JWK } from 'jose';
+import type { RuntimeConfig } from '../../shared/src/config/types';
+import { createAnalytics } from './analytics';
+import { createApi } from './api';
+import { contractPorts, issuerFor, readLocalContract, REPO_ROOT, runtimeConfigFor, S3_PORT } from './config';
+import type { SandboxPorts } from './config';
+import { openDb } from './db';
+import type { StoredEvent } from './db';
+import { NO_FAULT, parsePutFault } from './fault';
+import type { PutFault } from './fault';
+import { startCognitoLocal, writePoolFiles } from './gateway/cognito-local';
+import type { DeliveredCode } from './gateway/cognito-local';
+import { createGateway } from './gateway/gateway';
+import { createIdentityPool } from './gateway/identity-pool';
+import { createUserPool } from './gateway/user-pool';
+import { listenLoopback } from './listen';
+import type { Listener } from './listen';
+import { startS3 } from './s3';
+import type { S3Piece } from './s3';
+import { seedDatabase, SEED_USERS } from './seed';
+
+export type { RuntimeConfig, SandboxPorts, PutFault, DeliveredCode, StoredEvent };
+export { PortInUseError } from './listen';
+export { SEED_USERS, SEED_RANCHES, yearMonth } from './seed';
+export { S3_PORT } from './config';
+
+export const DEFAULT_DATA_DIR = path.join(REPO_ROOT, '.sandbox-data');
+
+export type PieceName = 'cognito' | 'api' | 'analytics' | 's3';
+
+export interface SandboxOptions {
+  /** Where state lives (users, objects, database). Default: `<repo>/.sandbox-data`. */
+  dataDir?: string;
+  /** Delete the state first and reseed. */
+  reset?: boolean;
+  /** Print nothing (codes are still recorded for `codes()`). */
+  quiet?: boolean;
+  /** Ports for the gateway, API and analytics sink; default config/local.json's; 0 = any free port. */
+  ports?: Partial<SandboxPorts>;
+  /** The S3 PUT fault switch, e.g. "0.3:503"; default `$SANDBOX_S3_PUT_FAULT` or off. */
+  s3PutFault?: PutFault | string;
+  /** Where log lines go (default console.log unless quiet). */
+  log?: (line: string) => void;
+}
+
+export type StopReason = { kind: 'stopped' } | { kind: 'piece-died'; piece: PieceName; error?: Error };
+
+export interface Sandbox {
+  /** The RuntimeConfig (`/config.json` values) for this sandbox's ports; also written to `<dataDir>/config.json`. */
+  config: RuntimeConfig;
+  ports: SandboxPorts & { s3: number };
+  dataDir: string;
+  /** Codes "sent" to an email (sign-up, resend, forgot password), oldest first. */
+  codes(email: string): DeliveredCode[];
+  /** The newest code sent to an email, or undefined. */
+  lastCode(email: string): string | undefined;
+  /** Analytics events received, optionally for one ranch. */
+  analyticsEvents(ranchid?: string): StoredEvent[];
+  /** Changes the S3 PUT fault switch at run time ("0.3:503", "1:403", "0" to switch off). */
+  setPutFault(fault: PutFault | string): void;
+  /** How many PUTs the fault switch has failed. */
+  injectedFaults(): number;
+  /** Resolves when the sandbox has stopped, saying why. */
+  stopped: Promise<StopReason>;
+  /** Simulates a crash of one piece (tests of the supervisor). */
+  crashPiece(piece: PieceName): void;
+  /** Stops every piece and closes the database. */
+  stop(): Promise<void>;
+}
+
+function toFault(value: PutFault | string | undefined): PutFault {
+  if (value === undefined || value === '') return NO_FAULT;
+  if (typeof value !== 'string') return value;
+  const parsed = parsePutFault(value);
+  if (typeof parsed === 'string') throw new Error(parsed);
+  return parsed;
+}
+
+/** Empties `dir` for --reset, refusing anything that does not look like sandbox state. */
+function resetDataDir(dir: string): void {
+  if (!existsSync(dir)) return;
+  const entries = readdirSync(dir);
+  if (entries.length > 0 && !entries.includes('sandbox.db')) {
+    throw new Error(`Refusing to reset ${dir}: it is not empty and holds no sandbox.db`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function readPublicJwk(): JWK {
+  const file = require.resolve('cognito-local/lib/keys/cognitoLocal.public.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { jwk: JWK }).jwk;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const dataDir = path.resolve(options.dataDir ?? DEFAULT_DATA_DIR);
+  const log = options.log ?? (options.quiet ? () => undefined : (line: string) => console.log(line));
+  const contract = readLocalContract();
+  const wanted: SandboxPorts = { ...contractPorts(contract), ...options.ports };
+  let fault = toFault(options.s3PutFault ?? process.env['SANDBOX_S3_PUT_FAULT']);
+
+  if (options.reset) resetDataDir(dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const now = new Date();
+  const db = openDb(path.join(dataDir, 'sandbox.db'));
+  seedDatabase(db, now);
+  const ids = { userPoolId: contract.auth.userPoolId, clientId: contract.auth.userPoolClientId };
+  writePoolFiles(path.join(dataDir, 'cognito'), ids, SEED_USERS, now);
+
+  // Listen first (with handlers filled in below) so a busy port stops start-up before any work,
+  // and so port 0 resolves to the real port the issuer must name.
+  const handlers = new Map<PieceName, RequestListener>();
+  const delegate =
+    (piece: PieceName): RequestListener =>
+    (req, res) => {
+      const h = handlers.get(piece);
+      if (h) return h(req, res);
+      res.writeHead(503).end();
+    };
+  const listeners = new Map<PieceName, Listener>();
+  let s3: S3Piece | undefined;
+  let stopping = false;
+  let resolveStopped!: (reason: StopReason) => void;
+  const stopped = new Promise<StopReason>((resolve) => (resolveStopped = resolve));
+
+  async function shutdown(reason: StopReason): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    await Promise.allSettled([...[...listeners.values()].map((l) => l.close()), s3?.stop()]);
+    db.close();
+    resolveStopped(reason);
+  }
+
+  function supervise(piece: PieceName, listener: Listener): void {
+    for (const server of listener.servers) {
+      server.on('close', () => {
+        if (!stopping) {
+          log(`[sandbox] ${piece} stopped unexpectedly; stopping the whole sandbox`);
+          void shutdown({ kind: 'piece-died', piece });
+        }
+      });
+      server.on('error', (error: Error) => {
+        if (!stopping) {
+          log(`[sandbox] ${piece} failed: ${error.message}; stopping the whole sandbox`);
+          void shutdown({ kind: 'piece-died', piece, error });
+        }
+      });
+    }
+  }
+
+  let config: RuntimeConfig;
+  let ports: SandboxPorts;
+  let cognito: Awaited<ReturnType<typeof startCognitoLocal>>;
+  try {
+    listeners.set('cognito', await listenLoopback('Cognito gateway', wanted.gateway, delegate('cognito')));
+    listeners.set('api', await listenLoopback('product API', wanted.api, delegate('api')));
+    listeners.set('analytics', await listenLoopback('analytics sink', wanted.analytics, delegate('analytics')));
+    s3 = await startS3({ dataDir, bucket: contract.storage.bucket, port: S3_PORT, db, fault, log });
+
+    ports = { gateway: listeners.get('cognito')!.port, api: listeners.get('api')!.port, analytics: listeners.get('analytics')!.port };
+    config = runtimeConfigFor(contract, ports);
+    const issuer = issuerFor(config);
+    const onCode = (c: DeliveredCode) => log(`[cognito] code for ${c.destination} (${c.source}): ${c.code}`);
+    cognito = await startCognitoLocal({ dir: path.join(dataDir, 'cognito'), ids, issuerDomain: config.auth.userPoolEndpoint!, onCode });
+    const publicJwk = readPublicJwk();
+    const localKeys = createLocalJWKSet({ keys: [publicJwk] });
+    const userPool = createUserPool({ cognito, db, userPoolId: ids.userPoolId, clientId: ids.clientId, issuer, keys: localKeys, onCode: (c) => {
+      cognito.codes.push(c);
+      onCode(c);
+    } });
+    const identityPool = createIdentityPool({ identityPoolId: contract.auth.identityPoolId, clientId: ids.clientId, issuer, keys: localKeys });
+    handlers.set('cognito', createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk: publicJwk as Record<string, unknown>, userPool, identityPool, log }));
+    // The API trusts only what the pool publishes, like an API Gateway authorizer.
+    const remoteKeys = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
+    handlers.set('api', createApi({ db, keys: remoteKeys, issuer, clientId: ids.clientId, log }));
+    handlers.set('analytics', createAnalytics({ db, log }));
+    writeFileSync(path.join(dataDir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+  } catch (err) {
+    await shutdown({ kind: 'stopped' });
+    throw err;
+  }
+  for (const [piece, listener] of listeners) supervise(piece, listener);
+  supervise('s3', s3.listener);
+
+  const s3Piece = s3;
+  return {
+    config,
+    ports: { ...ports, s3: S3_PORT },
+    dataDir,
+    codes: (email) => cognito.codes.filter((c) => c.destination.toLowerCase() === email.toLowerCase()),
+    lastCode: (email) => cognito.codes.filter((c) => c.destination.toLowerCase() === email.toLowerCase()).at(-1)?.code,
+    analyticsEvents: (ranchid) => db.events(ranchid),
+    setPutFault: (next) => {
+      fault = toFault(next);
+      s3Piece.setPutFault(fault);
+    },
+    injectedFaults: () => s3Piece.injectedFaults(),
+    stopped,
+    crashPiece: (piece) => {
+      const listener = piece === 's3' ? s3Piece.listener : listeners.get(piece);
+      for (const server of listener?.servers ?? []) server.close();
+    },
+    stop: () => shutdown({ kind: 'stopped' }),
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * Loopback listeners. Every piece listens on 127.0.0.1 and, where the machine has it, on ::1 with
+ * the same port: browsers and Node may resolve `localhost` to either, and the site's config says
+ * `localhost`. Nothing listens on a public interface.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export class PortInUseError extends Error {
+  constructor(
+    readonly piece: string,
+    readonly port: number,
+  ) {
+    super(`${piece} cannot listen on port ${port}: the port is already in use (is another sandbox running?)`);
+    this.name = 'PortInUseError';
+  }
+}
+
+export interface Listener {
+  piece: string;
+  port: number;
+  servers: http.Server[];
+  close(): Promise<void>;
+}
+
+function listenOne(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+/** Starts `handler` on 127.0.0.1:port (and ::1:port when available); port 0 picks a free one. */
+export async function listenLoopback(piece: string, port: number, handler: http.RequestListener): Promise<Listener> {
+  const v4 = http.createServer(handler);
+  let actual: number;
+  try {
+    actual = await listenOne(v4, port, '127.0.0.1');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(piece, port);
+    throw err;
+  }
+  const servers = [v4];
+  const v6 = http.createServer(handler);
+  try {
+    await listenOne(v6, actual, '::1');
+    servers.push(v6);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      await closeServer(v4);
+      throw new PortInUseError(piece, actual);
+    }
+    // No IPv6 loopback on this machine (EADDRNOTAVAIL / EAFNOSUPPORT): 127.0.0.1 alone is enough.
+  }
+  // Keep-alive sockets would otherwise hold close() open for the client's idle timeout.
+  for (const s of servers) s.keepAliveTimeout = 1000;
+  return {
+    piece,
+    port: actual,
+    servers,
+    close: async () => {
+      await Promise.all(servers.map(closeServer));
+    },
+  };
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,115 @@
+/**
+ * The demo data, printed with the passwords when the sandbox starts. Dates are relative to the day
+ * of seeding (`--reset` reseeds relative to today).
+ */
+import type { SandboxDb } from './db';
+
+export interface SeedUser {
+  email: string;
+  password: string;
+  /** Fixed so identity ids and logs stay the same across resets. */
+  sub: string;
+  name: string;
+  ranchId?: string;
+  /** What the account is for, printed in the start-up banner. */
+  role: string;
+}
+
+export interface SeedRanch {
+  id: string;
+  name: string;
+  maxMonthlyUploads: number;
+  cameras: string[];
+  /** Images already counted this month before any upload. */
+  countedThisMonth: number;
+}
+
+export const SEED_RANCHES: readonly SeedRanch[] = [
+  {
+    id: 'cedar-creek',
+    name: 'Cedar Creek Ranch',
+    maxMonthlyUploads: 10000,
+    cameras: ['North Feeder', 'Creek Crossing', 'Oak Ridge Stand', 'South Food Plot'],
+    countedThisMonth: 0,
+  },
+  { id: 'mesquite-flats', name: 'Mesquite Flats Ranch', maxMonthlyUploads: 0, cameras: ['Windmill Tank', 'Sendero East'], countedThisMonth: 985 },
+  { id: 'pine-hollow', name: 'Pine Hollow Ranch', maxMonthlyUploads: 0, cameras: ['Hollow Trail'], countedThisMonth: 0 },
+];
+
+export const SEED_USERS: readonly SeedUser[] = [
+  {
+    email: 'subscriber@trailsense.example',
+    password: 'CedarCreek2025',
+    sub: '5b0e1c2a-0001-4c3d-8e9f-000000000001',
+    name: 'Sam Subscriber',
+    ranchId: 'cedar-creek',
+    role: 'active premium subscriber, Cedar Creek Ranch (4 cameras, 10,000/month)',
+  },
+  {
+    email: 'free@trailsense.example',
+    password: 'MesquiteFlats1',
+    sub: '5b0e1c2a-0002-4c3d-8e9f-000000000002',
+    name: 'Frankie Free',
+    ranchId: 'mesquite-flats',
+    role: 'no subscription, 985 of 1,000 used this month (15 remaining)',
+  },
+  {
+    email: 'lapsed@trailsense.example',
+    password: 'PineHollow2024',
+    sub: '5b0e1c2a-0003-4c3d-8e9f-000000000003',
+    name: 'Lee Lapsed',
+    ranchId: 'pine-hollow',
+    role: 'premium entitlement expired last month',
+  },
+  {
+    email: 'noranch@trailsense.example',
+    password: 'NoRanchYet1',
+    sub: '5b0e1c2a-0004-4c3d-8e9f-000000000004',
+    name: 'Nora Noranch',
+    role: 'no custom:ranchid (sent to /profile, cannot upload)',
+  },
+];
+
+/** YYYY_MM of a date in the machine's local time, the way the site names a month. */
+export function yearMonth(date: Date): string {
+  return `${date.getFullYear()}_${String(date.getMonth() + 1).padStart(2, '0')}`;
+}
+
+/** Subscription rows relative to `now`: active until mid-next-year, lapsed mid-last-month. */
+export function seedSubscriptions(now: Date): { email: string; level: string; expiresDate: string }[] {
+  const nextYear = new Date(Date.UTC(now.getFullYear() + 1, 5, 30, 23, 59, 59));
+  const lastMonth = new Date(Date.UTC(now.getFullYear(), now.getMonth() - 1, 15, 12, 0, 0));
+  return [
+    { email: 'subscriber@trailsense.example', level: 'premium', expiresDate: nextYear.toISOString().replace('.000Z', 'Z') },
+    { email: 'lapsed@trailsense.example', level: 'premium', expiresDate: lastMonth.toISOString().replace('.000Z', 'Z') },
+  ];
+}
+
+/** Writes the product data (ranches, cameras, subscriptions, this month's baselines) once. */
+export function seedDatabase(db: SandboxDb, now: Date): void {
+  if (db.getMeta('seeded_at')) return;
+  const raw = db.raw;
+  raw.transaction(() => {
+    const month = yearMonth(now);
+    for (const ranch of SEED_RANCHES) {
+      raw.prepare('INSERT INTO ranches (id, name, max_monthly_uploads) VALUES (?, ?, ?)').run(ranch.id, ranch.name, ranch.maxMonthlyUploads);
+      ranch.cameras.forEach((name, i) =>
+        raw.prepare('INSERT INTO cameras (id, ranch_id, name, position) VALUES (?, ?, ?, ?)').run(`${ranch.id}-cam-${i + 1}`, ranch.id, name, i),
+      );
+      if (ranch.countedThisMonth > 0) {
+        raw.prepare('INSERT INTO upload_baselines (ranch_id, yearmo, count) VALUES (?, ?, ?)').run(ranch.id, month, ranch.countedThisMonth);
+      }
+    }
+    for (const s of seedSubscriptions(now)) {
+      raw.prepare('INSERT INTO subscriptions (email, level, expires_date) VALUES (?, ?, ?)').run(s.email, s.level, s.expiresDate);
+    }
+    db.setMeta('seeded_at', now.toISOString());
+  })();
+}
+
+/** The start-up banner's account table. */
+export function seedBanner(): string {
+  const width = Math.max(...SEED_USERS.map((u) => u.email.length));
+  const rows = SEED_USERS.map((u) => `  ${u.email.padEnd(width)}  ${u.password.padEnd(15)} ${u.role}`);
+  return ['Seed accounts (email / password):', ...rows].join('\n');
+}

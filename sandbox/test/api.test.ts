@@ -1,0 +1,144 @@
+/**
+ * The product API (auth, shapes, 401/403/400) and the analytics sink, over HTTP.
+ */
+import { createSign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Sandbox } from '../src/index';
+import { SEED_USERS, yearMonth } from '../src/index';
+import { apiGet, passwordTokens, startTestSandbox, stopTestSandbox } from './support/sandbox';
+
+const [subscriber, free, lapsed, noRanch] = SEED_USERS as [typeof SEED_USERS[0], typeof SEED_USERS[0], typeof SEED_USERS[0], typeof SEED_USERS[0]];
+let sandbox: Sandbox;
+let subscriberTokens: { IdToken: string; AccessToken: string };
+const month = yearMonth(new Date());
+
+/** A token signed with cognito-local's own key: valid signature, claims of our choosing. */
+function signedToken(claims: Record<string, unknown>): string {
+  const pem = (JSON.parse(readFileSync(require.resolve('cognito-local/lib/keys/cognitoLocal.private.json'), 'utf8')) as { pem: string }).pem;
+  const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const unsigned = `${part({ alg: 'RS256', kid: 'CognitoLocal', typ: 'JWT' })}.${part(claims)}`;
+  return `${unsigned}.${createSign('RSA-SHA256').update(unsigned).sign(pem, 'base64url')}`;
+}
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  subscriberTokens = await passwordTokens(sandbox.config, subscriber.email, subscriber.password);
+});
+afterAll(() => stopTestSandbox(sandbox));
+
+describe('product API', () => {
+  it('answers the subscriber with SPEC.md §3 shapes', async () => {
+    const t = subscriberTokens.IdToken;
+    const sub = await apiGet(sandbox.config, `/subscriptions/${encodeURIComponent(subscriber.email)}`, t);
+    expect(sub.status).toBe(200);
+    const premium = (sub.json as { subscriber: { entitlements: Record<string, { expires_date: string }> } }).subscriber.entitlements['premium']!;
+    expect(new Date(premium.expires_date).getTime()).toBeGreaterThan(Date.now());
+    expect(await apiGet(sandbox.config, '/ranches/cedar-creek', t)).toEqual({ status: 200, json: { max_monthly_uploads: 10000 } });
+    const cams = await apiGet(sandbox.config, '/ranches/cedar-creek/cameras', t);
+    expect((cams.json['Cameras'] as { id: string; name: string }[]).map((c) => c.name)).toEqual([
+      'North Feeder',
+      'Creek Crossing',
+      'Oak Ridge Stand',
+      'South Food Plot',
+    ]);
+    expect(await apiGet(sandbox.config, `/ranches/cedar-creek/upload-metrics?yearmo=${month}`, t)).toEqual({ status: 200, json: { total: '' } });
+  });
+
+  it('gives the free member 985 of the 1,000 default and no entitlements', async () => {
+    const t = (await passwordTokens(sandbox.config, free.email, free.password)).IdToken;
+    expect((await apiGet(sandbox.config, `/ranches/mesquite-flats/upload-metrics?yearmo=${month}`, t)).json).toEqual({ total: '985' });
+    expect((await apiGet(sandbox.config, '/ranches/mesquite-flats', t)).json).toEqual({ max_monthly_uploads: 0 });
+    expect((await apiGet(sandbox.config, `/subscriptions/${free.email}`, t)).json).toEqual({ subscriber: { entitlements: {} } });
+  });
+
+  it("gives the lapsed member an entitlement that expired last month", async () => {
+    const t = (await passwordTokens(sandbox.config, lapsed.email, lapsed.password)).IdToken;
+    const { json } = await apiGet(sandbox.config, `/subscriptions/${lapsed.email}`, t);
+    const expires = new Date((json as { subscriber: { entitlements: { premium: { expires_date: string } } } }).subscriber.entitlements.premium.expires_date);
+    expect(expires.getTime()).toBeLessThan(Date.now());
+    expect(expires.getTime()).toBeGreaterThan(Date.now() - 62 * 24 * 3600 * 1000);
+  });
+
+  it('401s a missing, tampered, expired or access token', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const issuer = `${sandbox.config.auth.userPoolEndpoint}/${sandbox.config.auth.userPoolId}`;
+    const claims = { sub: subscriber.sub, email: subscriber.email, 'custom:ranchid': 'cedar-creek', token_use: 'id', aud: sandbox.config.auth.userPoolClientId, iss: issuer };
+    const [h, p, s] = subscriberTokens.IdToken.split('.');
+    const tampered = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), 'custom:ranchid': 'mesquite-flats' })).toString('base64url')}.${s}`;
+    const cases: [string | undefined, string][] = [
+      [undefined, 'Missing bearer token'],
+      ['not-a-jwt', 'Invalid token'],
+      [tampered, 'Invalid token'],
+      [signedToken({ ...claims, iat: now - 7200, exp: now - 3600 }), 'Token expired'],
+      [signedToken({ ...claims, iss: 'http://localhost:9229/us-east-2_TrailSenseLocal', iat: now, exp: now + 3600 }), 'Invalid token'],
+      [subscriberTokens.AccessToken, 'Invalid token'],
+    ];
+    for (const [token, message] of cases) {
+      const res = await apiGet(sandbox.config, '/ranches/cedar-creek', token);
+      expect(res.status).toBe(401);
+      expect(res.json['message']).toContain(message);
+    }
+    // The same forged claims, correctly signed and fresh, are accepted: the 401s above are not a fluke.
+    expect((await apiGet(sandbox.config, '/ranches/cedar-creek', signedToken({ ...claims, iat: now, exp: now + 3600 }))).status).toBe(200);
+  });
+
+  it("403s another ranch, another email, and a caller with no ranch", async () => {
+    const t = subscriberTokens.IdToken;
+    expect((await apiGet(sandbox.config, '/ranches/mesquite-flats', t)).status).toBe(403);
+    expect((await apiGet(sandbox.config, `/ranches/mesquite-flats/upload-metrics?yearmo=${month}`, t)).status).toBe(403);
+    expect((await apiGet(sandbox.config, `/subscriptions/${free.email}`, t)).status).toBe(403);
+    const none = (await passwordTokens(sandbox.config, noRanch.email, noRanch.password)).IdToken;
+    const res = await apiGet(sandbox.config, '/ranches/cedar-creek/cameras', none);
+    expect(res).toEqual({ status: 403, json: { message: 'That ranch is not yours' } });
+  });
+
+  it('400s a malformed yearmo, ranch id or email; 404s unknown paths', async () => {
+    const t = subscriberTokens.IdToken;
+    for (const q of ['', '?yearmo=2025-01', '?yearmo=2025_13', '?yearmo=25_01']) {
+      const res = await apiGet(sandbox.config, `/ranches/cedar-creek/upload-metrics${q}`, t);
+      expect(res.status).toBe(400);
+      expect(res.json['message']).toMatch(/yearmo/);
+    }
+    expect((await apiGet(sandbox.config, `/ranches/${encodeURIComponent('cedar creek;drop')}`, t)).status).toBe(400);
+    expect((await apiGet(sandbox.config, '/subscriptions/not-an-email', t)).status).toBe(400);
+    expect((await apiGet(sandbox.config, '/ranches/cedar-creek/nothing', t)).status).toBe(404);
+    expect((await apiGet(sandbox.config, '/nothing', t)).status).toBe(404);
+  });
+
+  it('answers a CORS preflight from the site with the Authorization header allowed', async () => {
+    const res = await fetch(`${sandbox.config.api.baseUrl}/ranches/cedar-creek`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://localhost:3002', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:3002');
+    expect(res.headers.get('access-control-allow-headers')).toContain('authorization');
+    const foreign = await fetch(`${sandbox.config.api.baseUrl}/ranches/cedar-creek`, { method: 'OPTIONS', headers: { Origin: 'http://evil.example' } });
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('analytics sink', () => {
+  const endpoint = () => (sandbox.config.analytics as { endpoint: string }).endpoint;
+  const post = (body: unknown) =>
+    fetch(endpoint(), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+  it('stores valid events and lists them, by ranch if asked', async () => {
+    expect((await post({ name: 'imageUpload', ranchid: 'cedar-creek', key: 'public/a.jpg', uploadCount: 1 })).status).toBe(201);
+    expect((await post({ name: 'uploadFailure', ranchid: 'mesquite-flats', failureCount: 2 })).status).toBe(201);
+    const all = (await (await fetch(endpoint())).json()) as { events: unknown[] };
+    expect(all.events).toHaveLength(2);
+    const one = (await (await fetch(`${endpoint()}?ranchid=mesquite-flats`)).json()) as { events: unknown[] };
+    expect(one.events).toEqual([expect.objectContaining({ name: 'uploadFailure', ranchid: 'mesquite-flats', failureCount: 2 })]);
+    expect(sandbox.analyticsEvents('cedar-creek')).toEqual([expect.objectContaining({ name: 'imageUpload', key: 'public/a.jpg', uploadCount: 1 })]);
+  });
+
+  it('400s anything else', async () => {
+    for (const bad of ['{', '[]', { name: 'pageView', ranchid: 'x' }, { name: 'imageUpload', ranchid: 'x', uploadCount: 1 }, { name: 'uploadFailure', ranchid: '', failureCount: 1 }, { name: 'uploadFailure', ranchid: 'x', failureCount: -1 }]) {
+      const res = await post(bad);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toBeTruthy();
+    }
+    expect(sandbox.analyticsEvents()).toHaveLength(2);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * A restart keeps users, objects and counts; --reset reseeds.
+ */
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { fetchAuthSession, signIn, signOut, signUp, confirmSignUp } from 'aws-amplify/auth';
+import { getProperties, uploadData } from 'aws-amplify/storage';
+import type { Sandbox } from '../src/index';
+import { SEED_USERS, startSandbox, yearMonth } from '../src/index';
+import { acquireLock, releaseLock } from './support/lock';
+import { apiGet, configureAmplify, tempDataDir } from './support/sandbox';
+
+const subscriber = SEED_USERS[0]!;
+const dataDir = tempDataDir();
+const email = 'returning@trailsense.example';
+const key = `public/${randomUUID()}.jpg`;
+let sandbox: Sandbox | undefined;
+
+// Fixed ports (not 0): the issuer names the gateway's port, and a restarted sandbox must accept
+// the same tokens, as it does on the developer's machine.
+const start = (reset = false) =>
+  startSandbox({ dataDir, reset, quiet: true, ports: { gateway: 41100, api: 41103, analytics: 41104 } }).then((s) => {
+    configureAmplify(s.config);
+    return s;
+  });
+
+async function total(): Promise<string> {
+  const token = (await fetchAuthSession()).tokens!.idToken!.toString();
+  return (await apiGet(sandbox!.config, `/ranches/cedar-creek/upload-metrics?yearmo=${yearMonth(new Date())}`, token)).json['total'] as string;
+}
+
+beforeAll(acquireLock);
+afterAll(async () => {
+  await signOut().catch(() => undefined);
+  await sandbox?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  releaseLock();
+});
+
+it('keeps users, objects and counts across a restart, and forgets them on reset', async () => {
+  sandbox = await start();
+  await signUp({ username: email, password: 'remember me', options: { userAttributes: { email } } });
+  await confirmSignUp({ username: email, confirmationCode: sandbox.lastCode(email)! });
+  await signIn({ username: subscriber.email, password: subscriber.password });
+  await uploadData({ path: key, data: Buffer.from('kept'), options: { contentType: 'image/jpg', metadata: { ranchid: 'cedar-creek' } } }).result;
+  expect(await total()).toBe('1');
+  await signOut();
+  await sandbox.stop();
+
+  sandbox = await start();
+  expect((await signIn({ username: email, password: 'remember me' })).isSignedIn).toBe(true);
+  await signOut();
+  await signIn({ username: subscriber.email, password: subscriber.password });
+  expect((await getProperties({ path: key })).metadata).toEqual({ ranchid: 'cedar-creek' });
+  expect(await total()).toBe('1');
+  await signOut();
+  await sandbox.stop();
+
+  sandbox = await start(true);
+  await expect(signIn({ username: email, password: 'remember me' })).rejects.toMatchObject({ name: 'NotAuthorizedException' });
+  await signIn({ username: subscriber.email, password: subscriber.password });
+  expect(await total()).toBe('');
+  await expect(getProperties({ path: key })).rejects.toMatchObject({ name: 'NotFound' });
+});

@@ -1,0 +1,98 @@
+/** Starting sandboxes for tests (temp data dir, free ports except S3) and configuring Amplify for them. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Amplify } from 'aws-amplify';
+import { startSandbox } from '../../src/index';
+import type { RuntimeConfig, Sandbox, SandboxOptions } from '../../src/index';
+import { acquireLock, releaseLock } from './lock';
+
+export function tempDataDir(): string {
+  return mkdtempSync(path.join(os.tmpdir(), 'trailsense-sandbox-'));
+}
+
+/** Takes the S3 port lock and starts a quiet sandbox on free ports. */
+export async function startTestSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  await acquireLock();
+  try {
+    return await startSandbox({ dataDir: tempDataDir(), quiet: true, ports: { gateway: 0, api: 0, analytics: 0 }, ...options });
+  } catch (err) {
+    releaseLock();
+    throw err;
+  }
+}
+
+export async function stopTestSandbox(sandbox: Sandbox | undefined, removeData = true): Promise<void> {
+  if (sandbox) {
+    await sandbox.stop();
+    if (removeData) rmSync(sandbox.dataDir, { recursive: true, force: true });
+  }
+  releaseLock();
+}
+
+/** What the site's shared package does with /config.json, minus the browser. */
+export function configureAmplify(config: RuntimeConfig): void {
+  // Amplify warns (correctly) that the endpoints are custom; that is the point here.
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (!String(args[0]).includes('custom Amazon')) warn(...args);
+  };
+  try {
+    configure(config);
+  } finally {
+    console.warn = warn;
+  }
+}
+
+function configure(config: RuntimeConfig): void {
+  Amplify.configure({
+    Auth: {
+      Cognito: {
+        userPoolId: config.auth.userPoolId,
+        userPoolClientId: config.auth.userPoolClientId,
+        identityPoolId: config.auth.identityPoolId,
+        userPoolEndpoint: config.auth.userPoolEndpoint,
+        identityPoolEndpoint: config.auth.identityPoolEndpoint,
+        loginWith: { email: true },
+        signUpVerificationMethod: 'code',
+      },
+    },
+    Storage: {
+      S3: {
+        bucket: config.storage.bucket,
+        region: config.storage.region,
+        dangerouslyConnectToHttpEndpointForTesting: config.storage.dangerouslyConnectToHttpEndpointForTesting ? 'true' : undefined,
+      },
+    },
+  });
+}
+
+/** A raw Cognito call through the gateway, as Amplify would send it. */
+export async function cognitoCall(
+  config: RuntimeConfig,
+  target: string,
+  body: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(config.auth.userPoolEndpoint as string, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': target },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+/** Tokens by USER_PASSWORD_AUTH (quicker than SRP when the test is about something else). */
+export async function passwordTokens(config: RuntimeConfig, email: string, password: string): Promise<{ IdToken: string; AccessToken: string; RefreshToken: string }> {
+  const { status, json } = await cognitoCall(config, 'AWSCognitoIdentityProviderService.InitiateAuth', {
+    AuthFlow: 'USER_PASSWORD_AUTH',
+    ClientId: config.auth.userPoolClientId,
+    AuthParameters: { USERNAME: email, PASSWORD: password },
+  });
+  if (status !== 200) throw new Error(`sign-in failed: ${JSON.stringify(json)}`);
+  return json['AuthenticationResult'] as { IdToken: string; AccessToken: string; RefreshToken: string };
+}
+
+export async function apiGet(config: RuntimeConfig, pathname: string, token?: string): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${config.api.baseUrl}${pathname}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
