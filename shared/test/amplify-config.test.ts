@@ -17,7 +17,7 @@ describe('toAmplifyConfig', () => {
 
   it('uses AWS endpoints when none are configured', () => {
     const { userPoolEndpoint: _u, identityPoolEndpoint: _i, ...auth } = testConfig.auth;
-    const cognito = toAmplifyConfig({ ...testConfig, auth }).Auth?.Cognito as Record<string, unknown>;
+    const cognito = toAmplifyConfig({ ...testConfig, auth }).Auth?.Cognito as unknown as Record<string, unknown>;
     expect(cognito).not.toHaveProperty('userPoolEndpoint');
     expect(cognito).not.toHaveProperty('identityPoolEndpoint');
   });

@@ -1,0 +1,95 @@
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect, test } from '@playwright/test';
+import { accounts, startSignedIn } from './support/session';
+import { repo, startStack } from './support/servers';
+
+const run = promisify(execFile);
+
+test('a remote route renders inside the shell with the same user context, React and shared package', async ({ page }) => {
+  await startSignedIn(page, accounts.subscriber);
+  await page.goto('/uploader');
+  await expect(page.getByTestId('remote-name')).toHaveText('@trailsense/uploader-remote');
+  await expect(page.getByTestId('remote-user')).toHaveText(accounts.subscriber.email);
+  const shellInstance = await page.locator('html').getAttribute('data-shared-instance');
+  await expect(page.getByTestId('remote-shared-instance')).toHaveText(shellInstance!);
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav.getByRole('link', { name: 'Upload' })).toBeVisible();
+  await expect(nav.getByRole('link', { name: 'Profile' })).toBeVisible();
+  await expect(nav.getByRole('button', { name: 'Logout' })).toBeVisible();
+  await expect(page.getByRole('complementary', { name: /Get the/ })).toHaveCount(0);
+
+  // A reload on a protected deep link keeps the session and the page.
+  await page.reload();
+  await expect(page).toHaveURL('/uploader');
+  await expect(page.getByTestId('remote-user')).toHaveText(accounts.subscriber.email);
+
+  // Logout signs out, goes to /login, and the header offers Login again.
+  await nav.getByRole('button', { name: 'Logout' }).click();
+  await expect(page).toHaveURL('/login');
+  await expect(nav.getByRole('link', { name: 'Login' })).toBeVisible();
+});
+
+test('a remote that is down leaves the site working, and Retry recovers in the same page', async ({ page }) => {
+  const stack = await startStack(3110);
+  try {
+    await stack.stopRemote('auth');
+    await page.goto(`${stack.shellUrl}/about`);
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Login' }).click();
+    const alert = page.getByRole('alert');
+    await expect(alert).toContainText('We couldn’t load the sign-in page');
+    await expect(page.getByRole('banner')).toBeVisible();
+    await expect(page.getByRole('contentinfo')).toBeVisible();
+
+    await stack.startRemote('auth');
+    await alert.getByRole('button', { name: 'Retry' }).click();
+    await expect(page.getByTestId('remote-name')).toHaveText('@trailsense/auth-remote');
+    await expect(page.getByRole('alert')).toHaveCount(0);
+  } finally {
+    await stack.close();
+  }
+});
+
+function hashTree(dir: string): string {
+  const hash = crypto.createHash('sha256');
+  const walk = (d: string) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else hash.update(entry.name).update(fs.readFileSync(full));
+    }
+  };
+  walk(dir);
+  return hash.digest('hex');
+}
+
+test('uploader-remote is released alone: a rebuilt remote shows up on reload, the shell untouched', async ({ page }) => {
+  test.setTimeout(180_000);
+  const shellBefore = hashTree(path.join(repo, 'shell/dist'));
+  const stack = await startStack(3120);
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'uploader-release-'));
+  try {
+    await startSignedIn(page, accounts.subscriber);
+    await page.goto(`${stack.shellUrl}/uploader`);
+    await expect(page.getByTestId('remote-version')).toHaveText('0.1.0');
+
+    const marker = `release-${Date.now()}`;
+    await run('npx', ['webpack', '--mode', 'production', '--env', `outputPath=${outDir}`], {
+      cwd: path.join(repo, 'uploader-remote'),
+      env: { ...process.env, APP_RELEASE_MARKER: marker },
+    });
+    await stack.startRemote('uploader', outDir);
+    await page.reload();
+    await expect(page.getByTestId('remote-version')).toHaveText(`0.1.0+${marker}`);
+    expect(hashTree(path.join(repo, 'shell/dist'))).toBe(shellBefore);
+  } finally {
+    await stack.close();
+    fs.rmSync(outDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+import { chromiumLaunchOptions } from './e2e/support/chromium';
+
+/**
+ * Browser tests: real Chromium against the production builds (`npm run build`) served as in
+ * production (scripts/serve.mjs), and the sandbox backend. Both servers start here.
+ */
+export default defineConfig({
+  testDir: './e2e',
+  testMatch: '**/*.spec.ts',
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  // Two cores: one worker keeps timings sane, and some specs stop and start servers.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: true,
+  retries: 0,
+  reporter: [['list'], ['json', { outputFile: 'test-results/e2e.json' }]],
+  use: {
+    baseURL: 'http://localhost:3000',
+    launchOptions: chromiumLaunchOptions(),
+    trace: 'retain-on-failure',
+  },
+  webServer: [
+    {
+      command: `npm run sandbox -- --reset --quiet --data-dir ${path.resolve('.sandbox-data/e2e')}`,
+      url: 'http://localhost:4103/ranches/cedar-creek',
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      command: 'node scripts/serve.mjs',
+      url: 'http://localhost:3000/config.json',
+      reuseExistingServer: false,
+      timeout: 30_000,
+    },
+  ],
+});
+
+if (!fs.existsSync('shell/dist/index.html')) {
+  throw new Error('The production builds are missing: run `npm run build` first (npm test does it for you).');
+}
