@@ -22,6 +22,18 @@ test('a remote route renders inside the shell with the same user context, React 
   await expect(nav.getByRole('link', { name: 'Profile' })).toBeVisible();
   await expect(nav.getByRole('button', { name: 'Logout' })).toBeVisible();
   await expect(page.getByRole('complementary', { name: /Get the/ })).toHaveCount(0);
+  await expect(page).toHaveTitle('Upload Photos | TrailSense');
+  expect(await page.locator('head meta[name="description"]').getAttribute('content')).toBe(
+    'Upload trail camera photos from an SD card to TrailSense in bulk.',
+  );
+
+  // The other protected route, reached by the header, renders the other remote with the same user.
+  await nav.getByRole('link', { name: 'Profile' }).click();
+  await expect(page).toHaveURL('/profile');
+  await expect(page).toHaveTitle('Profile | TrailSense');
+  await expect(page.getByTestId('remote-name')).toHaveText('@trailsense/auth-remote');
+  await expect(page.getByTestId('remote-user')).toHaveText(accounts.subscriber.email);
+  await nav.getByRole('link', { name: 'Upload' }).click();
 
   // A reload on a protected deep link keeps the session and the page.
   await page.reload();

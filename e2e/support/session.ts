@@ -5,12 +5,21 @@ import { cognitoUserPoolsTokenProvider } from 'aws-amplify/auth/cognito';
 import { parseRuntimeConfig } from '../../shared/src/config/validate';
 import { toAmplifyConfig } from '../../shared/src/amplify/amplify-config';
 import localConfig from '../../config/local.json';
+import { SEED_USERS } from '../../sandbox/src/seed';
+
+function seedAccount(email: string): { email: string; password: string } {
+  const user = SEED_USERS.find((u) => u.email === email);
+  if (!user) throw new Error(`${email} is not a seeded sandbox account`);
+  return { email: user.email, password: user.password };
+}
 
 /** Seeded sandbox accounts (sandbox/src/seed.ts). */
 export const accounts = {
-  subscriber: { email: 'subscriber@trailsense.example', password: 'CedarCreek2025' },
-  noRanch: { email: 'noranch@trailsense.example', password: 'NoRanchYet2025' },
-} as const;
+  subscriber: seedAccount('subscriber@trailsense.example'),
+  free: seedAccount('free@trailsense.example'),
+  lapsed: seedAccount('lapsed@trailsense.example'),
+  noRanch: seedAccount('noranch@trailsense.example'),
+};
 
 /** Captures what Amplify writes, so the browser gets exactly the keys Amplify itself would read. */
 class RecordingStorage {
