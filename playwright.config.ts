@@ -17,6 +17,9 @@ export default defineConfig({
   fullyParallel: false,
   forbidOnly: true,
   retries: 0,
+  // Artifacts in their own folder: Playwright empties outputDir at start, and test-results/ also
+  // holds the other suites' results.
+  outputDir: 'test-results/e2e-artifacts',
   reporter: [['list'], ['json', { outputFile: 'test-results/e2e.json' }]],
   use: {
     baseURL: 'http://localhost:3000',
