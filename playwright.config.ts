@@ -28,7 +28,8 @@ export default defineConfig({
   },
   webServer: [
     {
-      command: `npm run sandbox -- --reset --quiet --data-dir ${path.resolve('.sandbox-data/e2e')}`,
+      // The log is kept: browser tests read the confirmation codes it "delivers", as a person would.
+      command: `mkdir -p .sandbox-data && npm run sandbox -- --reset --data-dir ${path.resolve('.sandbox-data/e2e')} > ${path.resolve('.sandbox-data/e2e.log')} 2>&1`,
       url: 'http://localhost:4103/ranches/cedar-creek',
       reuseExistingServer: false,
       timeout: 120_000,

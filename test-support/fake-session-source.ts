@@ -14,6 +14,17 @@ export class FakeSessionSource implements SessionSource {
     return this.user;
   }
 
+  deleteCalls = 0;
+  /** Set to make the next deleteAccount fail. */
+  deleteError: Error | null = null;
+
+  async deleteAccount() {
+    if (this.deleteError) throw this.deleteError;
+    this.deleteCalls++;
+    this.user = null;
+    this.emit('signedOut');
+  }
+
   async signOut(options?: { global?: boolean }) {
     this.signOutCalls.push(options ?? {});
     this.user = null;

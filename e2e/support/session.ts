@@ -1,6 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { Amplify } from 'aws-amplify';
-import { signIn } from 'aws-amplify/auth';
+import { confirmSignUp, signIn, signOut, signUp } from 'aws-amplify/auth';
 import { cognitoUserPoolsTokenProvider } from 'aws-amplify/auth/cognito';
 import { parseRuntimeConfig } from '../../shared/src/config/validate';
 import { toAmplifyConfig } from '../../shared/src/amplify/amplify-config';
@@ -46,14 +48,17 @@ let configured = false;
  * returns the session's storage entries. Until the sign-in screen exists (auth-remote), this is
  * how browser tests start signed in; the tokens are the sandbox's own.
  */
+function configure(): void {
+  if (configured) return;
+  const parsed = parseRuntimeConfig(localConfig);
+  if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
+  Amplify.configure(toAmplifyConfig(parsed.config));
+  cognitoUserPoolsTokenProvider.setKeyValueStorage(storage);
+  configured = true;
+}
+
 async function sessionFor(email: string, password: string): Promise<Record<string, string>> {
-  if (!configured) {
-    const parsed = parseRuntimeConfig(localConfig);
-    if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
-    Amplify.configure(toAmplifyConfig(parsed.config));
-    cognitoUserPoolsTokenProvider.setKeyValueStorage(storage);
-    configured = true;
-  }
+  configure();
   await storage.clear();
   const result = await signIn({ username: email, password });
   if (!result.isSignedIn) throw new Error(`Sign-in for ${email} stopped at ${result.nextStep.signInStep}`);
@@ -71,4 +76,55 @@ export async function startSignedIn(page: Page, account: { email: string; passwo
     sessionStorage.setItem('e2e-session-seeded', '1');
     for (const [key, value] of Object.entries(items)) localStorage.setItem(key, value);
   }, entries);
+}
+
+/** The sandbox's log of the browser-test run (playwright.config.ts), where codes are "delivered". */
+const SANDBOX_LOG = path.resolve(__dirname, '../../.sandbox-data/e2e.log');
+
+/**
+ * The newest confirmation or reset code the sandbox printed for `email` after `since` lines of
+ * its log (pass the value of `codeLogMark()` taken before the action that sends the code).
+ */
+export async function waitForCode(email: string, since: number, timeoutMs = 10_000): Promise<string> {
+  const pattern = new RegExp(`\\[cognito\\] code for ${email.replace(/[.+]/g, '\\$&')} \\([^)]*\\): (\\d+)`, 'i');
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const lines = fs.readFileSync(SANDBOX_LOG, 'utf8').split('\n').slice(since);
+    const match = lines.map((line) => pattern.exec(line)).filter(Boolean).at(-1);
+    if (match?.[1]) return match[1];
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`No code for ${email} appeared in the sandbox log`);
+}
+
+/** How many lines the sandbox log has now. */
+export function codeLogMark(): number {
+  return fs.readFileSync(SANDBOX_LOG, 'utf8').split('\n').length - 1;
+}
+
+let counter = 0;
+/** A fresh email for a test that creates an account. */
+export function uniqueEmail(label: string): string {
+  return `${label}-${Date.now().toString(36)}-${++counter}@trailsense.example`;
+}
+
+/** Creates and confirms an account through the real user-pool protocol (no ranch: sign-up cannot set one). */
+export async function createAccount(email: string, password: string, name = 'Test Hunter'): Promise<void> {
+  configure();
+  const mark = codeLogMark();
+  await signUp({
+    username: email,
+    password,
+    options: { userAttributes: { email, name, phone_number: '+12345678900' } },
+  });
+  await confirmSignUp({ username: email, confirmationCode: await waitForCode(email, mark) });
+}
+
+/** Signs the account out of every device (as from another phone), with the real client in Node. */
+export async function signOutEverywhereFromElsewhere(account: { email: string; password: string }): Promise<void> {
+  configure();
+  await storage.clear();
+  await signIn({ username: account.email, password: account.password });
+  await signOut({ global: true });
+  await storage.clear();
 }

@@ -139,8 +139,11 @@ describe('user pool through Amplify', () => {
 
     await expect(updatePassword({ oldPassword: 'first password', newPassword: 'tiny' })).rejects.toMatchObject({ name: 'InvalidPasswordException' });
     await updatePassword({ oldPassword: 'first password', newPassword: 'second password' });
-    await updateUserAttributes({ userAttributes: { name: 'Renamed' } });
+    await updateUserAttributes({ userAttributes: { name: 'Renamed', phone_number: '+15550109999' } });
     expect((await fetchUserAttributes()).name).toBe('Renamed');
+    // As on AWS, the id token carries the standard attributes, so the next token shows the edit.
+    const refreshed = (await fetchAuthSession({ forceRefresh: true })).tokens?.idToken?.payload;
+    expect(refreshed).toMatchObject({ name: 'Renamed', phone_number: '+15550109999', phone_number_verified: false });
     await signOut();
     expect((await signInError(email, 'first password')).name).toBe('NotAuthorizedException');
     await signIn({ username: email, password: 'second password' });

@@ -8,13 +8,14 @@ export { BrandProvider, useBrand } from './brand/brand-context';
 export { toAmplifyConfig, PASSWORD_MIN_LENGTH } from './amplify/amplify-config';
 export { configureAmplifyOnce, isAmplifyConfigured } from './amplify/configure';
 export { userFromIdTokenClaims, type UserAttributes } from './user/user-attributes';
-export type { UserState, AuthStatus, UserContextValue } from './user/user-state';
+export type { UserState, AuthStatus, UserContextValue, SignOutReason } from './user/user-state';
 export type { SessionSource, AuthEvent } from './user/session-source';
 export { UserProvider, useUser, type UserProviderProps } from './user/user-context';
 export { amplifySessionSource } from './user/amplify-session-source';
 export { NavigationProvider, useNavigation, AppLink, type Navigation, type AppLinkProps } from './navigation/navigation';
 export {
   guardDecision,
+  afterSignInPath,
   loginPathFor,
   safeReturnPath,
   LOGIN_PATH,
@@ -34,3 +35,4 @@ export {
 export { sharedInstanceId } from './instance';
 export { startStandalone, type StandaloneOptions } from './remote-kit/standalone';
 export { SkeletonScreen, type SkeletonScreenProps } from './remote-kit/skeleton-screen';
+export { RemoteFrame, type RemoteFrameProps } from './remote-kit/remote-frame';

@@ -1,4 +1,4 @@
-import { guardDecision, loginPathFor, safeReturnPath } from '../src/domain/auth-routing';
+import { afterSignInPath, guardDecision, loginPathFor, safeReturnPath } from '../src/domain/auth-routing';
 
 describe('guardDecision', () => {
   it('renders a public route whatever the status', () => {
@@ -47,5 +47,22 @@ describe('loginPathFor', () => {
 
   it('gives plain /login when the path is not safe', () => {
     expect(loginPathFor('https://evil.example')).toBe('/login');
+  });
+});
+
+describe('afterSignInPath', () => {
+  const ranch = { ranchId: 'cedar-creek' };
+  const noRanch = {};
+
+  it.each([
+    ['a ranch member going nowhere in particular', ranch, null, '/uploader'],
+    ['a ranch member the guard stopped at /profile', ranch, '/profile', '/profile'],
+    ['a ranch member coming back to /delete', ranch, '/delete', '/delete'],
+    ['a user without a ranch', noRanch, null, '/profile'],
+    ['a user without a ranch who wanted the uploader', noRanch, '/uploader', '/profile'],
+    ['a user without a ranch coming back to /delete', noRanch, '/delete', '/delete'],
+    ['anyone with an unsafe return path', ranch, 'https://evil.example', '/uploader'],
+  ])('sends %s to the right page', (_label, user, returnTo, expected) => {
+    expect(afterSignInPath(user, returnTo)).toBe(expected);
   });
 });

@@ -1,6 +1,11 @@
-import { SkeletonScreen, type DeleteAccountProps } from '@trailsense/shared';
+import { RemoteFrame, type DeleteAccountProps } from '@trailsense/shared';
+import { DeleteAccountScreen } from '../features/delete-account/delete-account-screen';
 
-/** `./DeleteAccount`, exposed to the shell. TODO(issue 4): the real screen. */
+/** `./DeleteAccount`, exposed to the shell for /delete. */
 export default function DeleteAccount(_props: DeleteAccountProps) {
-  return <SkeletonScreen remote={__APP_NAME__} version={__APP_VERSION__} screen="DeleteAccount" />;
+  return (
+    <RemoteFrame name={__APP_NAME__} version={__APP_VERSION__}>
+      <DeleteAccountScreen />
+    </RemoteFrame>
+  );
 }

@@ -1,6 +1,11 @@
-import { SkeletonScreen, type LoginProps } from '@trailsense/shared';
+import { RemoteFrame, type LoginProps } from '@trailsense/shared';
+import { LoginScreen } from '../features/login/login-screen';
 
-/** `./Login`, exposed to the shell. TODO(issue 4): the real screen. */
-export default function Login(_props: LoginProps) {
-  return <SkeletonScreen remote={__APP_NAME__} version={__APP_VERSION__} screen="Login" />;
+/** `./Login`, exposed to the shell for /login. */
+export default function Login(props: LoginProps) {
+  return (
+    <RemoteFrame name={__APP_NAME__} version={__APP_VERSION__}>
+      <LoginScreen {...props} />
+    </RemoteFrame>
+  );
 }

@@ -1,6 +1,11 @@
-import { SkeletonScreen, type ProfileProps } from '@trailsense/shared';
+import { RemoteFrame, type ProfileProps } from '@trailsense/shared';
+import { ProfileScreen } from '../features/profile/profile-screen';
 
-/** `./Profile`, exposed to the shell. TODO(issue 4): the real screen. */
+/** `./Profile`, exposed to the shell for /profile. */
 export default function Profile(_props: ProfileProps) {
-  return <SkeletonScreen remote={__APP_NAME__} version={__APP_VERSION__} screen="Profile" />;
+  return (
+    <RemoteFrame name={__APP_NAME__} version={__APP_VERSION__}>
+      <ProfileScreen />
+    </RemoteFrame>
+  );
 }

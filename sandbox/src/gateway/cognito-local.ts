@@ -61,6 +61,27 @@ export const ctx: Context = { logger: silentLogger };
 
 const noTriggers: Triggers = { enabled: () => false } as unknown as Triggers;
 
+/**
+ * The standard attributes Cognito puts in an id token (name, phone_number, …) that cognito-local
+ * leaves out: it writes only email, email_verified and custom:*. Added through cognito-local's
+ * own pre-token-generation hook, so that a profile edit shows up in the next token, as on AWS.
+ */
+export function standardIdTokenClaims(attributes: readonly { Name: string; Value?: string }[]): Record<string, string | boolean> {
+  const claims: Record<string, string | boolean> = {};
+  for (const { Name, Value } of attributes) {
+    if (Value === undefined || Name === 'sub' || Name.startsWith('custom:') || Name.startsWith('email')) continue;
+    claims[Name] = Name.endsWith('_verified') ? Value === 'true' : Value;
+  }
+  return claims;
+}
+
+const idTokenClaims: Triggers = {
+  enabled: (name: string) => name === 'PreTokenGeneration',
+  preTokenGeneration: async (_ctx: Context, params: { userAttributes: { Name: string; Value?: string }[] }) => ({
+    claimsOverrideDetails: { claimsToAddOrOverride: standardIdTokenClaims(params.userAttributes) },
+  }),
+} as unknown as Triggers;
+
 /** The pool's options: email as username, MFA off, our policy, and custom:ranchid in the schema. */
 function poolOptions(userPoolId: string) {
   return {
@@ -181,7 +202,7 @@ export async function startCognitoLocal(opts: {
     config,
     messages,
     otp,
-    tokenGenerator: new JwtTokenGenerator(clock, noTriggers, config.TokenConfig),
+    tokenGenerator: new JwtTokenGenerator(clock, idTokenClaims, config.TokenConfig),
     triggers: noTriggers,
   });
   const pool = await cognito.getUserPool(ctx, opts.ids.userPoolId);

@@ -25,6 +25,22 @@ export function guardDecision(status: AuthStatus, requiresAuth: boolean, current
   }
 }
 
+/** Where sign-in leads when the visitor was going nowhere in particular. */
+export const UPLOADER_PATH = '/uploader';
+/** Where a user without a ranch lands: they cannot upload. */
+export const PROFILE_PATH = '/profile';
+
+/**
+ * Where to go after a sign-in (SPEC.md §4): back to the page the guard stopped the user at, or
+ * the uploader; a user without a ranch id cannot upload, so the profile instead of the uploader.
+ */
+export function afterSignInPath(user: { ranchId?: string }, returnTo: string | null | undefined): string {
+  const wanted = safeReturnPath(returnTo);
+  const wantedPath = wanted?.split(/[?#]/)[0];
+  if (!user.ranchId) return wanted && wantedPath !== UPLOADER_PATH ? wanted : PROFILE_PATH;
+  return wanted ?? UPLOADER_PATH;
+}
+
 /** `/login?returnTo=…` for a path the visitor wanted; a plain /login when there is nothing safe to return to. */
 export function loginPathFor(returnTo: string): string {
   const safe = safeReturnPath(returnTo);

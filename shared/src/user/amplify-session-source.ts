@@ -1,5 +1,5 @@
 import { Amplify } from 'aws-amplify';
-import { signOut } from 'aws-amplify/auth';
+import { deleteUser, signOut } from 'aws-amplify/auth';
 import { Hub } from 'aws-amplify/utils';
 import { userFromIdTokenClaims } from './user-attributes';
 import type { AuthEvent, SessionSource } from './session-source';
@@ -17,14 +17,17 @@ const hubEvents: Record<string, AuthEvent> = {
  * reading the user costs no network call unless the tokens need a refresh.
  */
 export const amplifySessionSource: SessionSource = {
-  async currentUser() {
+  async currentUser(options) {
     // getTokens (unlike fetchAuthSession) does not also fetch identity-pool credentials.
-    const tokens = await Amplify.getTokens({});
+    const tokens = await Amplify.getTokens({ forceRefresh: options?.forceRefresh ?? false });
     const claims = tokens?.idToken?.payload;
     return claims ? userFromIdTokenClaims(claims as Record<string, unknown>) : null;
   },
   async signOut(options) {
     await signOut(options?.global ? { global: true } : undefined);
+  },
+  async deleteAccount() {
+    await deleteUser();
   },
   onAuthEvent(listener) {
     return Hub.listen('auth', ({ payload }) => {

@@ -5,7 +5,12 @@ import type { SessionSource } from './session-source';
 const noop = async () => {};
 
 /** The sentinel default: only seen by a screen rendered outside the one UserProvider. */
-const UserContext = createContext<UserContextValue>({ status: 'no-provider', refresh: noop, signOut: noop });
+const UserContext = createContext<UserContextValue>({
+  status: 'no-provider',
+  refresh: noop,
+  signOut: noop,
+  deleteAccount: noop,
+});
 
 export interface UserProviderProps {
   /** Where sessions come from: Amplify in the apps, a fake in component tests. */
@@ -21,10 +26,12 @@ export function UserProvider({ source, children }: UserProviderProps) {
   const [state, setState] = useState<UserState>({ status: 'configuring' });
   // Reads can overlap (an event during the first read); only the newest may set the state.
   const generation = useRef(0);
+  // While an account is being deleted, its sign-out event must not read as a plain sign-out.
+  const deleting = useRef(false);
 
-  const read = useCallback(async () => {
+  const read = useCallback(async (options?: { forceRefresh?: boolean }) => {
     const mine = ++generation.current;
-    const user = await source.currentUser().catch((error: unknown) => {
+    const user = await source.currentUser(options).catch((error: unknown) => {
       console.warn('Could not read the session; treating the visitor as signed out.', error);
       return null;
     });
@@ -36,8 +43,9 @@ export function UserProvider({ source, children }: UserProviderProps) {
     void read();
     return source.onAuthEvent((event) => {
       if (event === 'signedOut' || event === 'tokenRefreshFailure') {
+        if (deleting.current) return;
         generation.current++;
-        setState({ status: 'unauthenticated' });
+        setState({ status: 'unauthenticated', reason: event === 'signedOut' ? 'signed-out' : 'session-ended' });
       } else {
         void read();
       }
@@ -53,12 +61,26 @@ export function UserProvider({ source, children }: UserProviderProps) {
         console.error('Sign-out failed', error);
       }
       generation.current++;
-      setState({ status: 'unauthenticated' });
+      setState({ status: 'unauthenticated', reason: 'signed-out' });
     },
     [source],
   );
 
-  const value = useMemo<UserContextValue>(() => ({ ...state, refresh: read, signOut }), [state, read, signOut]);
+  const deleteAccount = useCallback(async () => {
+    deleting.current = true;
+    try {
+      await source.deleteAccount();
+      generation.current++;
+      setState({ status: 'unauthenticated', reason: 'account-deleted' });
+    } finally {
+      deleting.current = false;
+    }
+  }, [source]);
+
+  const value = useMemo<UserContextValue>(
+    () => ({ ...state, refresh: read, signOut, deleteAccount }),
+    [state, read, signOut, deleteAccount],
+  );
   return <UserContext.Provider value={value}>{children}</UserContext.Provider>;
 }
 

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import {
+  afterSignInPath,
   BrandProvider,
   ConfigProvider,
   LOGIN_PATH,
@@ -54,7 +55,7 @@ function Layout() {
   const location = useLocation();
   const route = findRoute(location.pathname);
   useRouteHead(route);
-  useSignOutRedirect();
+  useAuthRedirects(location.pathname);
   const mainRef = useFocusMainOnNavigation(location.pathname);
   return (
     <>
@@ -76,15 +77,26 @@ function Layout() {
   );
 }
 
-/** SPEC.md §4: on a sign-out (by the user or an invalid session) the browser goes to /login. */
-function useSignOutRedirect() {
-  const { status } = useUser();
+/**
+ * SPEC.md §4 auth-state routing. On a sign-out (by the user or an invalid session) the browser
+ * goes to /login — except after an account deletion, which its own screen confirms. On start, a
+ * user already signed in who opens the home or sign-in page goes on to the uploader (or the
+ * profile, without a ranch); deep links to other pages are respected.
+ */
+function useAuthRedirects(pathname: string) {
+  const user = useUser();
   const navigate = useNavigate();
-  const previous = useRef(status);
+  const previous = useRef(user.status);
+  const startPath = useRef(pathname);
   useEffect(() => {
-    if (previous.current === 'authenticated' && status === 'unauthenticated') void navigate(LOGIN_PATH);
-    previous.current = status;
-  }, [status, navigate]);
+    const was = previous.current;
+    previous.current = user.status;
+    if (was === 'authenticated' && user.status === 'unauthenticated' && user.reason !== 'account-deleted') {
+      void navigate(LOGIN_PATH);
+    } else if (was === 'configuring' && user.status === 'authenticated' && startPath.current === '/') {
+      void navigate(afterSignInPath(user.user, null), { replace: true });
+    }
+  }, [user, navigate]);
 }
 
 /** After a client-side navigation, focus moves to the content so screen readers start there. */

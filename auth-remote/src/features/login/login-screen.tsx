@@ -1,0 +1,47 @@
+import { useEffect } from 'react';
+import { Authenticator } from '@aws-amplify/ui-react';
+import { afterSignInPath, useBrand, useConfig, useNavigation, useUser, type LoginProps } from '@trailsense/shared';
+import { AccountHelpDialog } from './account-help-dialog';
+import {
+  addAuthVocabulary,
+  authenticatorComponents,
+  authenticatorFormFields,
+  authenticatorServices,
+} from './authenticator-setup';
+import '@aws-amplify/ui-react/styles.css';
+import '../../styles/auth.css';
+
+addAuthVocabulary();
+
+/**
+ * /login: the sign-in kit on the page's one Amplify instance. Once the user context reports a
+ * session (a fresh sign-in, or one restored on start), the user moves on (SPEC.md §4).
+ */
+export function LoginScreen({ returnTo }: LoginProps) {
+  const brand = useBrand();
+  const config = useConfig();
+  const user = useUser();
+  const { navigate } = useNavigation();
+
+  useEffect(() => {
+    if (user.status === 'authenticated') navigate(afterSignInPath(user.user, returnTo), { replace: true });
+  }, [user, returnTo, navigate]);
+
+  return (
+    <div className="auth-page login-page">
+      <img className="login-page__logo" src="/logo.svg" alt="" width={64} height={64} />
+      <h1>Welcome to {brand.productName}</h1>
+      <AccountHelpDialog productName={brand.productName} />
+      <Authenticator
+        initialState="signIn"
+        hideSignUp={!config.auth.signUpEnabled}
+        signUpAttributes={['name', 'phone_number']}
+        formFields={authenticatorFormFields}
+        components={authenticatorComponents}
+        services={authenticatorServices}
+      >
+        {() => <p role="status">Signed in. Taking you on…</p>}
+      </Authenticator>
+    </div>
+  );
+}
