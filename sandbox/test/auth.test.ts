@@ -83,7 +83,8 @@ describe('user pool through Amplify', () => {
 
     expect((await signIn({ username: email, password })).isSignedIn).toBe(true);
     const attrs = await fetchUserAttributes();
-    expect(attrs).toMatchObject({ email, name: 'New Hunter', phone_number: '+12345678900' });
+    // Confirming with the emailed code verifies the email, as on AWS.
+    expect(attrs).toMatchObject({ email, name: 'New Hunter', phone_number: '+12345678900', email_verified: 'true' });
     expect(attrs['custom:ranchid']).toBeUndefined();
   });
 

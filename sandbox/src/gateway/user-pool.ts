@@ -227,6 +227,20 @@ export function createUserPool(deps: UserPoolDeps) {
     return { CodeDeliveryDetails: { AttributeName: 'email', DeliveryMedium: 'EMAIL', Destination: maskEmail(email) } };
   }
 
+  /**
+   * Cognito marks the email verified when a sign-up is confirmed with the code sent to it;
+   * cognito-local only confirms the user. Without this, every new account would look unverified.
+   */
+  async function confirmSignUp(body: Record<string, unknown>): Promise<unknown> {
+    const result = await forward('ConfirmSignUp', body);
+    const user = await findUser(required(body, 'Username'));
+    if (user) {
+      const others = (user.Attributes ?? []).filter((a) => a.Name !== 'email_verified');
+      await deps.cognito.pool.saveUser(ctx, { ...user, Attributes: [...others, { Name: 'email_verified', Value: 'true' }] });
+    }
+    return result;
+  }
+
   async function globalSignOut(body: Record<string, unknown>): Promise<unknown> {
     const token = required(body, 'AccessToken');
     const sub = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub: string }).sub;
@@ -267,6 +281,9 @@ export function createUserPool(deps: UserPoolDeps) {
         checkClient(body);
         assertPasswordPolicy(body['Password'], PASSWORD_POLICY.MinimumLength);
         return forward(operation, body);
+      case 'ConfirmSignUp':
+        checkClient(body);
+        return confirmSignUp(body);
       case 'ConfirmForgotPassword':
         checkClient(body);
         assertPasswordPolicy(body['Password'], PASSWORD_POLICY.MinimumLength);

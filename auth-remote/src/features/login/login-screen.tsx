@@ -14,18 +14,13 @@ import '../../styles/auth.css';
 addAuthVocabulary();
 
 /**
- * /login: the sign-in kit on the page's one Amplify instance. Once the user context reports a
- * session (a fresh sign-in, or one restored on start), the user moves on (SPEC.md §4).
+ * /login: the sign-in kit on the page's one Amplify instance. When the kit is done (a fresh
+ * sign-in after any contact-verification step, or a session restored on start), the user moves
+ * on (SPEC.md §4).
  */
 export function LoginScreen({ returnTo }: LoginProps) {
   const brand = useBrand();
   const config = useConfig();
-  const user = useUser();
-  const { navigate } = useNavigation();
-
-  useEffect(() => {
-    if (user.status === 'authenticated') navigate(afterSignInPath(user.user, returnTo), { replace: true });
-  }, [user, returnTo, navigate]);
 
   return (
     <div className="auth-page login-page">
@@ -40,8 +35,18 @@ export function LoginScreen({ returnTo }: LoginProps) {
         components={authenticatorComponents}
         services={authenticatorServices}
       >
-        {() => <p role="status">Signed in. Taking you on…</p>}
+        {() => <AfterSignIn returnTo={returnTo} />}
       </Authenticator>
     </div>
   );
+}
+
+/** Rendered by the kit once it is done: waits for the user context, then goes where the user belongs. */
+function AfterSignIn({ returnTo }: LoginProps) {
+  const user = useUser();
+  const { navigate } = useNavigation();
+  useEffect(() => {
+    if (user.status === 'authenticated') navigate(afterSignInPath(user.user, returnTo), { replace: true });
+  }, [user, returnTo, navigate]);
+  return <p role="status">Signed in. Taking you on…</p>;
 }
