@@ -1,3 +1,5 @@
+import { describeAuthError, type AuthErrorContext } from '../model/auth-errors';
+
 /** The outcome of a form: announced to screen readers, visible, and specific. */
 export type FormStatus = { kind: 'idle' } | { kind: 'busy' } | { kind: 'success'; message: string } | { kind: 'error'; message: string };
 
@@ -17,4 +19,24 @@ export function StatusMessage({ status }: { status: FormStatus }) {
     );
   }
   return null;
+}
+
+/**
+ * Runs a form's call: busy while it runs, then the success message or "<failure>: <reason>".
+ * Resolves to whether the call succeeded.
+ */
+export async function runFormAction(
+  setStatus: (status: FormStatus) => void,
+  action: () => Promise<void>,
+  messages: { success: string | null; failure: string; context: AuthErrorContext },
+): Promise<boolean> {
+  setStatus({ kind: 'busy' });
+  try {
+    await action();
+    setStatus(messages.success ? { kind: 'success', message: messages.success } : { kind: 'idle' });
+    return true;
+  } catch (error) {
+    setStatus({ kind: 'error', message: `${messages.failure}: ${describeAuthError(error, messages.context)}` });
+    return false;
+  }
 }

@@ -1,5 +1,8 @@
+/** Which form failed: the same error code can mean different things to the user. */
+export type AuthErrorContext = 'password' | 'profile' | 'delete' | 'general';
+
 /** What a person is told when an account call fails: specific where the cause is known. */
-export function describeAuthError(error: unknown, context: 'password' | 'profile' | 'delete' | 'general' = 'general'): string {
+export function describeAuthError(error: unknown, context: AuthErrorContext = 'general'): string {
   const name = error instanceof Error ? error.name : '';
   const message = error instanceof Error ? error.message : String(error);
   switch (name) {

@@ -1,8 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { AppLink, loginPathFor, useBrand, useUser } from '@trailsense/shared';
-import { StatusMessage, type FormStatus } from '../../components/status-message';
+import { runFormAction, StatusMessage, type FormStatus } from '../../components/status-message';
 import { TextField } from '../../components/text-field';
-import { describeAuthError } from '../../model/auth-errors';
 import { confirmsDeletion } from '../../model/deletion-rules';
 import '../../styles/auth.css';
 
@@ -86,13 +85,12 @@ function DeleteForm({ email, deleteAccount, onDeleted }: DeleteFormProps) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (!confirmed) return;
-    setStatus({ kind: 'busy' });
-    try {
-      await deleteAccount();
-      onDeleted();
-    } catch (error) {
-      setStatus({ kind: 'error', message: `Your account was not deleted: ${describeAuthError(error, 'delete')}` });
-    }
+    const deleted = await runFormAction(setStatus, deleteAccount, {
+      success: null,
+      failure: 'Your account was not deleted',
+      context: 'delete',
+    });
+    if (deleted) onDeleted();
   }
 
   return (

@@ -1,7 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { StatusMessage, type FormStatus } from '../../components/status-message';
+import { runFormAction, StatusMessage, type FormStatus } from '../../components/status-message';
 import { TextField } from '../../components/text-field';
-import { describeAuthError } from '../../model/auth-errors';
 import { confirmPasswordError, passwordError, requiredError } from '../../model/form-rules';
 import type { AccountService } from '../../services/account-service';
 
@@ -36,15 +35,15 @@ export function ChangePasswordForm({ service }: { service: AccountService }) {
       setStatus({ kind: 'error', message: 'Please correct the highlighted fields.' });
       return;
     }
-    setStatus({ kind: 'busy' });
-    try {
-      await service.changePassword(values.currentPassword, values.newPassword);
+    const changed = await runFormAction(setStatus, () => service.changePassword(values.currentPassword, values.newPassword), {
+      success: 'Your password has been changed. Use the new one next time you sign in.',
+      failure: 'Your password was not changed',
+      context: 'password',
+    });
+    if (changed) {
       setValues({ currentPassword: '', newPassword: '', confirmPassword: '' });
       setTouched({ newPassword: false, confirmPassword: false });
       setSubmitted(false);
-      setStatus({ kind: 'success', message: 'Your password has been changed. Use the new one next time you sign in.' });
-    } catch (error) {
-      setStatus({ kind: 'error', message: `Your password was not changed: ${describeAuthError(error, 'password')}` });
     }
   }
 

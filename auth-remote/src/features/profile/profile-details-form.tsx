@@ -1,8 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { UserAttributes } from '@trailsense/shared';
-import { StatusMessage, type FormStatus } from '../../components/status-message';
+import { runFormAction, StatusMessage, type FormStatus } from '../../components/status-message';
 import { TextField } from '../../components/text-field';
-import { describeAuthError } from '../../model/auth-errors';
 import {
   changedAttributes,
   normalizePhoneNumber,
@@ -47,14 +46,14 @@ export function ProfileDetailsForm({ user, service, onSaved }: Props) {
       setStatus({ kind: 'success', message: 'Nothing to save: your name and phone number are unchanged.' });
       return;
     }
-    setStatus({ kind: 'busy' });
-    try {
-      await service.updateAttributes(update);
-      await onSaved();
-      setStatus({ kind: 'success', message: 'Your name and phone number are saved.' });
-    } catch (error) {
-      setStatus({ kind: 'error', message: `Your changes were not saved: ${describeAuthError(error, 'profile')}` });
-    }
+    await runFormAction(
+      setStatus,
+      async () => {
+        await service.updateAttributes(update);
+        await onSaved();
+      },
+      { success: 'Your name and phone number are saved.', failure: 'Your changes were not saved', context: 'profile' },
+    );
   }
 
   return (
