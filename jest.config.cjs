@@ -8,7 +8,12 @@ const web = (name) => ({
   testEnvironment: 'jsdom',
   roots: [`<rootDir>/${name}`],
   testMatch: ['**/test/**/*.test.ts?(x)'],
-  transform: { '^.+\\.tsx?$': tsJest },
+  transform: {
+    '^.+\\.tsx?$': tsJest,
+    // ky 2 ships ESM only: compile its files to CommonJS for jest.
+    '/node_modules/ky/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!ky/)'],
   moduleNameMapper: {
     '\\.css$': '<rootDir>/test-support/style-stub.js',
     '\\.(svg|png|jpe?g)$': '<rootDir>/test-support/style-stub.js',

@@ -188,7 +188,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     // The API trusts only what the pool publishes, like an API Gateway authorizer.
     const remoteKeys = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
     handlers.set('api', createApi({ db, keys: remoteKeys, issuer, clientId: ids.clientId, log }));
-    handlers.set('analytics', createAnalytics({ db, log }));
+    const s3ForControl = s3;
+    handlers.set(
+      'analytics',
+      createAnalytics({
+        db,
+        log,
+        control: {
+          setPutFault: (spec) => {
+            const parsed = parsePutFault(spec === '' ? '0' : spec);
+            if (typeof parsed === 'string') return parsed;
+            fault = parsed;
+            s3ForControl.setPutFault(parsed);
+            return undefined;
+          },
+          injectedFaults: () => s3ForControl.injectedFaults(),
+        },
+      }),
+    );
     writeFileSync(path.join(dataDir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
   } catch (err) {
     await shutdown({ kind: 'stopped' });

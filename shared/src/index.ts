@@ -34,5 +34,20 @@ export {
 } from './contracts/remote-contracts';
 export { sharedInstanceId } from './instance';
 export { startStandalone, type StandaloneOptions } from './remote-kit/standalone';
-export { SkeletonScreen, type SkeletonScreenProps } from './remote-kit/skeleton-screen';
+export {
+  createProductApi,
+  normaliseError,
+  type ProductApi,
+  type ProductApiOptions,
+  type SubscriptionResponse,
+  type UploadMetricsResponse,
+  type RanchResponse,
+  type CamerasResponse,
+  type Camera,
+} from './api/api-client';
+export { ApiRequestError, type ApiError } from './api/api-error';
+export { amplifyIdToken } from './api/amplify-token';
+export type { Analytics, AnalyticsEvent } from './analytics/events';
+export { createAnalytics, sandboxAnalytics, firehoseAnalytics, noAnalytics, type FirehoseModule } from './analytics/analytics';
+export { addLeaveGuard, activeLeaveMessage, confirmLeave, useLeaveGuard } from './navigation/leave-guard';
 export { RemoteFrame, type RemoteFrameProps } from './remote-kit/remote-frame';

@@ -1,0 +1,91 @@
+/**
+ * Uploader benchmark (issue 5), in real Chromium against the sandbox and the production builds:
+ * 300 JPEGs of about 1.5 MB uploaded with concurrency 1 and with the default (and 6), side by
+ * side; then 10,000 small files selected — time until the list is interactive, JS heap, DOM rows.
+ * Needs `npm run build` first and the ports free (wrap in flock). `npm run bench:upload`.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Page } from '@playwright/test';
+import { startSandbox } from '../sandbox/src/index';
+import { chromiumLaunchOptions } from '../e2e/support/chromium';
+import { startStack } from '../e2e/support/servers';
+import { accounts, startSignedIn } from '../e2e/support/session';
+import { writeJpegs } from '../e2e/support/uploads';
+import { DEFAULT_CONCURRENCY } from '../uploader-remote/src/features/upload/model/concurrency';
+
+const FILES = Number(process.env.BENCH_FILES ?? 300);
+const PADDING = 1_500_000;
+
+async function chooseFiles(page: Page, files: string[]) {
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Add Images' }).click();
+  await (await chooser).setFiles(files);
+}
+
+async function main() {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-upload-'));
+  const sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), reset: true, quiet: true });
+  const stack = await startStack(3000);
+  const browser = await chromium.launch({ ...chromiumLaunchOptions(), args: [...(chromiumLaunchOptions().args ?? []), '--no-sandbox'] });
+  const rows: string[][] = [];
+  try {
+    const big = writeJpegs(path.join(work, 'big'), FILES, { padding: PADDING });
+    const mb = big.reduce((n, f) => n + fs.statSync(f).size, 0) / 1e6;
+    const runs: { concurrency: number; seconds: number }[] = [];
+    for (const concurrency of [...new Set([1, 4, DEFAULT_CONCURRENCY])]) {
+      const page = await browser.newPage();
+      await startSignedIn(page, accounts.subscriber);
+      await page.goto(`${stack.shellUrl}/uploader?concurrency=${concurrency}`);
+      await page.getByText(/You have uploaded/).waitFor();
+      await chooseFiles(page, big);
+      await page.getByText(`Overall Progress: 0 of ${FILES} = 0%`).waitFor();
+      const start = Date.now();
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      await page.getByText(`Overall Progress: ${FILES} of ${FILES} = 100%`).waitFor({ timeout: 900_000 });
+      runs.push({ concurrency, seconds: (Date.now() - start) / 1000 });
+      await page.close();
+    }
+    const base = runs[0]!.seconds;
+    for (const r of runs) {
+      rows.push([`upload ${FILES} × ~1.5 MB, concurrency ${r.concurrency}${r.concurrency === DEFAULT_CONCURRENCY ? ' (default)' : ''}`, `${r.seconds.toFixed(1)} s`, `${(FILES / r.seconds).toFixed(1)} files/s`, `${(mb / r.seconds).toFixed(1)} MB/s`, `×${(base / r.seconds).toFixed(2)} vs 1`]);
+    }
+
+    const small = writeJpegs(path.join(work, 'small'), 10_000);
+    const page = await browser.newPage();
+    await startSignedIn(page, accounts.subscriber);
+    await page.goto(`${stack.shellUrl}/uploader`);
+    await page.getByText(/You have uploaded/).waitFor();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const start = Date.now();
+    await chooseFiles(page, small);
+    // Playwright's own transfer of 10,000 paths into the page is part of `start`; this is not.
+    const picked = Date.now();
+    await page.getByRole('region', { name: 'File list, 10,000 files' }).waitFor({ timeout: 120_000 });
+    const listed = (Date.now() - picked) / 1000;
+    // Interactive: a click on a row's Remove button is handled (the list shrinks by one).
+    await page.getByRole('button', { name: 'Remove IMG_0001.JPG' }).click();
+    await page.getByRole('region', { name: 'File list, 9,999 files' }).waitFor();
+    const seconds = (Date.now() - start) / 1000;
+    await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
+    const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+    const heap = (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1e6;
+    const domRows = await page.locator('li.file-row').count();
+    rows.push([`select 10,000 small files → list interactive (${listed.toFixed(2)} s after the picker returned)`, `${seconds.toFixed(2)} s`, `JS heap ${heap.toFixed(1)} MB`, `${domRows} DOM rows`, '']);
+  } finally {
+    await browser.close();
+    await stack.close();
+    await sandbox.stop();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  console.log(`\nUploader benchmark (Chromium, sandbox on loopback; ${os.cpus().length} CPUs)\n`);
+  for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join(' | '));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,139 @@
+/**
+ * Helpers for the uploader's browser tests: generated JPEG files, the sandbox's bucket (read from
+ * its data directory, as playwright.config.ts starts it with `--data-dir .sandbox-data/e2e`), its
+ * analytics sink, and its S3 PUT fault switch (the sandbox control endpoint).
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import localConfig from '../../config/local.json';
+import { repo } from './servers';
+
+export const E2E_DATA_DIR = path.join(repo, '.sandbox-data/e2e');
+const bucketDir = () => path.join(E2E_DATA_DIR, 's3', localConfig.storage.bucket);
+const analyticsBase = new URL(localConfig.analytics.endpoint).origin;
+
+/**
+ * A small valid JPEG: SOI, a JFIF APP0 segment, a comment segment holding `seed` (so every file
+ * is distinct), `padding` bytes of filler in further comment segments, and EOI.
+ */
+export function jpegBytes(seed: string, padding = 0): Buffer {
+  const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]);
+  const segment = (payload: Buffer) => {
+    const head = Buffer.from([0xff, 0xfe, 0, 0]);
+    head.writeUInt16BE(payload.length + 2, 2);
+    return Buffer.concat([head, payload]);
+  };
+  const parts = [Buffer.from([0xff, 0xd8]), app0, segment(Buffer.from(`trailsense-e2e ${seed}`))];
+  let left = padding;
+  while (left > 0) {
+    const n = Math.min(left, 65_000);
+    parts.push(segment(crypto.randomBytes(n)));
+    left -= n;
+  }
+  parts.push(Buffer.from([0xff, 0xd9]));
+  return Buffer.concat(parts);
+}
+
+/** A temp directory to write test files into (real files: stable names, sizes and mtimes). */
+export function tempDir(prefix = 'uploader-e2e-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Writes `count` distinct JPEGs (IMG_0001.JPG …) into `dir`; returns their paths. */
+export function writeJpegs(dir: string, count: number, options: { prefix?: string; padding?: number } = {}): string[] {
+  fs.mkdirSync(dir, { recursive: true });
+  return Array.from({ length: count }, (_, i) => {
+    const name = `${options.prefix ?? 'IMG_'}${String(i + 1).padStart(4, '0')}.JPG`;
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, jpegBytes(`${dir}/${name}/${crypto.randomUUID()}`, options.padding ?? 0));
+    return file;
+  });
+}
+
+export interface StoredObject {
+  key: string;
+  metadata: Record<string, string>;
+  tagging: string | undefined;
+}
+
+/** Every object in the sandbox bucket (keys relative to the bucket). */
+export function bucketObjects(): StoredObject[] {
+  const root = bucketDir();
+  const found: StoredObject[] = [];
+  const walk = (dir: string) => {
+    if (!fs.existsSync(dir)) return;
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('._S3rver_object')) {
+        const base = full.slice(0, -'._S3rver_object'.length);
+        const metaFile = `${base}._S3rver_metadata.json`;
+        const tagFile = `${base}._S3rver_tagging.xml`;
+        found.push({
+          key: path.relative(root, base).split(path.sep).join('/'),
+          metadata: fs.existsSync(metaFile) ? (JSON.parse(fs.readFileSync(metaFile, 'utf8')) as Record<string, string>) : {},
+          tagging: fs.existsSync(tagFile) ? fs.readFileSync(tagFile, 'utf8') : undefined,
+        });
+      }
+    }
+  };
+  walk(root);
+  return found;
+}
+
+/** Objects that were not in `before` (a test's own uploads). */
+export function newObjects(before: readonly StoredObject[]): StoredObject[] {
+  const seen = new Set(before.map((o) => o.key));
+  return bucketObjects().filter((o) => !seen.has(o.key));
+}
+
+export interface SinkEvent {
+  name: string;
+  ranchid: string;
+  key?: string;
+  uploadCount?: number;
+  failureCount?: number;
+}
+
+/** The analytics sink's events for a ranch. */
+export async function analyticsEvents(ranchid: string): Promise<SinkEvent[]> {
+  const res = await fetch(`${analyticsBase}/events?ranchid=${encodeURIComponent(ranchid)}`);
+  const body = (await res.json()) as { events: SinkEvent[] };
+  return body.events;
+}
+
+/** Sets the sandbox's S3 PUT fault switch ("0.3:503", "1:403", "0"). */
+export async function setPutFault(spec: string): Promise<void> {
+  const res = await fetch(`${analyticsBase}/_sandbox/s3-put-fault`, { method: 'PUT', body: spec });
+  if (!res.ok) throw new Error(`fault switch refused ${spec}: ${res.status} ${await res.text()}`);
+}
+
+/** How many PUTs the fault switch has failed so far. */
+export async function injectedFaults(): Promise<number> {
+  const res = await fetch(`${analyticsBase}/_sandbox/s3-put-fault`);
+  return ((await res.json()) as { injected: number }).injected;
+}
+
+/** The signed-in page's identity id, asked of the sandbox's identity pool with the page's id token. */
+export async function identityIdOf(page: import('@playwright/test').Page): Promise<string> {
+  const idToken = await page.evaluate(() => {
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i)!;
+      if (key.startsWith('CognitoIdentityServiceProvider.') && key.endsWith('.idToken')) return localStorage.getItem(key);
+    }
+    return null;
+  });
+  if (!idToken) throw new Error('no id token in the page');
+  const endpoint = localConfig.auth.identityPoolEndpoint;
+  const provider = `${endpoint.replace(/^\w+:\/\//, '')}/${localConfig.auth.userPoolId}`;
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': 'AWSCognitoIdentityService.GetId' },
+    body: JSON.stringify({ IdentityPoolId: localConfig.auth.identityPoolId, Logins: { [provider]: idToken } }),
+  });
+  const body = (await res.json()) as { IdentityId?: string };
+  if (!body.IdentityId) throw new Error(`GetId failed: ${JSON.stringify(body)}`);
+  return body.IdentityId;
+}

@@ -1,0 +1,256 @@
+/**
+ * The bulk uploader (issue 5) in real Chromium against the production builds and the sandbox:
+ * real Amplify uploadData to s3rver, the product API, the analytics sink, the S3 fault switch.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { accounts, startSignedIn } from './support/session';
+import { analyticsEvents, bucketObjects, identityIdOf, injectedFaults, newObjects, setPutFault, tempDir, writeJpegs } from './support/uploads';
+
+const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
+const count = (text: string) => Number(text.replace(/,/g, ''));
+
+async function openUploader(page: Page, account: { email: string; password: string }) {
+  await startSignedIn(page, account);
+  await page.goto('/uploader');
+  await expect(page.getByRole('heading', { level: 1, name: 'Upload Images' })).toBeVisible();
+}
+
+async function quota(page: Page): Promise<{ uploaded: number; limit: number; remaining: number }> {
+  const text = await page.getByText(QUOTA).textContent();
+  const m = QUOTA.exec(text ?? '')!;
+  return { uploaded: count(m[1]!), limit: count(m[2]!), remaining: count(m[3]!) };
+}
+
+async function chooseFiles(page: Page, files: string[]) {
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Add Images' }).click();
+  await (await chooser).setFiles(files);
+}
+
+const progress = (page: Page) => page.getByText(/^Overall Progress: /);
+
+let dir: string;
+test.beforeEach(() => {
+  dir = tempDir();
+});
+test.afterEach(async () => {
+  await setPutFault('0');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('a subscriber uploads 25 JPEGs with a camera; bad files are skipped with one grouped notice', async ({ page }) => {
+  test.setTimeout(120_000);
+  await openUploader(page, accounts.subscriber);
+  await expect(page.getByText('Hello subscriber@trailsense.example, ranch ID cedar-creek')).toBeVisible();
+  await expect(page.getByText(/^Your active subscription level is premium which expires on \w+ \d{1,2}, \d{4}$/)).toBeVisible();
+  await expect(page.getByText(QUOTA)).toBeVisible();
+  const before = await quota(page);
+  expect(before.limit).toBe(10_000);
+  await expect(page.getByText(/monthly limit of 10,000 images/)).toBeVisible();
+
+  const camera = page.getByRole('combobox', { name: 'Camera' });
+  await expect(camera.locator('option').first()).toHaveText('Indicate camera');
+  await expect(camera.locator('option')).toHaveCount(5);
+  const cameraName = (await camera.locator('option').nth(2).textContent())!;
+  await camera.selectOption({ label: cameraName });
+
+  const jpegs = writeJpegs(path.join(dir, 'card'), 25);
+  const video = path.join(dir, 'card', 'IMG_0026.MP4');
+  fs.writeFileSync(video, Buffer.from('\x00\x00\x00\x18ftypmp42 not a photo'));
+  const empty = path.join(dir, 'card', 'empty.jpg');
+  fs.writeFileSync(empty, '');
+  // The same name, size and modified time as IMG_0001.JPG, from another folder: a duplicate.
+  fs.mkdirSync(path.join(dir, 'copy'));
+  const duplicate = path.join(dir, 'copy', 'IMG_0001.JPG');
+  fs.copyFileSync(jpegs[0]!, duplicate);
+  // Whole seconds, so no sub-millisecond rounding can tell the two apart.
+  const when = new Date('2026-10-01T06:30:00Z');
+  fs.utimesSync(jpegs[0]!, when, when);
+  fs.utimesSync(duplicate, when, when);
+
+  await chooseFiles(page, [...jpegs, video, empty, duplicate]);
+  await expect(page.getByRole('status').filter({ hasText: 'skipped' })).toHaveText(
+    '3 files skipped: IMG_0026.MP4 (not a JPEG image), empty.jpg (empty file), IMG_0001.JPG (already in the list).',
+  );
+  await expect(progress(page)).toHaveText('Overall Progress: 0 of 25 = 0%');
+  await expect(page.getByRole('region', { name: /File list, 25 files/ })).toBeVisible();
+
+  const objectsBefore = bucketObjects();
+  const eventsBefore = (await analyticsEvents('cedar-creek')).length;
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await expect(progress(page)).toHaveText('Overall Progress: 25 of 25 = 100%', { timeout: 60_000 });
+  await expect(page.getByText('No files in the list.')).toBeVisible();
+
+  const stored = newObjects(objectsBefore);
+  expect(stored).toHaveLength(25);
+  for (const object of stored) {
+    expect(object.key).toMatch(/^public\/[0-9a-f-]{36}\.jpg$/);
+    expect(object.metadata).toMatchObject({
+      'content-type': 'image/jpg',
+      'cache-control': 'no-cache',
+      'x-amz-meta-ranchid': 'cedar-creek',
+      'x-amz-meta-camera_name': cameraName,
+    });
+    expect(object.tagging).toMatch(/<Key>ranchid<\/Key>\s*<Value>cedar-creek<\/Value>/);
+  }
+
+  await expect.poll(async () => (await quota(page)).uploaded).toBe(before.uploaded + 25);
+  await expect(page.getByText(QUOTA)).toHaveText(QUOTA);
+
+  const events = (await analyticsEvents('cedar-creek')).slice(eventsBefore);
+  expect(events).toHaveLength(25);
+  expect(events.every((e) => e.name === 'imageUpload' && e.ranchid === 'cedar-creek')).toBe(true);
+  expect(new Set(events.map((e) => `public/${e.key}`))).toEqual(new Set(stored.map((o) => o.key)));
+  expect(events.map((e) => e.uploadCount).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+});
+
+test('training images go to the private level under private/{identityId}/, without a camera', async ({ page }) => {
+  await openUploader(page, accounts.subscriber);
+  await page.getByRole('checkbox', { name: 'Use these files for training the model' }).check();
+  const before = bucketObjects();
+  await chooseFiles(page, writeJpegs(dir, 3, { prefix: 'TRAIN_' }));
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await expect(progress(page)).toHaveText('Overall Progress: 3 of 3 = 100%', { timeout: 30_000 });
+
+  const identityId = await identityIdOf(page);
+  expect(identityId).toMatch(/^us-east-2:/);
+  const stored = newObjects(before);
+  expect(stored).toHaveLength(3);
+  for (const object of stored) {
+    expect(object.key.startsWith(`private/${identityId}/`)).toBe(true);
+    expect(object.metadata).toMatchObject({ 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-camera_name': '' });
+  }
+});
+
+test('a free member over the allowance: Cancel uploads none, OK uploads exactly the 15 remaining', async ({ page }) => {
+  test.setTimeout(90_000);
+  await openUploader(page, accounts.free);
+  await expect(page.getByText(
+    'You do not have an active subscription. You are limited to 1,000 images per month. Please subscribe to allow for more uploads.',
+  )).toBeVisible();
+  await expect(page.getByText('You have uploaded 985 images of your monthly limit of 1,000 images. You have 15 remaining.')).toBeVisible();
+  await chooseFiles(page, writeJpegs(dir, 20));
+  await expect(progress(page)).toHaveText('Overall Progress: 0 of 20 = 0%');
+  const before = bucketObjects();
+
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  const dialog = page.getByRole('alertdialog', { name: 'Upload limit' });
+  await expect(dialog).toContainText(
+    'You cannot upload more images than your remaining limit of 15. You have 20 images in the list. Do you want to upload only the remaining 15 images?',
+  );
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByText('Nothing was uploaded. Remove some files from the list or upgrade your subscription to upload more images.')).toBeVisible();
+  expect(newObjects(before)).toHaveLength(0);
+
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await dialog.getByRole('button', { name: 'OK' }).click();
+  await expect(progress(page)).toHaveText('Overall Progress: 15 of 20 = 75%', { timeout: 60_000 });
+  await expect(page.getByText('You have uploaded 1,000 images of your monthly limit of 1,000 images. You have 0 remaining.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Upload', exact: true })).toBeDisabled();
+  expect(newObjects(before)).toHaveLength(15);
+  await expect(page.getByRole('region', { name: /File list, 5 files/ })).toBeVisible();
+});
+
+test('with 30% of PUTs failing transiently, a 40-file batch ends with all 40 uploaded and no duplicates', async ({ page }) => {
+  test.setTimeout(180_000);
+  await openUploader(page, accounts.subscriber);
+  const before = bucketObjects();
+  const faultsBefore = await injectedFaults();
+  await setPutFault('0.3:503');
+  await chooseFiles(page, writeJpegs(dir, 40, { padding: 20_000 }));
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await expect(progress(page)).toHaveText('Overall Progress: 40 of 40 = 100%', { timeout: 150_000 });
+  expect(await injectedFaults()).toBeGreaterThan(faultsBefore);
+  const stored = newObjects(before);
+  expect(stored).toHaveLength(40);
+  expect(new Set(stored.map((o) => o.key)).size).toBe(40);
+  await expect(page.getByText(/Problem with Storage\.put operation/)).toHaveCount(0);
+});
+
+test('permanent failures: the error text, the failure counter, uploadFailure events, then retry', async ({ page }) => {
+  test.setTimeout(90_000);
+  await openUploader(page, accounts.subscriber);
+  const eventsBefore = (await analyticsEvents('cedar-creek')).length;
+  await setPutFault('1:403');
+  await chooseFiles(page, writeJpegs(dir, 3, { prefix: 'DENIED_' }));
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  const errors = page.getByRole('alert').filter({ hasText: 'Problem with Storage.put operation:' });
+  await expect(errors).toContainText('Problem with Storage.put operation: Access Denied', { timeout: 30_000 });
+  await expect(errors).toContainText('Failed uploads: 3');
+  await expect(progress(page)).toHaveText('Overall Progress: 0 of 3 = 0%');
+  await expect(page.getByText(/^[\d.]+ MB · Failed: Access Denied/)).toHaveCount(3);
+  const failures = (await analyticsEvents('cedar-creek')).slice(eventsBefore);
+  // Concurrent uploads fail together, so their events may reach the sink in any order.
+  expect(failures.map((e) => [e.name, e.failureCount]).sort()).toEqual([
+    ['uploadFailure', 1],
+    ['uploadFailure', 2],
+    ['uploadFailure', 3],
+  ]);
+
+  await setPutFault('0');
+  const before = bucketObjects();
+  await page.getByRole('button', { name: 'Retry DENIED_0001.JPG' }).click();
+  await expect(progress(page)).toHaveText('Overall Progress: 1 of 3 = 33%', { timeout: 30_000 });
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await expect(progress(page)).toHaveText('Overall Progress: 3 of 3 = 100%', { timeout: 30_000 });
+  expect(newObjects(before)).toHaveLength(3);
+});
+
+test('a user without a ranch cannot add images and sees no upload buttons', async ({ page }) => {
+  await openUploader(page, accounts.noRanch);
+  await expect(page.getByText(/not linked to a ranch yet/)).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Add Images' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Upload', exact: true })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Clear List' })).toHaveCount(0);
+});
+
+test('/uploader has no serious or critical axe violations, with files listed and a tooltip open, at 375 px too', async ({ page }) => {
+  await openUploader(page, accounts.subscriber);
+  await expect(page.getByText(QUOTA)).toBeVisible();
+  await chooseFiles(page, writeJpegs(dir, 30));
+  await page.getByRole('button', { name: 'About the camera choice' }).focus();
+  await expect(page.getByRole('tooltip')).toBeVisible();
+  const check = async () => {
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+    const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  };
+  await check();
+  await page.setViewportSize({ width: 375, height: 800 });
+  await check();
+  await page.screenshot({ path: 'test-results/uploader-375.png', fullPage: true });
+});
+
+test('tooltips are reachable by keyboard and announced; leaving during a batch asks first', async ({ page }) => {
+  await openUploader(page, accounts.subscriber);
+  await expect(page.getByRole('combobox', { name: 'Camera' })).toHaveAccessibleDescription(/cannot name itself/);
+  await expect(page.getByRole('checkbox', { name: 'Use these files for training the model' })).toHaveAccessibleDescription(
+    'Use this for only a few (under 10) perfect example images.',
+  );
+  await page.getByRole('checkbox', { name: 'Use these files for training the model' }).focus();
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('button', { name: 'About training images' })).toBeFocused();
+  await expect(page.getByRole('tooltip')).toHaveText('Use this for only a few (under 10) perfect example images.');
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('tooltip')).toHaveCount(0);
+
+  // A slow batch: every PUT fails transiently, so it keeps retrying until stopped.
+  await setPutFault('1:503');
+  await chooseFiles(page, writeJpegs(dir, 5));
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
+  page.once('dialog', (dialog) => {
+    expect(dialog.message()).toContain('Images are still uploading');
+    void dialog.dismiss();
+  });
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'About Us' }).click();
+  await expect(page).toHaveURL('/uploader');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0, { timeout: 20_000 });
+  await expect(page.getByRole('region', { name: /File list, 5 files/ })).toBeVisible();
+  await expect(page.getByText(/· Waiting$/)).toHaveCount(5);
+});

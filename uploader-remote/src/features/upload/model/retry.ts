@@ -1,0 +1,88 @@
+/** How uploads are retried: bounded attempts, exponential backoff with jitter. */
+export interface RetryPolicy {
+  /** Attempts per file in one batch, the first included. */
+  maxAttempts: number;
+  /** The backoff before the second attempt (before jitter). */
+  baseDelayMs: number;
+  /** No backoff is longer than this (before jitter). */
+  maxDelayMs: number;
+}
+
+/**
+ * Amplify already retries each PUT up to 3 times within a few hundred ms (its own decider); these
+ * attempts sit above that, with longer waits, for a rural link that drops for seconds at a time.
+ */
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 1000, maxDelayMs: 30_000 };
+
+/**
+ * The wait after failed attempt `attempt` (1-based): exponential (base · 2^(attempt−1), capped),
+ * with "equal jitter" — half fixed, half random — so files that failed together do not all come
+ * back at the same instant, yet each wait is at least half the exponential step.
+ */
+export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number): number {
+  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  const r = Math.min(1, Math.max(0, random()));
+  return Math.round(exponential / 2 + (r * exponential) / 2);
+}
+
+/** How an upload error is treated. */
+export type UploadErrorKind =
+  /** network, timeout, throttling, 429, 5xx: try again after a backoff */
+  | 'transient'
+  /** the temporary AWS credentials expired or were refused: refresh them, then try again */
+  | 'credentials'
+  /** the upload was cancelled (Stop): not a failure */
+  | 'cancelled'
+  /** anything else (403, 400, …): report it; the user may retry by hand */
+  | 'permanent';
+
+export interface ClassifiedError {
+  kind: UploadErrorKind;
+  message: string;
+}
+
+const TRANSIENT_NAMES = new Set([
+  'ERR_NETWORK',
+  'NetworkError',
+  'TypeError', // fetch's "Failed to fetch"
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'SlowDown',
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'RequestLimitExceeded',
+  'InternalError',
+  'ServiceUnavailable',
+  'BandwidthLimitExceeded',
+]);
+const CREDENTIAL_NAMES = new Set([
+  'ExpiredToken',
+  'ExpiredTokenException',
+  'RequestExpired',
+  'TokenRefreshException',
+  'InvalidToken',
+  'CredentialsExpired',
+]);
+const CANCEL_NAMES = new Set(['CanceledError', 'AbortError', 'ERR_ABORTED', 'ERR_CANCELED']);
+
+function statusOf(error: { $metadata?: { httpStatusCode?: unknown }; status?: unknown }): number | undefined {
+  const status = error.$metadata?.httpStatusCode ?? error.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** Classifies what `uploadData` (or a fake) threw. Pure: looks only at name, status and message. */
+export function classifyUploadError(error: unknown): ClassifiedError {
+  if (!error || typeof error !== 'object') return { kind: 'permanent', message: String(error) };
+  const e = error as { name?: unknown; message?: unknown; $metadata?: { httpStatusCode?: unknown }; status?: unknown };
+  const name = typeof e.name === 'string' ? e.name : '';
+  const message = typeof e.message === 'string' && e.message ? e.message : name || 'Unknown error';
+  if (CANCEL_NAMES.has(name)) return { kind: 'cancelled', message };
+  if (CREDENTIAL_NAMES.has(name)) return { kind: 'credentials', message };
+  const status = statusOf(e);
+  if (TRANSIENT_NAMES.has(name) || status === 408 || status === 429 || (status !== undefined && status >= 500)) {
+    return { kind: 'transient', message };
+  }
+  return { kind: 'permanent', message };
+}

@@ -1,0 +1,23 @@
+import { amplifyIdToken, createAnalytics, createProductApi, type RuntimeConfig } from '@trailsense/shared';
+import { DEFAULT_RETRY } from '../model/retry';
+import { amplifyUpload, refreshAmplifyCredentials } from './amplify-storage';
+import { readFileHeads } from './read-file-heads';
+import { abortableSleep } from './upload-engine';
+import type { UploaderServices } from './uploader-services';
+
+/** The uploader's services for a runtime config: the product API, analytics and Amplify storage. */
+export function realUploaderServices(config: RuntimeConfig): UploaderServices {
+  return {
+    api: createProductApi({ baseUrl: config.api.baseUrl, getIdToken: amplifyIdToken }),
+    analytics: createAnalytics(config.analytics),
+    upload: amplifyUpload,
+    refreshCredentials: refreshAmplifyCredentials,
+    readHeads: (files) => readFileHeads(files),
+    newId: () => crypto.randomUUID(),
+    now: () => new Date(),
+    sleep: abortableSleep,
+    random: Math.random,
+    logError: (message, error) => console.error(message, error),
+    retry: DEFAULT_RETRY,
+  };
+}

@@ -1,0 +1,81 @@
+import { canUpload, initialQueueState, planUpload, queueReducer, type ListedFile, type QueueState } from '../src/features/upload/model/upload-queue';
+
+const listed = (id: string): ListedFile => ({ id, key: `${id}.jpg`, name: `${id}.jpg`, size: 10, lastModified: 1, file: new Blob(['x']), status: { kind: 'waiting' } });
+const withFiles = (n: number, state: QueueState = initialQueueState): QueueState =>
+  queueReducer(state, { type: 'files-added', files: Array.from({ length: n }, (_, i) => listed(`f${i}`)), skipped: [] });
+
+describe('queueReducer', () => {
+  it('choosing files fills the list and resets the uploaded counter', () => {
+    const s = withFiles(2, { ...initialQueueState, uploaded: 7 });
+    expect(s.files).toHaveLength(2);
+    expect(s.total).toBe(2);
+    expect(s.uploaded).toBe(0);
+  });
+  it('shows one grouped notice for the skipped files', () => {
+    const s = queueReducer(initialQueueState, { type: 'files-added', files: [], skipped: [{ name: '<b>x</b>.mp4', reason: 'not-jpeg' }] });
+    expect(s.notice).toBe('1 file skipped: <b>x</b>.mp4 (not a JPEG image).');
+  });
+  it('removing an entry reduces the total', () => {
+    const s = queueReducer(withFiles(3), { type: 'file-removed', id: 'f1' });
+    expect(s.files.map((f) => f.id)).toEqual(['f0', 'f2']);
+    expect(s.total).toBe(2);
+  });
+  it('Clear List empties the list and resets progress', () => {
+    const s = queueReducer({ ...withFiles(3), uploaded: 1 }, { type: 'list-cleared' });
+    expect(s).toMatchObject({ files: [], total: 0, uploaded: 0 });
+  });
+  it('applies a batch of engine events in one update: success leaves the list, failure stays marked and counts', () => {
+    let s = queueReducer(withFiles(3), { type: 'batch-started', ids: ['f0', 'f1', 'f2'] });
+    s = queueReducer(s, {
+      type: 'engine-events',
+      events: [
+        { type: 'started', id: 'f0', attempt: 1 },
+        { type: 'progress', id: 'f0', percent: 50 },
+        { type: 'succeeded', id: 'f0' },
+        { type: 'started', id: 'f1', attempt: 1 },
+        { type: 'failed', id: 'f1', reason: 'Access Denied' },
+        { type: 'started', id: 'f2', attempt: 1 },
+        { type: 'progress', id: 'f2', percent: 42.4 },
+      ],
+    });
+    expect(s.uploaded).toBe(1);
+    expect(s.failures).toBe(1);
+    expect(s.error).toBe('Problem with Storage.put operation: Access Denied');
+    expect(s.files.map((f) => [f.id, f.status])).toEqual([
+      ['f1', { kind: 'failed', reason: 'Access Denied' }],
+      ['f2', { kind: 'uploading', attempt: 1, percent: 42 }],
+    ]);
+    expect(s.total).toBe(3);
+  });
+  it('a stopped upload goes back to waiting', () => {
+    let s = queueReducer(withFiles(1), { type: 'batch-started', ids: ['f0'] });
+    s = queueReducer(s, { type: 'engine-events', events: [{ type: 'started', id: 'f0', attempt: 1 }, { type: 'returned', id: 'f0' }] });
+    expect(s.files[0]!.status).toEqual({ kind: 'waiting' });
+  });
+  it('does not remove or clear while a batch runs', () => {
+    const running = queueReducer(withFiles(2), { type: 'batch-started', ids: ['f0', 'f1'] });
+    expect(queueReducer(running, { type: 'file-removed', id: 'f0' })).toBe(running);
+    expect(queueReducer(running, { type: 'list-cleared' })).toBe(running);
+  });
+  it('a new batch resets only its own failed files to waiting', () => {
+    let s = queueReducer(withFiles(2), { type: 'engine-events', events: [{ type: 'failed', id: 'f0', reason: 'x' }, { type: 'failed', id: 'f1', reason: 'x' }] });
+    s = queueReducer(s, { type: 'batch-started', ids: ['f0'] });
+    expect(s.files.map((f) => f.status.kind)).toEqual(['waiting', 'failed']);
+  });
+});
+
+describe('canUpload and planUpload', () => {
+  it('needs files, allowance and no running batch', () => {
+    expect(canUpload(initialQueueState, 10)).toBe(false);
+    expect(canUpload(withFiles(2), 0)).toBe(false);
+    expect(canUpload(withFiles(2), null)).toBe(false);
+    expect(canUpload(withFiles(2), 2)).toBe(true);
+    expect(canUpload(queueReducer(withFiles(2), { type: 'batch-started', ids: [] }), 10)).toBe(false);
+  });
+  it('uploads everything when the allowance covers the list', () => expect(planUpload(withFiles(15), 15)).toEqual({ kind: 'upload', limit: 15 }));
+  it('asks first when the list is longer than the allowance', () => expect(planUpload(withFiles(20), 15)).toEqual({ kind: 'confirm', remaining: 15, listed: 20 }));
+  it('Cancel advises removing files or upgrading', () =>
+    expect(queueReducer(withFiles(20), { type: 'upload-declined' }).notice).toBe(
+      'Nothing was uploaded. Remove some files from the list or upgrade your subscription to upload more images.',
+    ));
+});
