@@ -14,6 +14,8 @@ const ROUTES: { path: string; signedIn: boolean }[] = [
   { path: '/support', signedIn: false },
   { path: '/login', signedIn: false },
   { path: '/uploader', signedIn: true },
+  { path: '/profile', signedIn: true },
+  { path: '/delete', signedIn: false },
 ];
 
 interface Row {
@@ -22,6 +24,8 @@ interface Row {
   raw: number;
   gzip: number;
   remote: number;
+  /** gzip bytes of @aws-amplify/ui-react's chunks (should be 0 except on /login). */
+  uiReact: number;
 }
 
 /** Starts a server in its own process group, so stopping it stops its children too (npm → tsx → node). */
@@ -52,13 +56,15 @@ async function waitFor(url: string, timeoutMs = 120_000): Promise<void> {
 }
 
 async function measure(page: Page, route: string): Promise<Row> {
-  const scripts: { url: string; raw: number; transfer: number }[] = [];
+  const scripts: { url: string; raw: number; transfer: number; uiReact: boolean }[] = [];
   page.on('requestfinished', async (request) => {
     if (request.resourceType() !== 'script') return;
     const response = await request.response();
     const sizes = await request.sizes();
     const body = await response?.body().catch(() => Buffer.alloc(0));
-    scripts.push({ url: request.url(), raw: body?.length ?? 0, transfer: sizes.responseBodySize });
+    // The Authenticator's kit announces itself in its code; a chunk naming it is the kit.
+    const uiReact = (body ?? Buffer.alloc(0)).includes('data-amplify-authenticator');
+    scripts.push({ url: request.url(), raw: body?.length ?? 0, transfer: sizes.responseBodySize, uiReact });
   });
   await page.goto(`http://localhost:3000${route}`, { waitUntil: 'networkidle' });
   await page.getByRole('heading', { level: 1 }).first().waitFor();
@@ -69,6 +75,7 @@ async function measure(page: Page, route: string): Promise<Row> {
     raw: scripts.reduce((n, s) => n + s.raw, 0),
     gzip: scripts.reduce((n, s) => n + s.transfer, 0),
     remote: scripts.filter((s) => /:300[12]\//.test(s.url)).reduce((n, s) => n + s.transfer, 0),
+    uiReact: scripts.filter((s) => s.uiReact).reduce((n, s) => n + s.transfer, 0),
   };
 }
 
@@ -95,9 +102,11 @@ async function main() {
     await browser.close();
     const kib = (n: number) => (n / 1024).toFixed(1);
     console.log('\nJavaScript requested per route (cold cache, until network idle)\n');
-    console.log('| route | scripts | raw KiB | gzip KiB | of which remotes, gzip KiB |');
-    console.log('|---|---:|---:|---:|---:|');
-    for (const r of rows) console.log(`| ${r.route} | ${r.requests} | ${kib(r.raw)} | ${kib(r.gzip)} | ${kib(r.remote)} |`);
+    console.log('| route | scripts | raw KiB | gzip KiB | of which remotes, gzip KiB | of which the Authenticator kit, gzip KiB |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const r of rows) {
+      console.log(`| ${r.route} | ${r.requests} | ${kib(r.raw)} | ${kib(r.gzip)} | ${kib(r.remote)} | ${kib(r.uiReact)} |`);
+    }
   } finally {
     for (const child of children) stop(child);
   }
