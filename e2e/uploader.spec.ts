@@ -62,6 +62,9 @@ test('a subscriber uploads 25 JPEGs with a camera; bad files are skipped with on
   fs.writeFileSync(video, Buffer.from('\x00\x00\x00\x18ftypmp42 not a photo'));
   const empty = path.join(dir, 'card', 'empty.jpg');
   fs.writeFileSync(empty, '');
+  // Named as a JPEG, but a PNG's first bytes: listed at once, dropped by the background check.
+  const fake = path.join(dir, 'card', 'fake.jpg');
+  fs.writeFileSync(fake, Buffer.from('\x89PNG\r\n\x1a\n not a photo', 'latin1'));
   // The same name, size and modified time as IMG_0001.JPG, from another folder: a duplicate.
   fs.mkdirSync(path.join(dir, 'copy'));
   const duplicate = path.join(dir, 'copy', 'IMG_0001.JPG');
@@ -71,10 +74,12 @@ test('a subscriber uploads 25 JPEGs with a camera; bad files are skipped with on
   fs.utimesSync(jpegs[0]!, when, when);
   fs.utimesSync(duplicate, when, when);
 
-  await chooseFiles(page, [...jpegs, video, empty, duplicate]);
+  await chooseFiles(page, [...jpegs, video, empty, duplicate, fake]);
+  // One grouped notice: the instant skips, then fake.jpg joins once its first bytes are read.
   await expect(page.getByRole('status').filter({ hasText: 'skipped' })).toHaveText(
-    '3 files skipped: IMG_0026.MP4 (not a JPEG image), empty.jpg (empty file), IMG_0001.JPG (already in the list).',
+    '4 files skipped: IMG_0026.MP4 (not a JPEG image), empty.jpg (empty file), IMG_0001.JPG (already in the list), fake.jpg (not a JPEG image).',
   );
+  await expect(page.getByRole('status').filter({ hasText: /^Checking/ })).toHaveCount(0);
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 25 = 0%');
   await expect(page.getByRole('region', { name: /File list, 25 files/ })).toBeVisible();
 

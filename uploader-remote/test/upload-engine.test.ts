@@ -43,7 +43,7 @@ describe('runBatch', () => {
       p.resolve();
     }
     const result = await batch.done;
-    expect(result).toEqual({ succeeded: 20, failed: 0, untouched: 0, stopped: false });
+    expect(result).toEqual({ succeeded: 20, failed: 0, refused: 0, untouched: 0, stopped: false });
     expect(m.maxActive()).toBe(4);
     expect(events.filter((e) => e.type === 'succeeded')).toHaveLength(20);
   });
@@ -74,7 +74,7 @@ describe('runBatch', () => {
     expect(m.calls).toEqual(['k0.jpg', 'k1.jpg', 'k2.jpg']);
     m.pending.get('f1')!.resolve();
     m.pending.get('f2')!.resolve();
-    expect(await batch.done).toEqual({ succeeded: 2, failed: 1, untouched: 0, stopped: false });
+    expect(await batch.done).toEqual({ succeeded: 2, failed: 1, refused: 0, untouched: 0, stopped: false });
   });
 
   it('retries transient errors with backoff, reusing the same key, up to the attempt bound', async () => {
@@ -141,10 +141,40 @@ describe('runBatch', () => {
     await tick();
     batch.stop();
     const result = await batch.done;
-    expect(result).toEqual({ succeeded: 1, failed: 0, untouched: 9, stopped: true });
+    expect(result).toEqual({ succeeded: 1, failed: 0, refused: 0, untouched: 9, stopped: true });
     expect(m.calls).toHaveLength(4);
     expect(events.filter((e) => e.type === 'returned').map((e) => e.id).sort()).toEqual(['f1', 'f2', 'f3']);
     expect(events.some((e) => e.type === 'failed')).toBe(false);
+  });
+
+  it('never uploads a job that admit refuses; a refusal is no failure and frees its allowance slot', async () => {
+    const m = manualDeps();
+    const events: EngineEvent[] = [];
+    const admit = jest.fn(async (job: UploadJob) => job.id !== 'f1');
+    const batch = runBatch(jobs(4), { concurrency: 2, limit: 3, retry: policy }, { ...m.deps, admit }, (e) => events.push(e));
+    while ((await tick(), m.pending.size > 0)) {
+      const [id, p] = [...m.pending.entries()][0]!;
+      m.pending.delete(id);
+      p.resolve();
+    }
+    expect(await batch.done).toEqual({ succeeded: 3, failed: 0, refused: 1, untouched: 0, stopped: false });
+    expect(m.calls).toEqual(['k0.jpg', 'k2.jpg', 'k3.jpg']);
+    expect(events.filter((e) => e.type === 'refused')).toEqual([{ type: 'refused', id: 'f1' }]);
+    expect(events.some((e) => e.id === 'f1' && e.type !== 'refused')).toBe(false);
+  });
+
+  it('waits for admit before the first attempt, and a rejected admit counts as a refusal', async () => {
+    const m = manualDeps();
+    let admitF0!: (ok: boolean) => void;
+    const admit = (job: UploadJob) => (job.id === 'f0' ? new Promise<boolean>((r) => (admitF0 = r)) : Promise.reject(new Error('unreadable')));
+    const batch = runBatch(jobs(2), { concurrency: 2, limit: 2, retry: policy }, { ...m.deps, admit }, () => undefined);
+    await tick();
+    expect(m.calls).toEqual([]);
+    admitF0(true);
+    await tick();
+    expect(m.calls).toEqual(['k0.jpg']);
+    m.pending.get('f0')!.resolve();
+    expect(await batch.done).toEqual({ succeeded: 1, failed: 0, refused: 1, untouched: 0, stopped: false });
   });
 });
 

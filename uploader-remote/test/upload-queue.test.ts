@@ -1,3 +1,4 @@
+import type { SkippedFile } from '../src/features/upload/model/file-filter';
 import { canUpload, initialQueueState, planUpload, queueReducer, type ListedFile, type QueueState } from '../src/features/upload/model/upload-queue';
 
 const listed = (id: string): ListedFile => ({ id, key: `${id}.jpg`, name: `${id}.jpg`, size: 10, lastModified: 1, file: new Blob(['x']), status: { kind: 'waiting' } });
@@ -61,6 +62,76 @@ describe('queueReducer', () => {
     let s = queueReducer(withFiles(2), { type: 'engine-events', events: [{ type: 'failed', id: 'f0', reason: 'x' }, { type: 'failed', id: 'f1', reason: 'x' }] });
     s = queueReducer(s, { type: 'batch-started', ids: ['f0'] });
     expect(s.files.map((f) => f.status.kind)).toEqual(['waiting', 'failed']);
+  });
+});
+
+const checking = (id: string): ListedFile => ({ ...listed(id), status: { kind: 'checking' } });
+const selected = (ids: string[], skipped: SkippedFile[] = [], state: QueueState = initialQueueState): QueueState =>
+  queueReducer(state, { type: 'files-added', files: ids.map(checking), skipped });
+
+describe('queueReducer: the background first-bytes check', () => {
+  it('lists a selection at once, checking, with the instant skips in the notice', () => {
+    const s = selected(['a', 'b'], [{ name: 'clip.mp4', reason: 'not-jpeg' }]);
+    expect(s.files.map((f) => f.status.kind)).toEqual(['checking', 'checking']);
+    expect(s.total).toBe(2);
+    expect(s.checks).toEqual({ kind: 'running', files: 2 });
+    expect(s.notice).toBe('1 file skipped: clip.mp4 (not a JPEG image).');
+  });
+  it('a selection with nothing to check starts no check', () => {
+    expect(selected([], [{ name: 'empty.jpg', reason: 'empty' }]).checks).toEqual({ kind: 'idle' });
+  });
+  it('JPEGs go to waiting; the others leave the list and the total and join the same grouped notice', () => {
+    let s = selected(['a', 'b', 'c'], [{ name: 'clip.mp4', reason: 'not-jpeg' }, { name: 'empty.jpg', reason: 'empty' }]);
+    s = queueReducer(s, { type: 'signatures-checked', verdicts: [{ id: 'a', isJpeg: true }, { id: 'b', isJpeg: false }] });
+    expect(s.files.map((f) => [f.id, f.status.kind])).toEqual([
+      ['a', 'waiting'],
+      ['c', 'checking'],
+    ]);
+    expect(s.total).toBe(2);
+    expect(s.notice).toBe('3 files skipped: clip.mp4 (not a JPEG image), empty.jpg (empty file), b.jpg (not a JPEG image).');
+    expect(s.checks).toEqual({ kind: 'running', files: 3 });
+    s = queueReducer(s, { type: 'signatures-checked', verdicts: [{ id: 'c', isJpeg: true }] });
+    expect(s.checks).toEqual({ kind: 'idle' });
+    expect(s.notice).toBe('3 files skipped: clip.mp4 (not a JPEG image), empty.jpg (empty file), b.jpg (not a JPEG image).');
+  });
+  it('a selection made while another is checked joins its notice and its count; after the check, a new notice', () => {
+    let s = selected(['a'], [{ name: 'x.mov', reason: 'not-jpeg' }]);
+    s = selected(['b'], [{ name: 'y.jpg', reason: 'empty' }], s);
+    expect(s.notice).toBe('2 files skipped: x.mov (not a JPEG image), y.jpg (empty file).');
+    expect(s.checks).toEqual({ kind: 'running', files: 2 });
+    s = queueReducer(s, { type: 'signatures-checked', verdicts: [{ id: 'a', isJpeg: true }, { id: 'b', isJpeg: true }] });
+    s = selected(['c'], [], s);
+    expect(s.notice).toBeNull();
+    expect(s.checks).toEqual({ kind: 'running', files: 1 });
+  });
+  it('ignores verdicts for files removed or already admitted by their own check', () => {
+    let s = selected(['a', 'b', 'c']);
+    s = queueReducer(s, { type: 'file-removed', id: 'a' });
+    s = queueReducer(s, { type: 'batch-started', ids: ['b', 'c'] });
+    s = queueReducer(s, { type: 'engine-events', events: [{ type: 'started', id: 'b', attempt: 1 }] });
+    s = queueReducer(s, { type: 'signatures-checked', verdicts: [{ id: 'a', isJpeg: false }, { id: 'b', isJpeg: false }] });
+    expect(s.files.map((f) => [f.id, f.status.kind])).toEqual([
+      ['b', 'uploading'],
+      ['c', 'checking'],
+    ]);
+    expect(s.notice).toBeNull();
+    expect(s.total).toBe(2);
+  });
+  it('a file refused just before its upload is dropped and named, not counted as a failure', () => {
+    let s = queueReducer(selected(['a', 'b']), { type: 'batch-started', ids: ['a', 'b'] });
+    s = queueReducer(s, { type: 'engine-events', events: [{ type: 'refused', id: 'a' }, { type: 'started', id: 'b', attempt: 1 }] });
+    expect(s.files.map((f) => [f.id, f.status.kind])).toEqual([['b', 'uploading']]);
+    expect(s).toMatchObject({ total: 1, failures: 0, error: null, notice: '1 file skipped: a.jpg (not a JPEG image).', checks: { kind: 'idle' } });
+  });
+  it('starting a batch retires the shown notice: later drops make a notice of their own', () => {
+    let s = selected(['a', 'b'], [{ name: 'clip.mp4', reason: 'not-jpeg' }]);
+    s = queueReducer(s, { type: 'batch-started', ids: ['a', 'b'] });
+    s = queueReducer(s, { type: 'signatures-checked', verdicts: [{ id: 'b', isJpeg: false }] });
+    expect(s.notice).toBe('1 file skipped: b.jpg (not a JPEG image).');
+  });
+  it('removing the last file being checked, or clearing the list, ends the check', () => {
+    expect(queueReducer(selected(['a']), { type: 'file-removed', id: 'a' }).checks).toEqual({ kind: 'idle' });
+    expect(queueReducer(selected(['a', 'b']), { type: 'list-cleared' })).toMatchObject({ checks: { kind: 'idle' }, skipped: [], notice: null });
   });
 });
 

@@ -15,7 +15,10 @@ function session(ranchId?: string): SessionSource {
   } as SessionSource;
 }
 
-function fakeServices(overrides: Partial<ProductApi> = {}, upload?: UploaderServices['upload']) {
+/** Reads a file's first bytes: fake*.jpg are not JPEGs. */
+const fakeHead = async (file: Blob) => ((file as File).name.includes('fake') ? new Uint8Array([0, 0, 0]) : JPEG);
+
+function fakeServices(overrides: Partial<ProductApi> = {}, upload?: UploaderServices['upload'], readHead: UploaderServices['readHead'] = fakeHead) {
   const tracked: AnalyticsEvent[] = [];
   const uploads: { key: string; level: string; camera: string }[] = [];
   let total = 985;
@@ -36,7 +39,7 @@ function fakeServices(overrides: Partial<ProductApi> = {}, upload?: UploaderServ
         total++;
       }),
     refreshCredentials: async () => undefined,
-    readHeads: async (files) => new Map(files.map((f, i) => [i, f.name.includes('fake') ? new Uint8Array([0, 0, 0]) : JPEG])),
+    readHead,
     newId: () => `id-${++n}`,
     now: () => new Date('2026-11-22T12:00:00Z'),
     sleep: async () => undefined,
@@ -93,7 +96,8 @@ describe('UploaderScreen', () => {
     await screen.findByText(/You have 15 remaining/);
     await user.selectOptions(screen.getByRole('combobox', { name: 'Camera' }), 'Windmill Tank');
     await user.upload(fileInput(container), [jpeg('a.jpg'), jpeg('<img src=x onerror=alert(1)>.jpg'), jpeg('fake.jpg'), new File([], 'empty.jpg')]);
-    expect(await screen.findByText('2 files skipped: fake.jpg (not a JPEG image), empty.jpg (empty file).')).toBeVisible();
+    // The empty file is skipped at once, fake.jpg once its first bytes are read: one notice for both.
+    expect(await screen.findByText('2 files skipped: empty.jpg (empty file), fake.jpg (not a JPEG image).')).toBeVisible();
     expect(screen.getByText('<img src=x onerror=alert(1)>.jpg')).toBeVisible();
     expect(screen.getByText('Overall Progress: 0 of 2 = 0%')).toBeVisible();
 
@@ -109,6 +113,36 @@ describe('UploaderScreen', () => {
     ]);
     expect(await screen.findByText(/You have 13 remaining/)).toBeVisible();
     expect(screen.getByText('No files in the list.')).toBeVisible();
+  });
+
+  it('lists files at once while their first bytes are checked; Upload before the check ends never uploads a non-JPEG', async () => {
+    const user = userEvent.setup();
+    const reads: { name: string; answer: () => void }[] = [];
+    const readHead = (file: Blob) =>
+      new Promise<Uint8Array>((resolve) => reads.push({ name: (file as File).name, answer: () => void fakeHead(file).then(resolve) }));
+    const { services, uploads } = fakeServices({}, undefined, readHead);
+    const { container } = renderScreen(services);
+    await screen.findByText(/You have 15 remaining/);
+    await user.upload(fileInput(container), [jpeg('a.jpg'), jpeg('fake.jpg'), jpeg('b.jpg'), jpeg('clip.mp4')]);
+
+    expect(screen.getByText('Checking 3 files…')).toBeVisible();
+    expect(screen.getByText('Checking 3 files…')).toHaveAttribute('role', 'status');
+    expect(screen.getByText('1 file skipped: clip.mp4 (not a JPEG image).')).toBeVisible();
+    expect(screen.getByRole('region', { name: 'File list, 3 files' })).toBeVisible();
+    expect(screen.getAllByText(/· Checking$/)).toHaveLength(3);
+    expect(screen.getByRole('button', { name: 'Add Images' })).toBeEnabled();
+
+    await user.click(screen.getByRole('button', { name: 'Upload' }));
+    expect(uploads).toEqual([]);
+    // The background read and the upload's own check share one read per file.
+    expect(reads.map((r) => r.name)).toEqual(['a.jpg', 'fake.jpg', 'b.jpg']);
+    for (const r of reads) r.answer();
+
+    expect(await screen.findByText('Overall Progress: 2 of 2 = 100%')).toBeVisible();
+    expect(uploads.map((u) => u.key)).toEqual(['id-1.jpg', 'id-3.jpg']);
+    expect(screen.getByText('1 file skipped: fake.jpg (not a JPEG image).')).toBeVisible();
+    expect(screen.queryByText(/Failed uploads/)).toBeNull();
+    expect(screen.queryByText(/^Checking/)).toBeNull();
   });
 
   it('over the allowance asks first; Cancel uploads nothing and gives advice; OK uploads only the remaining', async () => {

@@ -10,6 +10,8 @@ const OVERSCAN = 6;
 /** A file's status as words (waiting, uploading with %, failed with reason). */
 export function statusText(status: FileStatus): string {
   switch (status.kind) {
+    case 'checking':
+      return 'Checking';
     case 'waiting':
       return 'Waiting';
     case 'uploading':

@@ -2,7 +2,7 @@ import { useCallback, useMemo, useRef, useState, type ChangeEvent } from 'react'
 import { confirmLeave, useLeaveGuard, useUser } from '@trailsense/shared';
 import { useAccount } from '../hooks/use-account';
 import { useUploader } from '../hooks/use-uploader';
-import { overAllowanceQuestion, progressLabel, quotaMessage, subscriptionMessage, formatCount } from '../model/messages';
+import { checkingMessage, overAllowanceQuestion, progressLabel, quotaMessage, subscriptionMessage, formatCount } from '../model/messages';
 import { canUpload, percentOf } from '../model/upload-queue';
 import type { UploadTarget } from '../services/amplify-storage';
 import type { UploaderServices } from '../services/uploader-services';
@@ -61,7 +61,7 @@ function SignedInUploader({ services, concurrency, email, ranchId, signOut }: Si
   const onFiles = (event: ChangeEvent<HTMLInputElement>) => {
     const files = Array.from(event.currentTarget.files ?? []);
     event.currentTarget.value = '';
-    void uploader.addFiles(files);
+    uploader.addFiles(files);
   };
   const onSignOut = () => {
     if (!confirmLeave()) return;
@@ -100,7 +100,7 @@ function SignedInUploader({ services, concurrency, email, ranchId, signOut }: Si
 
       <div className="uploader__controls">
         <input ref={input} type="file" multiple accept=".jpg,.jpeg,image/jpeg" className="visually-hidden" tabIndex={-1} aria-hidden="true" onChange={onFiles} disabled={!ranchId} />
-        <button type="button" className="button button--primary" disabled={!ranchId || running || uploader.adding} onClick={() => input.current?.click()}>
+        <button type="button" className="button button--primary" disabled={!ranchId || running} onClick={() => input.current?.click()}>
           Add Images
         </button>
         <span className="field">
@@ -129,6 +129,11 @@ function SignedInUploader({ services, concurrency, email, ranchId, signOut }: Si
           {uploader.announcement}
         </p>
       </div>
+
+      {/* Polite, and worded once per check (not a running count), so a screen reader hears it once. */}
+      <p className="uploader__checking" role="status">
+        {state.checks.kind === 'running' ? checkingMessage(state.checks.files) : ''}
+      </p>
 
       <div className="uploader__notice" role="status">
         {state.notice && <p>{state.notice}</p>}

@@ -1,8 +1,9 @@
-import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import { extensionOf, fileIdentity, filterSelection } from '../model/file-filter';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { extensionOf, fileIdentity, precheckSelection } from '../model/file-filter';
 import { progressAnnouncement, progressQuarter } from '../model/messages';
 import { initialQueueState, planUpload, queueReducer, type EngineEvent, type ListedFile, type QueueState } from '../model/upload-queue';
 import type { UploadTarget } from '../services/amplify-storage';
+import { createSignatureCheck } from '../services/signature-check';
 import { runBatch, type RunningBatch } from '../services/upload-engine';
 import type { UploaderServices } from '../services/uploader-services';
 
@@ -15,9 +16,11 @@ export interface UploaderController {
   confirm: { remaining: number; listed: number } | null;
   /** The latest polite announcement for screen readers. */
   announcement: string;
-  /** True while a selection is being checked. */
-  adding: boolean;
-  addFiles(files: readonly File[]): Promise<void>;
+  /**
+   * Lists a selection at once (instant checks only) and checks the listed files' first bytes in
+   * the background (`state.checks`), dropping those that are not JPEGs.
+   */
+  addFiles(files: readonly File[]): void;
   remove(id: string): void;
   clear(): void;
   /** Upload clicked: uploads, or asks the over-allowance question. */
@@ -43,32 +46,37 @@ export function useUploader({ services, remaining, target, concurrency, onBatchE
   const [state, dispatch] = useReducer(queueReducer, initialQueueState);
   const [confirm, setConfirm] = useState<UploaderController['confirm']>(null);
   const [announcement, setAnnouncement] = useState('');
-  const [adding, setAdding] = useState(false);
   const stateRef = useRef(state);
   stateRef.current = state;
   const batch = useRef<RunningBatch | null>(null);
+  const signatures = useMemo(() => createSignatureCheck(services.readHead), [services]);
+  // Aborts the background checks (Clear List, unmount); a new one is made for the next selection.
+  const checking = useRef(new AbortController());
 
-  useEffect(() => () => batch.current?.stop(), []);
+  useEffect(
+    () => () => {
+      batch.current?.stop();
+      checking.current.abort();
+    },
+    [],
+  );
 
   const addFiles = useCallback(
-    async (files: readonly File[]) => {
+    (files: readonly File[]) => {
       if (files.length === 0) return;
-      setAdding(true);
-      try {
-        const heads = await services.readHeads(files);
-        const listed = new Set(stateRef.current.files.map(fileIdentity));
-        const { accepted, skipped } = filterSelection(files, heads, listed);
-        const entries: ListedFile[] = accepted.map((file) => {
-          const id = services.newId();
-          return { id, key: `${id}${extensionOf(file.name)}`, name: file.name, size: file.size, lastModified: file.lastModified, file, status: { kind: 'waiting' } };
-        });
-        // One state update for the whole selection, however many files.
-        dispatch({ type: 'files-added', files: entries, skipped });
-      } finally {
-        setAdding(false);
-      }
+      const listed = new Set(stateRef.current.files.map(fileIdentity));
+      const { accepted, skipped } = precheckSelection(files, listed);
+      const entries: ListedFile[] = accepted.map((file) => {
+        const id = services.newId();
+        return { id, key: `${id}${extensionOf(file.name)}`, name: file.name, size: file.size, lastModified: file.lastModified, file, status: { kind: 'checking' } };
+      });
+      // One state update for the whole selection, however many files: the list is usable now.
+      dispatch({ type: 'files-added', files: entries, skipped });
+      if (entries.length === 0) return;
+      if (checking.current.signal.aborted) checking.current = new AbortController();
+      void signatures.checkAll(entries, (verdicts) => dispatch({ type: 'signatures-checked', verdicts }), checking.current.signal);
     },
-    [services],
+    [services, signatures],
   );
 
   const startBatch = useCallback(
@@ -82,6 +90,12 @@ export function useUploader({ services, remaining, target, concurrency, onBatchE
       let pending: EngineEvent[] = [];
       let timer: ReturnType<typeof setTimeout> | null = null;
       const keys = new Map(files.map((f) => [f.id, f.key]));
+      // Upload may be pressed before the background check has reached every file. Rather than
+      // wait for the whole check, each unchecked file is checked just before its own upload (the
+      // engine's `admit`, sharing the background read if one is in flight): the batch starts at
+      // once and a file whose first bytes are not a JPEG's is dropped ('refused'), never uploaded.
+      // Files listed as anything but checking have passed the check already.
+      const unchecked = new Set(files.filter((f) => f.status.kind === 'checking').map((f) => f.id));
 
       const flush = () => {
         timer = null;
@@ -117,6 +131,7 @@ export function useUploader({ services, remaining, target, concurrency, onBatchE
           refreshCredentials: services.refreshCredentials,
           sleep: services.sleep,
           random: services.random,
+          admit: async (job) => !unchecked.has(job.id) || signatures.isJpeg(job),
         },
         emit,
       );
@@ -130,7 +145,7 @@ export function useUploader({ services, remaining, target, concurrency, onBatchE
         onBatchEnd();
       });
     },
-    [services, target, concurrency, onBatchEnd],
+    [services, signatures, target, concurrency, onBatchEnd],
   );
 
   const requestUpload = useCallback(() => {
@@ -162,10 +177,13 @@ export function useUploader({ services, remaining, target, concurrency, onBatchE
     state,
     confirm,
     announcement,
-    adding,
     addFiles,
     remove: useCallback((id: string) => dispatch({ type: 'file-removed', id }), []),
-    clear: useCallback(() => dispatch({ type: 'list-cleared' }), []),
+    clear: useCallback(() => {
+      if (batch.current) return;
+      checking.current.abort();
+      dispatch({ type: 'list-cleared' });
+    }, []),
     requestUpload,
     answerConfirm,
     retryFile,

@@ -69,6 +69,11 @@ export function skippedNotice(skipped: readonly SkippedFile[]): string | null {
   return `${formatCount(skipped.length)} ${noun} skipped: ${listed.join(', ')}${more > 0 ? ` and ${formatCount(more)} more` : ''}.`;
 }
 
+/** Shown (politely) while listed files' first bytes are checked: "Checking 10,000 files…". */
+export function checkingMessage(files: number): string {
+  return `Checking ${formatCount(files)} ${files === 1 ? 'file' : 'files'}…`;
+}
+
 /** The polite screen-reader announcement of a batch: at its start, each quarter, and its end. */
 export function progressAnnouncement(
   event: { kind: 'started'; files: number } | { kind: 'milestone'; uploaded: number; total: number } | { kind: 'ended'; uploaded: number; failed: number; stopped: boolean },

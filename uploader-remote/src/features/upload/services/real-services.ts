@@ -1,7 +1,7 @@
 import { amplifyIdToken, createAnalytics, createProductApi, type RuntimeConfig } from '@trailsense/shared';
 import { DEFAULT_RETRY } from '../model/retry';
 import { amplifyUpload, refreshAmplifyCredentials } from './amplify-storage';
-import { readFileHeads } from './read-file-heads';
+import { readFileHead } from './read-file-head';
 import { abortableSleep } from './upload-engine';
 import type { UploaderServices } from './uploader-services';
 
@@ -12,7 +12,7 @@ export function realUploaderServices(config: RuntimeConfig): UploaderServices {
     analytics: createAnalytics(config.analytics),
     upload: amplifyUpload,
     refreshCredentials: refreshAmplifyCredentials,
-    readHeads: (files) => readFileHeads(files),
+    readHead: (file) => readFileHead(file),
     newId: () => crypto.randomUUID(),
     now: () => new Date(),
     sleep: abortableSleep,

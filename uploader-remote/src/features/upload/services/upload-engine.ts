@@ -17,6 +17,12 @@ export interface EngineDeps {
   /** Waits `ms`, or rejects/resolves early when `signal` aborts. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   random(): number;
+  /**
+   * Decides, before a job's first attempt, whether it may be uploaded at all (the uploader: its
+   * first bytes are a JPEG's). A refused job is dropped: it is neither a success nor a failure and
+   * does not count against the limit. Absent: every job is admitted.
+   */
+  admit?(job: UploadJob): Promise<boolean>;
 }
 
 export interface BatchOptions {
@@ -30,6 +36,8 @@ export interface BatchOptions {
 export interface BatchResult {
   succeeded: number;
   failed: number;
+  /** Jobs `admit` refused. */
+  refused: number;
   /** Files never started or returned by Stop. */
   untouched: number;
   stopped: boolean;
@@ -76,16 +84,19 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
   let succeeded = 0;
   let failed = 0;
   let returned = 0;
+  let refused = 0;
   let resolveDone!: (result: BatchResult) => void;
   const done = new Promise<BatchResult>((resolve) => (resolveDone = resolve));
 
   const finishIfIdle = () => {
     if (active > 0) return;
     if (!controller.signal.aborted && mayStartAnother({ succeeded, active, limit, concurrency, stopping: false, queued: queue.length })) return;
-    resolveDone({ succeeded, failed, untouched: queue.length + returned, stopped: controller.signal.aborted });
+    resolveDone({ succeeded, failed, refused, untouched: queue.length + returned, stopped: controller.signal.aborted });
   };
 
-  async function runJob(job: UploadJob): Promise<'succeeded' | 'failed' | 'returned'> {
+  async function runJob(job: UploadJob): Promise<'succeeded' | 'failed' | 'returned' | 'refused'> {
+    // Holds its slot while admitted, so the limit can never be passed by jobs admitted at once.
+    if (deps.admit && !(await deps.admit(job).catch(() => false))) return 'refused';
     for (let attempt = 1; ; attempt++) {
       if (controller.signal.aborted) return 'returned';
       emit({ type: 'started', id: job.id, attempt });
@@ -122,7 +133,10 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
         active--;
         if (outcome === 'succeeded') succeeded++;
         else if (outcome === 'failed') failed++;
-        else {
+        else if (outcome === 'refused') {
+          refused++;
+          emit({ type: 'refused', id: job.id });
+        } else {
           returned++;
           emit({ type: 'returned', id: job.id });
         }

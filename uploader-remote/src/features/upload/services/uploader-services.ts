@@ -1,6 +1,5 @@
 import type { Analytics, ProductApi } from '@trailsense/shared';
 import type { RetryPolicy } from '../model/retry';
-import type { FileFacts } from '../model/file-filter';
 import type { UploadTarget } from './amplify-storage';
 import type { UploadJob } from './upload-engine';
 
@@ -13,7 +12,8 @@ export interface UploaderServices {
   analytics: Analytics;
   upload(target: UploadTarget, job: UploadJob, context: { onProgress: (fraction: number) => void; signal: AbortSignal }): Promise<void>;
   refreshCredentials(): Promise<void>;
-  readHeads(files: readonly (FileFacts & Blob)[]): Promise<Map<number, Uint8Array>>;
+  /** A file's first bytes (enough for the JPEG signature), or null if it cannot be read. */
+  readHead(file: Blob): Promise<Uint8Array | null>;
   /** A random unique id (object keys are this plus the original extension). */
   newId(): string;
   now(): Date;
