@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { amplifySessionSource, configureAmplifyOnce, loadRuntimeConfig, sharedInstanceId } from '@trailsense/shared';
 import { App } from './app/app';
+import { AppErrorBoundary } from './app/app-error-boundary';
 import { ConfigErrorPage } from './app/config-error-page';
 import { registerRemotesFromConfig } from './remotes/remote-loader';
 import './app/theme.css';
@@ -21,7 +22,9 @@ async function start() {
   registerRemotesFromConfig(result.config);
   root.render(
     <StrictMode>
-      <App config={result.config} sessionSource={amplifySessionSource} />
+      <AppErrorBoundary>
+        <App config={result.config} sessionSource={amplifySessionSource} />
+      </AppErrorBoundary>
     </StrictMode>,
   );
 }

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { RemoteBoundary } from '../src/remotes/remote-boundary';
+import { AppErrorBoundary } from '../src/app/app-error-boundary';
 
 let failing = true;
 function FlakyRemote() {
@@ -30,6 +31,25 @@ describe('RemoteBoundary', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Retry' }));
     expect(screen.getByText('Uploader loaded')).toBeInTheDocument();
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    error.mockRestore();
+  });
+});
+
+describe('AppErrorBoundary', () => {
+  it('shows a readable page with Reload and a way home instead of a blank page', () => {
+    const error = jest.spyOn(console, 'error').mockImplementation(() => {});
+    function Broken(): never {
+      throw new Error('render bug');
+    }
+    render(
+      <AppErrorBoundary>
+        <Broken />
+      </AppErrorBoundary>,
+    );
+    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('Something went wrong on this page');
+    expect(screen.getByRole('button', { name: 'Reload' })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Home page' })).toHaveAttribute('href', '/');
+    expect(screen.queryByText('render bug')).not.toBeInTheDocument();
     error.mockRestore();
   });
 });
