@@ -1,13 +1,10 @@
 // The local production server: serves an app's dist folder the way the production CDN does —
-// unhashed entry files no-cache, hashed chunks immutable, gzip when the browser accepts it,
-// deep links answered with index.html (shell only), and /config.json from a config file.
+// unhashed entry files no-cache, hashed chunks immutable, the build's precompressed copy (.br,
+// else .gz) when the browser accepts it, deep links answered with index.html (shell only), and
+// /config.json from a config file.
 import http from 'node:http';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import zlib from 'node:zlib';
-import { promisify } from 'node:util';
-
-const gzip = promisify(zlib.gzip);
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -23,7 +20,11 @@ const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
   '.map': 'application/json; charset=utf-8',
 };
-const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.svg', '.txt', '.map']);
+/** Precompressed copies the build writes beside an asset, best first. */
+const ENCODINGS = [
+  { name: 'br', suffix: '.br' },
+  { name: 'gzip', suffix: '.gz' },
+];
 /** A chunk name carries a content hash (`325.e8d85c681d.js`): it can be cached forever. */
 const HASHED = /\.[0-9a-f]{10}\.(js|css)$|\/assets\/.+\.[0-9a-f]{10}\.\w+$/;
 
@@ -38,25 +39,28 @@ export function cacheControlFor(urlPath) {
  */
 export async function startStaticServer({ root, port, host = '127.0.0.1', spa = false, configFile }) {
   const rootDir = path.resolve(root);
-  const gzipCache = new Map();
 
-  async function send(req, res, status, body, type, cacheControl) {
+  /** Sends a file, or its precompressed copy when the browser accepts that encoding. */
+  async function sendFile(req, res, status, filePath, type, cacheControl) {
+    const accepted = req.headers['accept-encoding'] ?? '';
+    for (const encoding of ENCODINGS) {
+      if (!new RegExp(`\\b${encoding.name}\\b`).test(accepted)) continue;
+      const compressed = await readFileOrNull(filePath + encoding.suffix);
+      if (compressed) return send(req, res, status, compressed, type, cacheControl, encoding.name);
+    }
+    return send(req, res, status, await fs.readFile(filePath), type, cacheControl);
+  }
+
+  function send(req, res, status, body, type, cacheControl, encoding) {
     res.setHeader('Content-Type', type);
     res.setHeader('Cache-Control', cacheControl);
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Vary', 'Accept-Encoding');
-    let payload = body;
-    const ext = Object.entries(TYPES).find(([, t]) => t === type)?.[0] ?? '';
-    if (COMPRESSIBLE.has(ext) && body.length > 1024 && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
-      const key = body;
-      payload = gzipCache.get(key) ?? (await gzip(body, { level: 9 }));
-      gzipCache.set(key, payload);
-      res.setHeader('Content-Encoding', 'gzip');
-    }
-    res.setHeader('Content-Length', payload.length);
+    if (encoding) res.setHeader('Content-Encoding', encoding);
+    res.setHeader('Content-Length', body.length);
     res.writeHead(status);
-    res.end(req.method === 'HEAD' ? undefined : payload);
+    res.end(req.method === 'HEAD' ? undefined : body);
   }
 
   const server = http.createServer(async (req, res) => {
@@ -67,7 +71,9 @@ export async function startStaticServer({ root, port, host = '127.0.0.1', spa = 
       }
       const urlPath = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
       if (urlPath === '/config.json' && configFile) {
-        await send(req, res, 200, await fs.readFile(configFile), TYPES['.json'], 'no-cache');
+        const config = await readFileOrNull(configFile);
+        if (config) send(req, res, 200, config, TYPES['.json'], 'no-cache');
+        else send(req, res, 404, Buffer.from('{"message":"no config"}'), TYPES['.json'], 'no-cache');
         return;
       }
       const filePath = path.join(rootDir, urlPath);
@@ -75,18 +81,18 @@ export async function startStaticServer({ root, port, host = '127.0.0.1', spa = 
         res.writeHead(400).end();
         return;
       }
-      const file = await readFileOrNull(filePath.endsWith(path.sep) ? path.join(filePath, 'index.html') : filePath);
-      if (file) {
-        const ext = path.extname(filePath) || '.html';
-        await send(req, res, 200, file, TYPES[ext] ?? 'application/octet-stream', cacheControlFor(urlPath));
+      const target = filePath.endsWith(path.sep) ? path.join(filePath, 'index.html') : filePath;
+      if (await isFile(target)) {
+        const ext = path.extname(target) || '.html';
+        await sendFile(req, res, 200, target, TYPES[ext] ?? 'application/octet-stream', cacheControlFor(urlPath));
         return;
       }
       // A deep link (/support, /uploader) is a route of the single-page app: answer with the page.
       if (spa && !path.extname(urlPath)) {
-        await send(req, res, 200, await fs.readFile(path.join(rootDir, 'index.html')), TYPES['.html'], 'no-cache');
+        await sendFile(req, res, 200, path.join(rootDir, 'index.html'), TYPES['.html'], 'no-cache');
         return;
       }
-      await send(req, res, 404, Buffer.from('Not found'), TYPES['.txt'], 'no-cache');
+      send(req, res, 404, Buffer.from('Not found'), TYPES['.txt'], 'no-cache');
     } catch (error) {
       console.error(error);
       if (!res.headersSent) res.writeHead(500).end('Internal error');
@@ -109,11 +115,14 @@ export async function startStaticServer({ root, port, host = '127.0.0.1', spa = 
   };
 }
 
-async function readFileOrNull(filePath) {
+async function isFile(filePath) {
   try {
-    const stat = await fs.stat(filePath);
-    return stat.isFile() ? await fs.readFile(filePath) : null;
+    return (await fs.stat(filePath)).isFile();
   } catch {
-    return null;
+    return false;
   }
+}
+
+async function readFileOrNull(filePath) {
+  return (await isFile(filePath)) ? fs.readFile(filePath) : null;
 }

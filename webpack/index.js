@@ -6,10 +6,14 @@ const webpack = require('webpack');
 const HtmlWebpackPlugin = require('html-webpack-plugin');
 const MiniCssExtractPlugin = require('mini-css-extract-plugin');
 const CopyPlugin = require('copy-webpack-plugin');
+const CompressionPlugin = require('compression-webpack-plugin');
+const zlib = require('node:zlib');
 const { ModuleFederationPlugin } = require('@module-federation/enhanced/webpack');
 const { sharedSingletons } = require('./shared-singletons');
 
 const repoRoot = path.resolve(__dirname, '..');
+/** Text assets worth precompressing (source maps are only fetched by developer tools). */
+const COMPRESSIBLE = /\.(js|css|html|json|svg|txt)$/;
 
 /**
  * @typedef {object} AppOptions
@@ -94,6 +98,28 @@ function createConfig(options) {
         ...(fs.existsSync(publicDir)
           ? [new CopyPlugin({ patterns: [{ from: publicDir, globOptions: { ignore: ['**/index.html'] }, noErrorOnMissing: true }] })]
           : []),
+        // Precompressed copies (.br, .gz) beside each text asset: the server picks one by the
+        // browser's Accept-Encoding and never compresses on the fly.
+        ...(dev
+          ? []
+          : [
+              new CompressionPlugin({
+                filename: '[path][base].br',
+                algorithm: 'brotliCompress',
+                test: COMPRESSIBLE,
+                compressionOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } },
+                threshold: 1024,
+                minRatio: 0.9,
+              }),
+              new CompressionPlugin({
+                filename: '[path][base].gz',
+                algorithm: 'gzip',
+                test: COMPRESSIBLE,
+                compressionOptions: { level: 9 },
+                threshold: 1024,
+                minRatio: 0.9,
+              }),
+            ]),
       ],
       performance: { hints: false },
       optimization: { moduleIds: 'deterministic', chunkIds: 'deterministic' },

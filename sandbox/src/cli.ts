@@ -1,8 +1,9 @@
 /**
- * `npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault 0.3:503]`
+ * `npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault 0.3:503] [--link 20:80]`
  * Starts the sandbox, prints the seed accounts and where everything listens, and stops cleanly on
  * Ctrl-C, SIGTERM, or when any piece dies (exit code 1 then).
  */
+import { formatLink, parseLink } from './link';
 import { seedBanner } from './seed';
 import { startSandbox, PortInUseError } from './index';
 import type { Sandbox } from './index';
@@ -12,6 +13,7 @@ interface CliArgs {
   quiet: boolean;
   dataDir?: string;
   s3PutFault?: string;
+  link?: string;
 }
 
 export function parseArgs(argv: readonly string[]): CliArgs | string {
@@ -35,9 +37,16 @@ export function parseArgs(argv: readonly string[]): CliArgs | string {
         args.s3PutFault = value();
         if (!args.s3PutFault) return '--s3-put-fault needs <fraction>[:<status>], e.g. 0.3:503';
         break;
+      case '--link': {
+        args.link = value();
+        if (!args.link) return '--link needs <mbit>[:<rttMs>], e.g. 20:80, or off';
+        const parsed = parseLink(args.link);
+        if ('error' in parsed) return parsed.error;
+        break;
+      }
       case '--help':
       case '-h':
-        return 'usage: npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault FRACTION[:STATUS]]';
+        return 'usage: npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault FRACTION[:STATUS]] [--link MBIT[:RTT_MS]]';
       default:
         return `unknown option ${arg} (try --help)`;
     }
@@ -58,6 +67,7 @@ async function main(): Promise<void> {
       quiet: args.quiet,
       dataDir: args.dataDir ?? process.env['SANDBOX_DATA_DIR'],
       s3PutFault: args.s3PutFault,
+      ...(args.link !== undefined ? { link: args.link } : {}),
       log: (line) => console.log(line),
     });
   } catch (err) {
@@ -71,7 +81,7 @@ async function main(): Promise<void> {
       `  Cognito user pool + identity pool  ${config.auth.userPoolEndpoint}  (pool ${config.auth.userPoolId}, client ${config.auth.userPoolClientId})`,
       `  Product API                        ${config.api.baseUrl}`,
       `  Analytics sink                     ${config.analytics.provider === 'sandbox' ? config.analytics.endpoint : ''}`,
-      `  S3 (s3rver)                        http://localhost:${ports.s3}/${config.storage.bucket}`,
+      `  S3 (s3rver)                        http://localhost:${ports.s3}/${config.storage.bucket}${sandbox.link ? `  (through an emulated link: ${formatLink(sandbox.link)})` : ''}`,
       `  config.json for the site           ${sandbox.dataDir}/config.json`,
       '',
       seedBanner(),

@@ -6,12 +6,14 @@
  *   api       product API on SQLite                                                  :4103
  *   analytics analytics sink                                                         :4104
  *   s3        s3rver (fixed: Amplify's test endpoint is http://localhost:20005)      :20005
+ *             (with a link emulator on, its proxy takes :20005 and s3rver an internal port)
  *
  * If any piece dies (its server closes or errors), the others are stopped too and `stopped`
  * resolves with the piece's name: never half a sandbox.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { RequestListener } from 'node:http';
+import type { Server } from 'node:net';
 import path from 'node:path';
 import { createLocalJWKSet, createRemoteJWKSet } from 'jose';
 import type { JWK } from 'jose';
@@ -29,13 +31,16 @@ import type { DeliveredCode } from './gateway/cognito-local';
 import { createGateway } from './gateway/gateway';
 import { createIdentityPool } from './gateway/identity-pool';
 import { createUserPool } from './gateway/user-pool';
+import { formatLink, parseLink } from './link';
+import type { LinkSpec } from './link';
 import { listenLoopback } from './listen';
 import type { Listener } from './listen';
 import { startS3 } from './s3';
 import type { S3Piece } from './s3';
 import { seedDatabase, SEED_USERS } from './seed';
 
-export type { RuntimeConfig, SandboxPorts, PutFault, DeliveredCode, StoredEvent };
+export type { RuntimeConfig, SandboxPorts, PutFault, DeliveredCode, StoredEvent, LinkSpec };
+export { parseLink, formatLink } from './link';
 export { PortInUseError } from './listen';
 export { SEED_USERS, SEED_RANCHES, yearMonth } from './seed';
 export { S3_PORT } from './config';
@@ -57,6 +62,11 @@ export interface SandboxOptions {
   s3PutFault?: PutFault | string;
   /** Where log lines go (default console.log unless quiet). */
   log?: (line: string) => void;
+  /**
+   * The link emulator on the storage path: one shared uplink, e.g. `{ mbit: 20, rttMs: 80 }` or
+   * "20:80"; null / "off" for none. Default `$SANDBOX_LINK`, else off (s3rver on the port itself).
+   */
+  link?: LinkSpec | string | null;
 }
 
 export type StopReason = { kind: 'stopped' } | { kind: 'piece-died'; piece: PieceName; error?: Error };
@@ -76,12 +86,28 @@ export interface Sandbox {
   setPutFault(fault: PutFault | string): void;
   /** How many PUTs the fault switch has failed. */
   injectedFaults(): number;
+  /** The emulated link on the storage path, or null when S3 is plain loopback. */
+  link: LinkSpec | null;
+  /** Bytes that have crossed the emulated uplink so far (0 without a link). */
+  linkBytesSent(): number;
   /** Resolves when the sandbox has stopped, saying why. */
   stopped: Promise<StopReason>;
   /** Simulates a crash of one piece (tests of the supervisor). */
   crashPiece(piece: PieceName): void;
   /** Stops every piece and closes the database. */
   stop(): Promise<void>;
+}
+
+function toLink(value: LinkSpec | string | null | undefined): LinkSpec | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') {
+    const parsed = parseLink(`${value.mbit}:${value.rttMs}`);
+    if ('error' in parsed) throw new Error(parsed.error);
+    return parsed.link;
+  }
+  const parsed = parseLink(value);
+  if ('error' in parsed) throw new Error(parsed.error);
+  return parsed.link;
 }
 
 function toFault(value: PutFault | string | undefined): PutFault {
@@ -113,6 +139,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const contract = readLocalContract();
   const wanted: SandboxPorts = { ...contractPorts(contract), ...options.ports };
   let fault = toFault(options.s3PutFault ?? process.env['SANDBOX_S3_PUT_FAULT']);
+  const link = toLink(options.link !== undefined ? options.link : process.env['SANDBOX_LINK']);
 
   if (options.reset) resetDataDir(dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -146,7 +173,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     resolveStopped(reason);
   }
 
-  function supervise(piece: PieceName, listener: Listener): void {
+  function supervise(piece: PieceName, listener: { servers: readonly Server[] }): void {
     for (const server of listener.servers) {
       server.on('close', () => {
         if (!stopping) {
@@ -170,7 +197,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     listeners.set('cognito', await listenLoopback('Cognito gateway', wanted.gateway, delegate('cognito')));
     listeners.set('api', await listenLoopback('product API', wanted.api, delegate('api')));
     listeners.set('analytics', await listenLoopback('analytics sink', wanted.analytics, delegate('analytics')));
-    s3 = await startS3({ dataDir, bucket: contract.storage.bucket, port: S3_PORT, db, fault, log });
+    s3 = await startS3({ dataDir, bucket: contract.storage.bucket, port: S3_PORT, db, fault, log, link });
+    if (link) log(`[s3] link emulator on: ${formatLink(link)}, shared by every connection to :${S3_PORT}`);
 
     ports = { gateway: listeners.get('cognito')!.port, api: listeners.get('api')!.port, analytics: listeners.get('analytics')!.port };
     config = runtimeConfigFor(contract, ports);
@@ -213,6 +241,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
   for (const [piece, listener] of listeners) supervise(piece, listener);
   supervise('s3', s3.listener);
+  if (s3.front) supervise('s3', s3.front);
 
   const s3Piece = s3;
   return {
@@ -227,10 +256,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       s3Piece.setPutFault(fault);
     },
     injectedFaults: () => s3Piece.injectedFaults(),
+    link,
+    linkBytesSent: () => s3Piece.front?.link.sent ?? 0,
     stopped,
     crashPiece: (piece) => {
       const listener = piece === 's3' ? s3Piece.listener : listeners.get(piece);
       for (const server of listener?.servers ?? []) server.close();
+      if (piece === 's3') for (const server of s3Piece.front?.servers ?? []) server.close();
     },
     stop: () => shutdown({ kind: 'stopped' }),
   };

@@ -5,6 +5,8 @@
  * - the object-created hook (production: an S3 ObjectCreated function) that copies
  *   `x-amz-meta-ranchid` into the object's `ranchid` tag and counts the upload for upload-metrics;
  * - the PUT fault switch.
+ * With a link (`link.ts`), s3rver listens on an internal loopback port instead and the link
+ * emulator's proxy (`link-proxy.ts`) takes the S3 port; without one, nothing stands in between.
  */
 import path from 'node:path';
 import S3rver from 's3rver';
@@ -14,6 +16,9 @@ import type { SandboxDb } from './db';
 import { faultXml, NO_FAULT, shouldFail } from './fault';
 import type { PutFault } from './fault';
 import { SITE_ORIGINS } from './http-util';
+import type { LinkSpec } from './link';
+import { startLinkProxy } from './link-proxy';
+import type { LinkProxy } from './link-proxy';
 import { listenLoopback } from './listen';
 import type { Listener } from './listen';
 import { yearMonth } from './seed';
@@ -51,7 +56,10 @@ function isObjectPut(ctx: KoaContext): boolean {
 }
 
 export interface S3Piece {
+  /** s3rver's own listener (on the S3 port, or on an internal one behind the link). */
   listener: Listener;
+  /** The link emulator in front of s3rver on the S3 port, when a link is on. */
+  front?: LinkProxy;
   setPutFault(fault: PutFault): void;
   /** How many PUTs the switch has failed so far. */
   injectedFaults(): number;
@@ -66,6 +74,8 @@ export async function startS3(opts: {
   db: SandboxDb;
   fault: PutFault;
   log: (line: string) => void;
+  /** Put s3rver behind an emulated shared uplink (default: none, s3rver on `port` itself). */
+  link?: LinkSpec | null;
 }): Promise<S3Piece> {
   const s3rver = new S3rver({
     directory: path.join(opts.dataDir, 's3'),
@@ -131,15 +141,30 @@ export async function startS3(opts: {
   };
   s3rver.middleware.unshift(front);
 
-  const listener = await listenLoopback('S3 emulator (s3rver)', opts.port, s3rver.callback());
+  let listener: Listener;
+  let linkProxy: LinkProxy | undefined;
+  if (opts.link) {
+    listener = await listenLoopback('S3 emulator (s3rver, behind the link)', 0, s3rver.callback());
+    try {
+      linkProxy = await startLinkProxy({ piece: 'S3 emulator (s3rver)', port: opts.port, targetPort: listener.port, link: opts.link, log: opts.log });
+    } catch (err) {
+      await listener.close();
+      s3rver.logger.close();
+      throw err;
+    }
+  } else {
+    listener = await listenLoopback('S3 emulator (s3rver)', opts.port, s3rver.callback());
+  }
   return {
     listener,
+    ...(linkProxy ? { front: linkProxy } : {}),
     s3rver,
     setPutFault: (next) => {
       fault = next;
     },
     injectedFaults: () => injected,
     stop: async () => {
+      await linkProxy?.close();
       await listener.close();
       s3rver.logger.close();
     },
