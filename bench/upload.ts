@@ -3,13 +3,19 @@
  * 300 JPEGs of about 1.5 MB uploaded with concurrency 1 and with the default (and 6), side by
  * side; then 10,000 small files selected — time until the list is interactive, JS heap, DOM rows,
  * and when the background check of their first bytes ends.
+ * Then, through the sandbox's link emulator (one shared uplink, default 20 Mbit/s and 80 ms RTT):
+ * 200 JPEGs of about 2 MB with the default concurrency and with concurrency 1, goodput =
+ * bytes / (link capacity × time).
  * Needs `npm run build` first and the ports free (wrap in flock). `npm run bench:upload`.
+ * Smaller runs: BENCH_FILES (loopback, default 300), BENCH_LINK_FILES (through the link, default
+ * 200), BENCH_LINK (the link, `<mbit>:<rttMs>`, default 20:80).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Page } from '@playwright/test';
-import { startSandbox } from '../sandbox/src/index';
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { formatLink, parseLink, startSandbox } from '../sandbox/src/index';
+import type { LinkSpec, Sandbox } from '../sandbox/src/index';
 import { chromiumLaunchOptions } from '../e2e/support/chromium';
 import { startStack } from '../e2e/support/servers';
 import { accounts, startSignedIn } from '../e2e/support/session';
@@ -18,6 +24,13 @@ import { DEFAULT_CONCURRENCY } from '../uploader-remote/src/features/upload/mode
 
 const FILES = Number(process.env.BENCH_FILES ?? 300);
 const PADDING = 1_500_000;
+const LINK_FILES = Number(process.env.BENCH_LINK_FILES ?? 200);
+const LINK_PADDING = 2_000_000;
+const LINK: LinkSpec = (() => {
+  const parsed = parseLink(process.env.BENCH_LINK ?? '20:80');
+  if ('error' in parsed || !parsed.link) throw new Error(`BENCH_LINK: ${'error' in parsed ? parsed.error : 'the link cannot be off here'}`);
+  return parsed.link;
+})();
 
 async function chooseFiles(page: Page, files: string[]) {
   const chooser = page.waitForEvent('filechooser');
@@ -25,28 +38,37 @@ async function chooseFiles(page: Page, files: string[]) {
   await (await chooser).setFiles(files);
 }
 
+/** Uploads `files` in a fresh signed-in page with `?concurrency=N`; seconds from the Upload click to 100 %. */
+async function timeUpload(browser: Browser, shellUrl: string, files: string[], concurrency: number): Promise<number> {
+  const page = await browser.newPage();
+  try {
+    await startSignedIn(page, accounts.subscriber);
+    await page.goto(`${shellUrl}/uploader?concurrency=${concurrency}`);
+    await page.getByText(/You have uploaded/).waitFor();
+    await chooseFiles(page, files);
+    await page.getByText(`Overall Progress: 0 of ${files.length} = 0%`).waitFor();
+    const start = Date.now();
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.getByText(`Overall Progress: ${files.length} of ${files.length} = 100%`).waitFor({ timeout: 3_600_000 });
+    return (Date.now() - start) / 1000;
+  } finally {
+    await page.close();
+  }
+}
+
 async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-upload-'));
-  const sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), reset: true, quiet: true });
+  let sandbox: Sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), reset: true, quiet: true, link: null });
   const stack = await startStack(3000);
   const browser = await chromium.launch({ ...chromiumLaunchOptions(), args: [...(chromiumLaunchOptions().args ?? []), '--no-sandbox'] });
   const rows: string[][] = [];
+  const linkRows: string[][] = [];
   try {
     const big = writeJpegs(path.join(work, 'big'), FILES, { padding: PADDING });
     const mb = big.reduce((n, f) => n + fs.statSync(f).size, 0) / 1e6;
     const runs: { concurrency: number; seconds: number }[] = [];
     for (const concurrency of [...new Set([1, 4, DEFAULT_CONCURRENCY])]) {
-      const page = await browser.newPage();
-      await startSignedIn(page, accounts.subscriber);
-      await page.goto(`${stack.shellUrl}/uploader?concurrency=${concurrency}`);
-      await page.getByText(/You have uploaded/).waitFor();
-      await chooseFiles(page, big);
-      await page.getByText(`Overall Progress: 0 of ${FILES} = 0%`).waitFor();
-      const start = Date.now();
-      await page.getByRole('button', { name: 'Upload', exact: true }).click();
-      await page.getByText(`Overall Progress: ${FILES} of ${FILES} = 100%`).waitFor({ timeout: 900_000 });
-      runs.push({ concurrency, seconds: (Date.now() - start) / 1000 });
-      await page.close();
+      runs.push({ concurrency, seconds: await timeUpload(browser, stack.shellUrl, big, concurrency) });
     }
     const base = runs[0]!.seconds;
     for (const r of runs) {
@@ -79,15 +101,45 @@ async function main() {
     const domRows = await page.locator('li.file-row').count();
     rows.push([`select 10,000 small files → list interactive (${listed.toFixed(2)} s after the picker returned)`, `${seconds.toFixed(2)} s`, `JS heap ${heap.toFixed(1)} MB`, `${domRows} DOM rows`, '']);
     rows.push([`  … first bytes of all 10,000 checked in the background`, `${checked.toFixed(2)} s after the picker returned`, '', '', '']);
+    await page.close();
+
+    // Through the link: the same sandbox state behind the emulated shared uplink.
+    await sandbox.stop();
+    sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), quiet: true, link: LINK });
+    const linked = writeJpegs(path.join(work, 'linked'), LINK_FILES, { padding: LINK_PADDING });
+    const linkBytes = linked.reduce((n, f) => n + fs.statSync(f).size, 0);
+    const capacity = (LINK.mbit * 1e6) / 8; // bytes per second
+    const linkRuns: { concurrency: number; seconds: number; carried: number }[] = [];
+    for (const concurrency of [DEFAULT_CONCURRENCY, 1]) {
+      const before = sandbox.linkBytesSent();
+      const seconds = await timeUpload(browser, stack.shellUrl, linked, concurrency);
+      linkRuns.push({ concurrency, seconds, carried: sandbox.linkBytesSent() - before });
+    }
+    const ideal = linkBytes / capacity;
+    for (const r of linkRuns) {
+      const goodput = linkBytes / (capacity * r.seconds);
+      linkRows.push([
+        `upload ${LINK_FILES} × ~${(LINK_PADDING / 1e6).toFixed(0)} MB, concurrency ${r.concurrency}${r.concurrency === DEFAULT_CONCURRENCY ? ' (default)' : ' (sequential)'}`,
+        `${r.seconds.toFixed(1)} s (ideal ${ideal.toFixed(1)} s)`,
+        `${((linkBytes * 8) / 1e6 / r.seconds).toFixed(2)} Mbit/s`,
+        `goodput ${(goodput * 100).toFixed(1)} % of the link${r.concurrency === DEFAULT_CONCURRENCY ? (goodput >= 0.9 ? ' (goal ≥ 90 %: met)' : ' (goal ≥ 90 %: MISSED)') : ''}`,
+        `link carried ${(r.carried / 1e6).toFixed(1)} MB for ${(linkBytes / 1e6).toFixed(1)} MB of files`,
+      ]);
+    }
   } finally {
     await browser.close();
     await stack.close();
     await sandbox.stop();
     fs.rmSync(work, { recursive: true, force: true });
   }
-  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const print = (table: string[][]) => {
+    const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...table.map((r) => r[i]!.length)));
+    for (const r of table) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join(' | ').trimEnd());
+  };
   console.log(`\nUploader benchmark (Chromium, sandbox on loopback; ${os.cpus().length} CPUs)\n`);
-  for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join(' | '));
+  print(rows);
+  console.log(`\nThrough the link emulator (one shared uplink of ${formatLink(LINK)}; goodput = file bytes / (capacity × time))\n`);
+  print(linkRows);
 }
 
 main().catch((error: unknown) => {

@@ -92,6 +92,9 @@ function forward(src: net.Socket, dst: net.Socket, opts: { link?: SharedLink; rt
   const shape = async () => {
     if (shaping) return;
     shaping = true;
+    // The sender cannot start before the connection's handshake (one round trip) has completed.
+    const handshake = opts.openedAt === undefined ? 0 : opts.openedAt + opts.rttMs - performance.now();
+    if (handshake >= 1) await new Promise((resolve) => setTimeout(resolve, handshake));
     while (toShape.length > 0 && !stopped) {
       const chunk = toShape.shift()!;
       for (let at = 0; at < chunk.length && !stopped; at += PIECE_BYTES) {
@@ -187,11 +190,21 @@ export async function startLinkProxy(opts: { piece: string; port: number; target
     const onDone = () => undefined;
     const up = forward(client, upstream, { link, rttMs: opts.link.rttMs, openedAt, onDone });
     const down = forward(upstream, client, { rttMs: opts.link.rttMs, onDone });
+    let responseComplete = false;
     client.on('end', () => up.srcEnded());
-    upstream.on('end', () => down.srcEnded());
+    upstream.on('end', () => {
+      responseComplete = true;
+      down.srcEnded();
+    });
     // A client abort, a reset or a refused upstream ends this pair only; never the proxy.
     client.on('error', destroyBoth);
-    upstream.on('error', destroyBoth);
+    upstream.on('error', () => {
+      if (!responseComplete) return destroyBoth();
+      // s3rver answered and closed while the client was still sending (e.g. an early error
+      // response): drop the rest of the upload but still deliver what is in the delay line.
+      up.stop();
+      upstream.destroy();
+    });
     client.on('close', () => {
       sockets.delete(client);
       // The client is gone: nothing more can be delivered to it, and its request will never finish.
@@ -199,7 +212,7 @@ export async function startLinkProxy(opts: { piece: string; port: number; target
     });
     upstream.on('close', () => {
       sockets.delete(upstream);
-      if (!up.idle()) destroyBoth();
+      if (!up.idle() && !responseComplete) destroyBoth();
       // Else: the response may still be in the delay line; `down` ends the client when it is out.
     });
   };
