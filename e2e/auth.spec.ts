@@ -17,6 +17,16 @@ async function signInWithForm(page: Page, email: string, password: string) {
   await page.getByRole('button', { name: 'Sign In', exact: true }).click();
 }
 
+/** A new account (no ranch), signed in through the form, on its profile page. */
+async function signInNewAccount(page: Page, label: string, password: string): Promise<string> {
+  const email = uniqueEmail(label);
+  await createAccount(email, password);
+  await page.goto('/login?returnTo=%2Fprofile');
+  await signInWithForm(page, email, password);
+  await expect(page).toHaveURL('/profile');
+  return email;
+}
+
 async function expectNoSeriousAxeViolations(page: Page) {
   const result = await new AxeBuilder({ page }).analyze();
   const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
@@ -102,11 +112,7 @@ test.describe('sessions', () => {
   }
 
   test('an expired session refreshes silently on reload', async ({ page }) => {
-    const email = uniqueEmail('refresh');
-    await createAccount(email, 'refresh-me-please');
-    await page.goto('/login?returnTo=%2Fprofile');
-    await signInWithForm(page, email, 'refresh-me-please');
-    await expect(page).toHaveURL('/profile');
+    const email = await signInNewAccount(page, 'refresh', 'refresh-me-please');
     await ageTheSession(page);
     const refresh = page.waitForRequest(
       (r) => r.url().startsWith('http://localhost:4100') && /GetTokensFromRefreshToken|InitiateAuth/.test(r.headers()['x-amz-target'] ?? ''),
@@ -212,11 +218,7 @@ test.describe('the account kit screens', () => {
 
 test.describe('profile and account', () => {
   test('profile edits persist after reload', async ({ page }) => {
-    const email = uniqueEmail('profile');
-    await createAccount(email, 'profile-password');
-    await page.goto('/login?returnTo=%2Fprofile');
-    await signInWithForm(page, email, 'profile-password');
-    await expect(page).toHaveURL('/profile');
+    await signInNewAccount(page, 'profile', 'profile-password');
     await page.getByRole('textbox', { name: 'Name' }).fill('Renamed Hunter');
     await page.getByRole('textbox', { name: 'Number' }).fill('(555) 010-9999');
     await page.getByRole('button', { name: 'Save changes' }).click();
@@ -227,11 +229,7 @@ test.describe('profile and account', () => {
   });
 
   test('change password works, and the old one stops working', async ({ page }) => {
-    const email = uniqueEmail('password');
-    await createAccount(email, 'first-password');
-    await page.goto('/login?returnTo=%2Fprofile');
-    await signInWithForm(page, email, 'first-password');
-    await expect(page).toHaveURL('/profile');
+    const email = await signInNewAccount(page, 'password', 'first-password');
     await page.getByLabel('Current password').fill('first-password');
     await page.getByLabel('New password', { exact: true }).fill('second-password');
     await page.getByLabel('Confirm new password').fill('second-password');
