@@ -6,7 +6,7 @@ export { ConfigProvider, useConfig } from './config/config-context';
 export { defaultBrand, copyrightYear, fillBrand } from './brand/brand';
 export { BrandProvider, useBrand } from './brand/brand-context';
 export { toAmplifyConfig, PASSWORD_MIN_LENGTH } from './amplify/amplify-config';
-export { configureAmplifyOnce, isAmplifyConfigured } from './amplify/configure';
+export { configureAmplifyOnce } from './amplify/configure';
 export { userFromIdTokenClaims, type UserAttributes } from './user/user-attributes';
 export type { UserState, AuthStatus, UserContextValue, SignOutReason } from './user/user-state';
 export type { SessionSource, AuthEvent } from './user/session-source';

@@ -14,8 +14,3 @@ export function configureAmplifyOnce(config: RuntimeConfig): void {
   Amplify.configure(toAmplifyConfig(config));
   configuredWith = config;
 }
-
-/** Whether Amplify has been configured on this page (by this copy of the shared package). */
-export function isAmplifyConfigured(): boolean {
-  return configuredWith !== null;
-}
