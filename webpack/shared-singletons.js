@@ -17,6 +17,7 @@ const SINGLETONS = [
   'react-dom',
   'react-dom/',
   '@trailsense/shared',
+  '@trailsense/shared/',
   'aws-amplify',
   'aws-amplify/',
   '@aws-amplify/core',
@@ -43,4 +44,18 @@ function sharedSingletons({ uiReact = false } = {}) {
   );
 }
 
-module.exports = { sharedSingletons, SINGLETONS, UI_REACT };
+/**
+ * Version and accepted range of every singleton package, by package name: what the shell's
+ * runtime host offers remotes (shell/src/remotes/federation.ts) must match what the plugin says.
+ */
+function sharedVersions() {
+  const packages = new Set([...SINGLETONS, UI_REACT].map((key) => (key.endsWith('/') ? key.slice(0, -1) : key)));
+  return Object.fromEntries(
+    [...packages].map((pkg) => {
+      const version = versionOf(pkg);
+      return [pkg, { version, requiredVersion: `^${version}` }];
+    }),
+  );
+}
+
+module.exports = { sharedSingletons, sharedVersions, SINGLETONS, UI_REACT };

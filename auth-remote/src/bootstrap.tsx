@@ -1,4 +1,4 @@
-import { startStandalone } from '@trailsense/shared';
+import { startStandalone } from '@trailsense/shared/aws';
 import Login from './expose/login';
 import Profile from './expose/profile';
 import DeleteAccount from './expose/delete-account';

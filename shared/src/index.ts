@@ -1,4 +1,8 @@
-/** The shared package: one copy per page (a federation singleton), imported by the shell and every remote. */
+/**
+ * The shared package's light entry: one copy per page (a federation singleton), imported by the
+ * shell and every remote. Nothing here imports Amplify or ky, so the marketing pages can use it;
+ * what needs them is in `@trailsense/shared/aws`.
+ */
 export type { RuntimeConfig, Brand, AuthConfig, StorageConfig, ApiConfig, AnalyticsConfig, RemotesConfig } from './config/types';
 export { parseRuntimeConfig, type ConfigResult } from './config/validate';
 export { loadRuntimeConfig, CONFIG_URL } from './config/load';
@@ -6,12 +10,12 @@ export { ConfigProvider, useConfig } from './config/config-context';
 export { defaultBrand, copyrightYear, fillBrand } from './brand/brand';
 export { BrandProvider, useBrand } from './brand/brand-context';
 export { toAmplifyConfig, PASSWORD_MIN_LENGTH } from './amplify/amplify-config';
-export { configureAmplifyOnce } from './amplify/configure';
 export { userFromIdTokenClaims, type UserAttributes } from './user/user-attributes';
 export type { UserState, AuthStatus, UserContextValue, SignOutReason } from './user/user-state';
 export type { SessionSource, AuthEvent } from './user/session-source';
 export { UserProvider, useUser, type UserProviderProps } from './user/user-context';
-export { amplifySessionSource } from './user/amplify-session-source';
+export { readSessionHint, hasStoredSession, type SessionHint, type HintStorage } from './user/session-hint';
+export { lazySessionSource, type LazySessionSource } from './user/lazy-session-source';
 export { NavigationProvider, useNavigation, AppLink, type Navigation, type AppLinkProps } from './navigation/navigation';
 export {
   guardDecision,
@@ -33,21 +37,6 @@ export {
   type UploaderProps,
 } from './contracts/remote-contracts';
 export { sharedInstanceId } from './instance';
-export { startStandalone, type StandaloneOptions } from './remote-kit/standalone';
-export {
-  createProductApi,
-  normaliseError,
-  type ProductApi,
-  type ProductApiOptions,
-  type SubscriptionResponse,
-  type UploadMetricsResponse,
-  type RanchResponse,
-  type CamerasResponse,
-  type Camera,
-} from './api/api-client';
-export { ApiRequestError, type ApiError } from './api/api-error';
-export { amplifyIdToken } from './api/amplify-token';
 export type { Analytics, AnalyticsEvent } from './analytics/events';
-export { createAnalytics, sandboxAnalytics, firehoseAnalytics, noAnalytics, type FirehoseModule } from './analytics/analytics';
 export { addLeaveGuard, activeLeaveMessage, confirmLeave, useLeaveGuard } from './navigation/leave-guard';
 export { RemoteFrame, type RemoteFrameProps } from './remote-kit/remote-frame';

@@ -2,7 +2,7 @@
  * @jest-environment node
  */
 // Node has fetch, Request and Response, which ky needs and jsdom lacks; no DOM is used here.
-import { ApiRequestError, createProductApi } from '../src/index';
+import { ApiRequestError, createProductApi } from '../src/aws';
 
 type Call = { url: string; auth: string | null };
 

@@ -1,6 +1,7 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { UserProvider, type AnalyticsEvent, type ProductApi, type SessionSource } from '@trailsense/shared';
+import { UserProvider, type AnalyticsEvent, type SessionSource } from '@trailsense/shared';
+import type { ProductApi } from '@trailsense/shared/aws';
 import { UploaderScreen } from '../src/features/upload/components/uploader-screen';
 import type { UploaderServices } from '../src/features/upload/services/uploader-services';
 

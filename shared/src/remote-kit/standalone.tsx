@@ -1,10 +1,8 @@
 import { StrictMode, type ComponentType } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrandProvider } from '../brand/brand-context';
-import { ConfigProvider } from '../config/config-context';
-import { loadRuntimeConfig } from '../config/load';
+// The light entry by its package name: its contexts must be the ones the screens read.
+import { BrandProvider, ConfigProvider, loadRuntimeConfig, UserProvider } from '@trailsense/shared';
 import { configureAmplifyOnce } from '../amplify/configure';
-import { UserProvider } from '../user/user-context';
 import { amplifySessionSource } from '../user/amplify-session-source';
 
 export interface StandaloneOptions {

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { Camera } from '@trailsense/shared';
+import type { Camera } from '@trailsense/shared/aws';
 import { activeSubscription, quotaFrom, yearMonth, type ActiveSubscription, type Quota } from '../model/quota';
 import { subscriptionErrorMessage } from '../model/messages';
 import type { UploaderServices } from '../services/uploader-services';

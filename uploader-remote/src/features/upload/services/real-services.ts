@@ -1,4 +1,5 @@
-import { amplifyIdToken, createAnalytics, createProductApi, type RuntimeConfig } from '@trailsense/shared';
+import type { RuntimeConfig } from '@trailsense/shared';
+import { amplifyIdToken, createAnalytics, createProductApi } from '@trailsense/shared/aws';
 import { DEFAULT_RETRY } from '../model/retry';
 import { amplifyUpload, refreshAmplifyCredentials } from './amplify-storage';
 import { readFileHead } from './read-file-head';

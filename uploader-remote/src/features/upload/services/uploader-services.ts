@@ -1,4 +1,5 @@
-import type { Analytics, ProductApi } from '@trailsense/shared';
+import type { Analytics } from '@trailsense/shared';
+import type { ProductApi } from '@trailsense/shared/aws';
 import type { RetryPolicy } from '../model/retry';
 import type { UploadTarget } from './amplify-storage';
 import type { UploadJob } from './upload-engine';

@@ -1,0 +1,24 @@
+/**
+ * `@trailsense/shared/aws`: the part of the shared package that needs Amplify or the API client
+ * (a federation singleton of its own). Kept apart from `@trailsense/shared` so that the marketing
+ * pages, which import only the light entry, never download Amplify or ky: a shared module is
+ * bundled whole. Modules here import the light entry by its package name, never by a relative
+ * path, so contexts and other stateful modules exist once per page.
+ */
+export { configureAmplifyOnce } from './amplify/configure';
+export { amplifySessionSource } from './user/amplify-session-source';
+export { startStandalone, type StandaloneOptions } from './remote-kit/standalone';
+export {
+  createProductApi,
+  normaliseError,
+  type ProductApi,
+  type ProductApiOptions,
+  type SubscriptionResponse,
+  type UploadMetricsResponse,
+  type RanchResponse,
+  type CamerasResponse,
+  type Camera,
+} from './api/api-client';
+export { ApiRequestError, type ApiError } from './api/api-error';
+export { amplifyIdToken } from './api/amplify-token';
+export { createAnalytics, sandboxAnalytics, firehoseAnalytics, noAnalytics, type FirehoseModule } from './analytics/analytics';
