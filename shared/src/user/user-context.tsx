@@ -15,6 +15,11 @@ const UserContext = createContext<UserContextValue>({
 export interface UserProviderProps {
   /** Where sessions come from: Amplify in the apps, a fake in component tests. */
   source: SessionSource;
+  /**
+   * The state before the source answers, e.g. from the stored-session hint, so the first render
+   * is already right; the source is still read at start and has the last word.
+   */
+  initialState?: UserState;
   children: ReactNode;
 }
 
@@ -22,8 +27,8 @@ export interface UserProviderProps {
  * The one user context of the page. It reads the session once at start, then follows the
  * session source's auth events (sign-in, sign-out, token refresh and its failure).
  */
-export function UserProvider({ source, children }: UserProviderProps) {
-  const [state, setState] = useState<UserState>({ status: 'configuring' });
+export function UserProvider({ source, initialState, children }: UserProviderProps) {
+  const [state, setState] = useState<UserState>(initialState ?? { status: 'configuring' });
   // Reads can overlap (an event during the first read); only the newest may set the state.
   const generation = useRef(0);
   // While an account is being deleted, its sign-out event must not read as a plain sign-out.
