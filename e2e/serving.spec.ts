@@ -17,7 +17,6 @@ test('entry files are served no-cache, and precompressed', async ({ request }) =
   for (const url of [
     'http://localhost:3000/',
     'http://localhost:3000/support',
-    'http://localhost:3000/main.js',
     'http://localhost:3000/config.json',
     'http://localhost:3001/mf-manifest.json',
     'http://localhost:3001/remoteEntry.js',
@@ -29,6 +28,13 @@ test('entry files are served no-cache, and precompressed', async ({ request }) =
   const entry = await headersOf(request, 'http://localhost:3002/remoteEntry.js');
   expect(entry['content-encoding']).toBe('br');
   expect(entry['vary']).toBe('Accept-Encoding');
+});
+
+test("the shell's entry script is named by its hash and immutable; its page is not cached", async ({ request }) => {
+  const page = await (await request.get('http://localhost:3000/')).text();
+  const entry = /<script defer src="?(\/main\.[0-9a-f]{10}\.js)"?>/.exec(page)?.[1];
+  expect(entry).toBeDefined();
+  expect((await headersOf(request, `http://localhost:3000${entry}`))['cache-control']).toBe(IMMUTABLE);
 });
 
 test('hashed chunks are immutable, in brotli or gzip as the browser accepts', async ({ request }) => {

@@ -8,3 +8,5 @@ declare module '*.svg' {
 declare const __APP_VERSION__: string;
 /** The app's package name, fixed at build time. */
 declare const __APP_NAME__: string;
+/** Versions of the federation singletons by package (webpack/shared-singletons.js), for the shell's runtime host. */
+declare const __SHARED_VERSIONS__: Record<string, { version: string; requiredVersion: string }>;

@@ -9,7 +9,7 @@ const CopyPlugin = require('copy-webpack-plugin');
 const CompressionPlugin = require('compression-webpack-plugin');
 const zlib = require('node:zlib');
 const { ModuleFederationPlugin } = require('@module-federation/enhanced/webpack');
-const { sharedSingletons } = require('./shared-singletons');
+const { sharedSingletons, sharedVersions } = require('./shared-singletons');
 
 const repoRoot = path.resolve(__dirname, '..');
 /** Text assets worth precompressing (source maps are only fetched by developer tools). */
@@ -38,6 +38,10 @@ function createConfig(options) {
     const version = marker ? `${pkg.version}+${marker}` : pkg.version;
     const publicDir = path.join(appDir, 'public');
     const outputPath = env.outputPath ? path.resolve(env.outputPath) : path.join(appDir, 'dist');
+    // The shell hosts the remotes through the federation runtime API, loaded with the first remote
+    // route (shell/src/remotes/federation.ts); only remotes use the build plugin. The plugin's
+    // runtime would sit in the shell's entry, on the marketing pages' critical path.
+    const federated = kind === 'remote';
 
     return {
       mode,
@@ -46,8 +50,9 @@ function createConfig(options) {
       devtool: dev ? 'eval-cheap-module-source-map' : 'source-map',
       output: {
         path: outputPath,
-        // The federation build needs unhashed entry names; chunks are hashed and cached forever.
-        filename: '[name].js',
+        // A federation build needs unhashed entry names; the shell's entry is named by its hash
+        // (index.html, which names it, is no-cache). Chunks are hashed and cached forever.
+        filename: federated || dev ? '[name].js' : '[name].[contenthash:10].js',
         chunkFilename: dev ? '[name].js' : '[name].[contenthash:10].js',
         assetModuleFilename: 'assets/[name].[contenthash:10][ext]',
         // The shell serves deep links (/support/…), so its chunks load from the root; remotes
@@ -73,21 +78,25 @@ function createConfig(options) {
         new webpack.DefinePlugin({
           __APP_VERSION__: JSON.stringify(version),
           __APP_NAME__: JSON.stringify(pkg.name),
+          __SHARED_VERSIONS__: JSON.stringify(sharedVersions()),
         }),
         new MiniCssExtractPlugin({
-          filename: '[name].css',
+          filename: federated || dev ? '[name].css' : '[name].[contenthash:10].css',
           chunkFilename: dev ? '[name].css' : '[name].[contenthash:10].css',
         }),
-        new ModuleFederationPlugin({
-          name,
-          filename: 'remoteEntry.js',
-          exposes: options.exposes ?? {},
-          // The shell registers remotes at run time from /config.json (registerRemotes).
-          remotes: {},
-          shared: sharedSingletons({ uiReact: options.uiReact }),
-          manifest: true,
-          dts: false,
-        }),
+        ...(federated
+          ? [
+              new ModuleFederationPlugin({
+                name,
+                filename: 'remoteEntry.js',
+                exposes: options.exposes ?? {},
+                remotes: {},
+                shared: sharedSingletons({ uiReact: options.uiReact }),
+                manifest: true,
+                dts: false,
+              }),
+            ]
+          : []),
         new HtmlWebpackPlugin({
           template: path.join(publicDir, 'index.html'),
           templateParameters: { title: options.title ?? name },

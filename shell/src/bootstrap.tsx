@@ -1,32 +1,82 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { amplifySessionSource, configureAmplifyOnce, loadRuntimeConfig, sharedInstanceId } from '@trailsense/shared';
+import { createRoot, hydrateRoot } from 'react-dom/client';
+import { BrowserRouter } from 'react-router-dom';
+import {
+  hasStoredSession,
+  lazySessionSource,
+  loadRuntimeConfig,
+  readSessionHint,
+  sharedInstanceId,
+  type RuntimeConfig,
+  type UserState,
+} from '@trailsense/shared';
 import { App } from './app/app';
-import { AppErrorBoundary } from './app/app-error-boundary';
 import { ConfigErrorPage } from './app/config-error-page';
-import { registerRemotesFromConfig } from './remotes/remote-loader';
+import { configureRemotes } from './remotes/remote-loader';
 import './app/theme.css';
 import './app/layout.css';
 
+/** localStorage, or null where the browser refuses it (privacy modes). */
+function browserStorage(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** The Amplify half of the shared package, configured once; downloaded only when first needed. */
+function awsLoader(config: RuntimeConfig) {
+  let loading: Promise<typeof import('@trailsense/shared/aws')> | null = null;
+  return () => {
+    loading ??= import('@trailsense/shared/aws').then(
+      (aws) => {
+        aws.configureAmplifyOnce(config);
+        return aws;
+      },
+      (error: unknown) => {
+        loading = null;
+        throw error;
+      },
+    );
+    return loading;
+  };
+}
+
+function initialUser(config: RuntimeConfig): UserState | undefined {
+  const hint = readSessionHint(browserStorage(), config.auth.userPoolClientId);
+  if (hint.kind === 'signed-in') return { status: 'authenticated', user: hint.user };
+  if (hint.kind === 'signed-out') return { status: 'unauthenticated' };
+  return undefined;
+}
+
 async function start() {
-  const root = createRoot(document.getElementById('root')!);
+  const container = document.getElementById('root')!;
+  // Marketing pages arrive prerendered (scripts/prerender.mjs): hydrate them; app routes render.
+  const prerendered = container.firstElementChild !== null;
   // Visible marker for tests and support: a remote showing another id has its own shared copy.
   document.documentElement.dataset.sharedInstance = sharedInstanceId;
   const result = await loadRuntimeConfig();
   if (!result.ok) {
     console.error('TrailSense cannot start: /config.json has problems:\n- ' + result.problems.join('\n- '));
-    root.render(<ConfigErrorPage problems={result.problems} />);
+    container.replaceChildren();
+    createRoot(container).render(<ConfigErrorPage problems={result.problems} />);
     return;
   }
-  configureAmplifyOnce(result.config);
-  registerRemotesFromConfig(result.config);
-  root.render(
-    <StrictMode>
-      <AppErrorBoundary>
-        <App config={result.config} sessionSource={amplifySessionSource} />
-      </AppErrorBoundary>
-    </StrictMode>,
+  const { config } = result;
+  const aws = awsLoader(config);
+  const sessionSource = lazySessionSource(
+    async () => (await aws()).amplifySessionSource,
+    () => hasStoredSession(browserStorage()),
   );
+  configureRemotes({ config, prepare: () => sessionSource.load() });
+  const app = <App config={config} sessionSource={sessionSource} initialUser={initialUser(config)} Router={BrowserRouter} />;
+  if (prerendered) {
+    hydrateRoot(container, app, {
+      onRecoverableError: (error) => console.error('TrailSense: the prerendered page did not hydrate cleanly.', error),
+    });
+  } else {
+    createRoot(container).render(app);
+  }
 }
 
 void start();

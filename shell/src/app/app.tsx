@@ -1,5 +1,5 @@
-import { useEffect, useMemo, useRef, type ReactNode } from 'react';
-import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
+import { StrictMode, useEffect, useMemo, useRef, type ComponentType, type ReactNode } from 'react';
+import { Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import {
   afterSignInPath,
   BrandProvider,
@@ -11,7 +11,9 @@ import {
   type Navigation,
   type RuntimeConfig,
   type SessionSource,
+  type UserState,
 } from '@trailsense/shared';
+import { AppErrorBoundary } from './app-error-boundary';
 import { NotFoundPage } from '../pages/not-found-page';
 import { Footer } from './footer';
 import { GetAppToolbar } from './get-app-toolbar';
@@ -25,22 +27,33 @@ import './layout.css';
 export interface AppProps {
   config: RuntimeConfig;
   sessionSource: SessionSource;
+  /** The user state of the first render (from the stored-session hint). */
+  initialUser?: UserState;
+  /** The router: the browser's in the page, a static one (at a given path) when prerendering. */
+  Router: ComponentType<{ children: ReactNode }>;
 }
 
-/** The shell: providers every remote shares, the router, and the layout. */
-export function App({ config, sessionSource }: AppProps) {
+/**
+ * The shell: providers every remote shares, the router, and the layout. The page and the
+ * prerender render exactly this tree, so the prerendered HTML hydrates without a mismatch.
+ */
+export function App({ config, sessionSource, initialUser, Router }: AppProps) {
   return (
-    <ConfigProvider value={config}>
-      <BrandProvider value={config.brand}>
-        <UserProvider source={sessionSource}>
-          <BrowserRouter>
-            <RouterNavigation>
-              <Layout />
-            </RouterNavigation>
-          </BrowserRouter>
-        </UserProvider>
-      </BrandProvider>
-    </ConfigProvider>
+    <StrictMode>
+      <AppErrorBoundary>
+        <ConfigProvider value={config}>
+          <BrandProvider value={config.brand}>
+            <UserProvider source={sessionSource} {...(initialUser ? { initialState: initialUser } : {})}>
+              <Router>
+                <RouterNavigation>
+                  <Layout />
+                </RouterNavigation>
+              </Router>
+            </UserProvider>
+          </BrandProvider>
+        </ConfigProvider>
+      </AppErrorBoundary>
+    </StrictMode>
   );
 }
 
@@ -88,14 +101,18 @@ function useAuthRedirects(pathname: string) {
   const navigate = useNavigate();
   const previous = useRef(user.status);
   const startPath = useRef(pathname);
+  const startHandled = useRef(false);
   useEffect(() => {
     const was = previous.current;
     previous.current = user.status;
     if (was === 'authenticated' && user.status === 'unauthenticated' && user.reason !== 'account-deleted') {
       void navigate(LOGIN_PATH);
-    } else if (was === 'configuring' && user.status === 'authenticated' && startPath.current === '/') {
+    } else if (user.status === 'authenticated' && startPath.current === '/' && !startHandled.current) {
+      // At start only (the session may be known from the first render, or once it is read).
+      startHandled.current = true;
       void navigate(afterSignInPath(user.user, null), { replace: true });
     }
+    if (user.status !== 'configuring') startHandled.current = true;
   }, [user, navigate]);
 }
 

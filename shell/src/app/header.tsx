@@ -1,21 +1,52 @@
+import { useEffect, useState, type MouseEvent } from 'react';
 import { NavLink, Link } from 'react-router-dom';
-import { confirmLeave, useBrand, useUser } from '@trailsense/shared';
-import type { MouseEvent } from 'react';
+import { confirmLeave, useBrand, useUser, type AuthStatus } from '@trailsense/shared';
 import { headerLinks } from './route-table';
+
+/**
+ * Which auth links the header renders. Until the page has hydrated, and while the session is
+ * unknown, it renders both sets and the stylesheet shows one by `<html data-session>`, which an
+ * inline script sets from the stored session before first paint: the prerendered header is right
+ * without JavaScript having run, and hydration sees the markup it rendered on the server.
+ */
+export type HeaderAuthLinks = 'signed-in' | 'signed-out' | 'by-stylesheet';
+
+export function headerAuthLinks(hydrated: boolean, status: AuthStatus): HeaderAuthLinks {
+  if (!hydrated || status === 'configuring') return 'by-stylesheet';
+  return status === 'authenticated' ? 'signed-in' : 'signed-out';
+}
 
 /** The site header: logo, page links, and the signed-in or signed-out links (SPEC.md §2). */
 export function Header() {
   const brand = useBrand();
   const user = useUser();
-  const signedIn = user.status === 'authenticated';
-  // While the session is read, the auth links are left out rather than guessed.
-  const links = headerLinks(signedIn).filter(
-    (link) => user.status !== 'configuring' || !['/login', '/uploader', '/profile'].includes(link.to),
-  );
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  const mode = headerAuthLinks(hydrated, user.status);
+  useEffect(() => {
+    // Keeps the stylesheet's switch in step with the session once it is known.
+    if (user.status === 'authenticated' || user.status === 'unauthenticated') {
+      document.documentElement.dataset.session = user.status === 'authenticated' ? 'signed-in' : 'signed-out';
+    }
+  }, [user.status]);
+
+  const common = headerLinks(false).filter((link) => link.to !== '/login');
+  const signedInOnly = headerLinks(true).filter((link) => !common.some((c) => c.to === link.to));
+  const signedOutOnly = headerLinks(false).filter((link) => !common.some((c) => c.to === link.to));
   // A screen with work in progress (an upload batch) may ask before the user navigates away.
   const guardLeave = (event: MouseEvent) => {
     if (!confirmLeave()) event.preventDefault();
   };
+  const item = (link: { to: string; label: string }, className?: string) => (
+    <li key={link.to} className={className}>
+      <NavLink to={link.to} onClick={guardLeave}>
+        {link.label}
+      </NavLink>
+    </li>
+  );
+  const showSignedIn = mode !== 'signed-out';
+  const showSignedOut = mode !== 'signed-in';
+  const only = (set: 'in' | 'out') => (mode === 'by-stylesheet' ? `when-signed-${set}` : undefined);
   return (
     <header className="site-header">
       <div className="site-header__inner">
@@ -25,15 +56,11 @@ export function Header() {
         </Link>
         <nav aria-label="Main">
           <ul className="site-nav">
-            {links.map((link) => (
-              <li key={link.to}>
-                <NavLink to={link.to} onClick={guardLeave}>
-                  {link.label}
-                </NavLink>
-              </li>
-            ))}
-            {signedIn && (
-              <li>
+            {common.map((link) => item(link))}
+            {showSignedOut && signedOutOnly.map((link) => item(link, only('out')))}
+            {showSignedIn && signedInOnly.map((link) => item(link, only('in')))}
+            {showSignedIn && (
+              <li className={only('in')}>
                 <button type="button" className="site-nav__logout" onClick={() => confirmLeave() && void user.signOut()}>
                   Logout
                 </button>

@@ -1,6 +1,5 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
-import { loadRemote, registerRemotes } from '@module-federation/enhanced/runtime';
-import { remoteNames, type ExposedModule, type RemoteModuleId, type RemoteModules, type RuntimeConfig } from '@trailsense/shared';
+import type { ExposedModule, RemoteModuleId, RemoteModules, RuntimeConfig } from '@trailsense/shared';
 
 /** A remote's module could not be loaded (unreachable, or it did not export a component). */
 export class RemoteLoadError extends Error {
@@ -10,12 +9,27 @@ export class RemoteLoadError extends Error {
   }
 }
 
-/** Registers every remote's manifest from the runtime config; nothing is fetched until a route needs it. */
-export function registerRemotesFromConfig(config: RuntimeConfig): void {
-  registerRemotes([
-    { name: remoteNames.auth, entry: config.remotes.auth },
-    { name: remoteNames.uploader, entry: config.remotes.uploader },
-  ]);
+interface RemoteSetup {
+  config: RuntimeConfig;
+  /** Runs before the first remote loads (the shell configures Amplify there). */
+  prepare: () => Promise<unknown>;
+}
+
+let setup: RemoteSetup | null = null;
+
+/**
+ * Tells the loader where the remotes are (the runtime config) and what must be ready before one
+ * renders. Nothing is fetched here: the federation runtime and Amplify download with the first
+ * route that needs a remote, never on the marketing pages.
+ */
+export function configureRemotes(value: RemoteSetup): void {
+  setup = value;
+}
+
+async function loadRemoteModule<Id extends RemoteModuleId>(id: Id): Promise<ExposedModule<Id> | null> {
+  if (!setup) throw new Error('configureRemotes() was not called before a remote route rendered.');
+  const [{ federation }] = await Promise.all([import('./federation'), setup.prepare()]);
+  return federation(setup.config).loadRemote<ExposedModule<Id>>(id);
 }
 
 type RemoteComponent<Id extends RemoteModuleId> = LazyExoticComponent<ComponentType<RemoteModules[Id]>>;
@@ -35,7 +49,7 @@ export function lazyRemote<Id extends RemoteModuleId>(id: Id, attempt: number): 
     component = lazy(async () => {
       let loaded: ExposedModule<Id> | null;
       try {
-        loaded = await loadRemote<ExposedModule<Id>>(id);
+        loaded = await loadRemoteModule(id);
       } catch (error) {
         throw new RemoteLoadError(id, error);
       }
