@@ -1,7 +1,8 @@
 // The local production server: serves an app's dist folder the way the production CDN does —
 // unhashed entry files no-cache, hashed chunks immutable, the build's precompressed copy (.br,
-// else .gz) when the browser accepts it, deep links answered with index.html (shell only), and
-// /config.json from a config file.
+// else .gz) when the browser accepts it, the shell's pages by path (routes.json: prerendered
+// marketing pages, the bare page for app routes, the 404 page with status 404 for the rest),
+// and /config.json from a config file.
 import http from 'node:http';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -39,6 +40,9 @@ export function cacheControlFor(urlPath) {
  */
 export async function startStaticServer({ root, port, host = '127.0.0.1', spa = false, configFile }) {
   const rootDir = path.resolve(root);
+  // The shell's build says which paths are prerendered pages, which the browser renders (app
+  // routes) and what answers the rest, with a 404 (scripts/prerender.mjs writes it).
+  const routes = spa ? JSON.parse((await readFileOrNull(path.join(rootDir, 'routes.json'))) ?? 'null') : null;
 
   /** Sends a file, or its precompressed copy when the browser accepts that encoding. */
   async function sendFile(req, res, status, filePath, type, cacheControl) {
@@ -87,7 +91,16 @@ export async function startStaticServer({ root, port, host = '127.0.0.1', spa = 
         await sendFile(req, res, 200, target, TYPES[ext] ?? 'application/octet-stream', cacheControlFor(urlPath));
         return;
       }
-      // A deep link (/support, /uploader) is a route of the single-page app: answer with the page.
+      if (routes && !path.extname(urlPath)) {
+        const routePath = urlPath.length > 1 ? urlPath.replace(/\/+$/, '') : urlPath;
+        const page = routes.pages[routePath];
+        if (page) return await sendFile(req, res, 200, path.join(rootDir, page), TYPES['.html'], 'no-cache');
+        if (routes.appPaths.includes(routePath)) {
+          return await sendFile(req, res, 200, path.join(rootDir, routes.app), TYPES['.html'], 'no-cache');
+        }
+        return await sendFile(req, res, 404, path.join(rootDir, routes.notFound), TYPES['.html'], 'no-cache');
+      }
+      // Without a route list, a deep link (/support, /uploader) gets the single-page app's page.
       if (spa && !path.extname(urlPath)) {
         await sendFile(req, res, 200, path.join(rootDir, 'index.html'), TYPES['.html'], 'no-cache');
         return;

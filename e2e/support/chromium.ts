@@ -1,6 +1,16 @@
 import fs from 'node:fs';
 import type { LaunchOptions } from '@playwright/test';
 
+/** Flags that keep Chromium off the network it cannot reach (DESIGN.md, tools). */
+export const CHROMIUM_FLAGS = [
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+] as const;
+
 /**
  * Chromium for the browser tests: Debian's /usr/bin/chromium (Playwright cannot download its own
  * browser here), or whatever CHROMIUM_PATH names. Elsewhere, with neither, Playwright's own.
@@ -11,13 +21,6 @@ export function chromiumLaunchOptions(): LaunchOptions {
   const executablePath = fromEnv ?? (fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
   return {
     ...(executablePath ? { executablePath } : {}),
-    args: [
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_FLAGS],
   };
 }

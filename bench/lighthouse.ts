@@ -1,0 +1,119 @@
+// bench/lighthouse: Lighthouse (mobile defaults: simulated slow 4G, 4× CPU slowdown, Moto G
+// Power-sized screen) against the production builds served as in production, with Debian's
+// Chromium (CHROME_PATH). Each page is audited RUNS times; the table shows the run with the
+// median performance score. Goals (issue 6): Performance ≥ 95, Accessibility 100, Best
+// Practices ≥ 95, SEO 100, CLS ≤ 0.02, TBT ≤ 150 ms. Prints a table; asserts nothing.
+//   npm run bench:lighthouse            (after npm run build)
+//   RUNS=5 npm run bench:lighthouse -- /about
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse from 'lighthouse';
+import { CHROMIUM_FLAGS } from '../e2e/support/chromium';
+
+const repo = path.resolve(__dirname, '..');
+const RUNS = Number(process.env.RUNS ?? 3);
+const pages = process.argv.slice(2).filter((a) => a.startsWith('/'));
+const PAGES = pages.length > 0 ? pages : ['/', '/support'];
+
+interface Result {
+  performance: number;
+  accessibility: number;
+  bestPractices: number;
+  seo: number;
+  cls: number;
+  tbt: number;
+  fcp: number;
+  lcp: number;
+  si: number;
+  failing: string[];
+}
+
+async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function audit(url: string): Promise<Result> {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-lh-'));
+  const chrome = await chromeLauncher.launch({
+    chromePath: process.env.CHROME_PATH ?? process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    userDataDir,
+    chromeFlags: ['--headless=new', '--no-sandbox', ...CHROMIUM_FLAGS],
+  });
+  try {
+    const result = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error' });
+    if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
+    const { categories, audits } = result.lhr;
+    const score = (id: string) => Math.round((categories[id]?.score ?? 0) * 100);
+    const value = (id: string) => audits[id]?.numericValue ?? NaN;
+    // Audits that cost points outside performance (what to fix when a score is under 100).
+    const failing = ['accessibility', 'best-practices', 'seo'].flatMap((id) =>
+      (categories[id]?.auditRefs ?? [])
+        .filter((ref) => ref.weight > 0 && audits[ref.id]?.score !== null && (audits[ref.id]?.score ?? 1) < 1)
+        .map((ref) => `${id}: ${ref.id}`),
+    );
+    return {
+      performance: score('performance'),
+      accessibility: score('accessibility'),
+      bestPractices: score('best-practices'),
+      seo: score('seo'),
+      cls: value('cumulative-layout-shift'),
+      tbt: value('total-blocking-time'),
+      fcp: value('first-contentful-paint'),
+      lcp: value('largest-contentful-paint'),
+      si: value('speed-index'),
+      failing,
+    };
+  } finally {
+    await chrome.kill();
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const server = spawn('node', ['scripts/serve.mjs'], { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  try {
+    await waitFor('http://localhost:3000/config.json');
+    const rows: { page: string; result: Result; scores: number[] }[] = [];
+    for (const page of PAGES) {
+      const results: Result[] = [];
+      for (let i = 0; i < RUNS; i++) results.push(await audit(`http://localhost:3000${page}`));
+      const sorted = [...results].sort((a, b) => a.performance - b.performance);
+      rows.push({ page, result: sorted[Math.floor(sorted.length / 2)]!, scores: results.map((r) => r.performance) });
+    }
+    console.log(`\nLighthouse ${RUNS}× per page, mobile defaults; the run with the median performance score\n`);
+    console.log('| page | Performance (all runs) | Accessibility | Best Practices | SEO | CLS | TBT ms | FCP ms | LCP ms | Speed Index ms |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const { page, result: r, scores } of rows) {
+      console.log(
+        `| ${page} | ${r.performance} (${scores.join(', ')}) | ${r.accessibility} | ${r.bestPractices} | ${r.seo} | ${r.cls.toFixed(3)} | ` +
+          `${r.tbt.toFixed(0)} | ${r.fcp.toFixed(0)} | ${r.lcp.toFixed(0)} | ${r.si.toFixed(0)} |`,
+      );
+    }
+    for (const { page, result } of rows) {
+      if (result.failing.length > 0) console.log(`\n${page}: audits below full marks: ${result.failing.join(', ')}`);
+    }
+  } finally {
+    try {
+      if (server.pid) process.kill(-server.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
