@@ -82,7 +82,7 @@ async function markInteractive(page: Page): Promise<void> {
           observer.disconnect();
         }
       }
-    }).observe(document.documentElement, { attributes: true, attributeFilter: ['data-session'] });
+    }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-session'] }); // <html> is not parsed yet
   });
 }
 

@@ -131,7 +131,13 @@ function createConfig(options) {
             ]),
       ],
       performance: { hints: false },
-      optimization: { moduleIds: 'deterministic', chunkIds: 'deterministic' },
+      optimization: {
+        moduleIds: 'deterministic',
+        chunkIds: 'deterministic',
+        // The shell's first load in a few scripts (React, the router, the app): each is evaluated
+        // in its own task, so no single long task holds a slow phone's main thread.
+        ...(federated ? {} : { splitChunks: { chunks: 'all' } }),
+      },
       devServer: {
         port,
         host: 'localhost',

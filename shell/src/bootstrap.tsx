@@ -1,3 +1,4 @@
+import { startTransition } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import {
@@ -71,8 +72,12 @@ async function start() {
   configureRemotes({ config, prepare: () => sessionSource.load() });
   const app = <App config={config} sessionSource={sessionSource} initialUser={initialUser(config)} Router={BrowserRouter} />;
   if (prerendered) {
-    hydrateRoot(container, app, {
-      onRecoverableError: (error) => console.error('TrailSense: the prerendered page did not hydrate cleanly.', error),
+    // As a transition, hydration yields to the browser every few milliseconds instead of holding
+    // the main thread for the whole page: taps and scrolls on a slow phone stay responsive.
+    startTransition(() => {
+      hydrateRoot(container, app, {
+        onRecoverableError: (error) => console.error('TrailSense: the prerendered page did not hydrate cleanly.', error),
+      });
     });
   } else {
     createRoot(container).render(app);

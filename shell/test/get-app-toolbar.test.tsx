@@ -1,4 +1,4 @@
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { GetAppToolbar } from '../src/app/get-app-toolbar';
 import { qrCodeDataUrl } from '../src/app/qr-code';
@@ -56,5 +56,36 @@ describe('qrCodeDataUrl', () => {
   it('encodes the target URL as an SVG QR code', () => {
     const url = qrCodeDataUrl('https://trailsense.example/app');
     expect(decodeURIComponent(url)).toMatch(/^data:image\/svg\+xml;charset=utf-8,<svg[\s\S]*<\/svg>$/);
+  });
+});
+
+describe('GetAppToolbar QR code on a phone', () => {
+  /** An IntersectionObserver the test drives: the collapsed panel is off screen until opened. */
+  class FakeObserver {
+    static last: FakeObserver | null = null;
+    constructor(private readonly callback: IntersectionObserverCallback) {
+      FakeObserver.last = this;
+    }
+    observe() {}
+    disconnect() {}
+    show() {
+      act(() => this.callback([{ isIntersecting: true } as IntersectionObserverEntry], this as unknown as IntersectionObserver));
+    }
+  }
+
+  beforeEach(() => {
+    (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver = FakeObserver;
+  });
+  afterEach(() => {
+    delete (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver;
+  });
+
+  it('makes the code only once its box is on screen', async () => {
+    const encoder = jest.fn(async (text: string) => qrCodeDataUrl(text));
+    render(<GetAppToolbar qrEncoder={encoder} />);
+    expect(encoder).not.toHaveBeenCalled();
+    FakeObserver.last!.show();
+    expect(await screen.findByRole('img', { name: /QR code/ })).toBeInTheDocument();
+    expect(encoder).toHaveBeenCalledWith(defaultBrand.qrTargetUrl);
   });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useBrand } from '@trailsense/shared';
 
 /** Size of the toolbar's images (SPEC.md §9). */
@@ -11,7 +11,7 @@ const QR_SIZE = 100;
  * and the panel is always open, so the layout needs no JavaScript to be right.
  */
 export interface GetAppToolbarProps {
-  /** Makes the QR image's URL; by default the encoder chunk, loaded after first paint. */
+  /** Makes the QR image's URL; by default the encoder chunk, loaded when the code is first on screen. */
   qrEncoder?: (text: string) => Promise<string>;
 }
 
@@ -47,10 +47,31 @@ export function GetAppToolbar({ qrEncoder = loadQrEncoder }: GetAppToolbarProps)
   );
 }
 
-/** The QR image, made after first paint; a failure is logged and leaves a blank box. */
+/**
+ * The QR image, made once its box is on screen (the panel is collapsed on phones, and making the
+ * code is the page's costliest task there); a failure is logged and leaves a blank box.
+ */
 function QrCode({ url, label, encoder }: { url: string; label: string; encoder: (text: string) => Promise<string> }) {
   const [src, setSrc] = useState<string | null>(null);
+  const [shown, setShown] = useState(false);
+  const box = useRef<HTMLSpanElement>(null);
   useEffect(() => {
+    const element = box.current;
+    if (!element || typeof IntersectionObserver === 'undefined') {
+      setShown(true);
+      return;
+    }
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) {
+        setShown(true);
+        observer.disconnect();
+      }
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  useEffect(() => {
+    if (!shown) return;
     let live = true;
     encoder(url)
       .then((dataUrl) => {
@@ -60,11 +81,11 @@ function QrCode({ url, label, encoder }: { url: string; label: string; encoder: 
     return () => {
       live = false;
     };
-  }, [url, encoder]);
+  }, [shown, url, encoder]);
   // The box keeps its size while the code is made, so nothing shifts.
   return src ? (
     <img className="get-app__qr" src={src} alt={label} width={QR_SIZE} height={QR_SIZE} />
   ) : (
-    <span className="get-app__qr" style={{ width: QR_SIZE, height: QR_SIZE }} aria-hidden="true" />
+    <span ref={box} className="get-app__qr" style={{ width: QR_SIZE, height: QR_SIZE }} aria-hidden="true" />
   );
 }

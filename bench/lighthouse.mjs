@@ -3,35 +3,36 @@
 // Chromium (CHROME_PATH). Each page is audited RUNS times; the table shows the run with the
 // median performance score. Goals (issue 6): Performance ≥ 95, Accessibility 100, Best
 // Practices ≥ 95, SEO 100, CLS ≤ 0.02, TBT ≤ 150 ms. Prints a table; asserts nothing.
+// Plain JavaScript run by node, not tsx: Lighthouse sends functions' source into the page, and
+// tsx's transform adds helpers there that the page does not have.
 //   npm run bench:lighthouse            (after npm run build)
 //   RUNS=5 npm run bench:lighthouse -- /about
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
-import { CHROMIUM_FLAGS } from '../e2e/support/chromium';
 
-const repo = path.resolve(__dirname, '..');
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The flags of e2e/support/chromium.ts (a TypeScript module this script cannot import). */
+const CHROMIUM_FLAGS = fs
+  .readFileSync(path.join(repo, 'e2e/support/chromium.ts'), 'utf8')
+  .match(/CHROMIUM_FLAGS = \[([^\]]*)\]/)[1]
+  .match(/'[^']+'/g)
+  .map((flag) => flag.slice(1, -1));
 const RUNS = Number(process.env.RUNS ?? 3);
 const pages = process.argv.slice(2).filter((a) => a.startsWith('/'));
 const PAGES = pages.length > 0 ? pages : ['/', '/support'];
 
-interface Result {
-  performance: number;
-  accessibility: number;
-  bestPractices: number;
-  seo: number;
-  cls: number;
-  tbt: number;
-  fcp: number;
-  lcp: number;
-  si: number;
-  failing: string[];
-}
+/**
+ * @typedef {{ performance: number, accessibility: number, bestPractices: number, seo: number,
+ *   cls: number, tbt: number, fcp: number, lcp: number, si: number, failing: string[] }} Result
+ */
 
-async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
+async function waitFor(url, timeoutMs = 60_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     try {
@@ -44,7 +45,8 @@ async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
   throw new Error(`${url} did not come up`);
 }
 
-async function audit(url: string): Promise<Result> {
+/** @returns {Promise<Result>} */
+async function audit(url) {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-lh-'));
   const chrome = await chromeLauncher.launch({
     chromePath: process.env.CHROME_PATH ?? process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -55,8 +57,8 @@ async function audit(url: string): Promise<Result> {
     const result = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error' });
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
     const { categories, audits } = result.lhr;
-    const score = (id: string) => Math.round((categories[id]?.score ?? 0) * 100);
-    const value = (id: string) => audits[id]?.numericValue ?? NaN;
+    const score = (id) => Math.round((categories[id]?.score ?? 0) * 100);
+    const value = (id) => audits[id]?.numericValue ?? NaN;
     // Audits that cost points outside performance (what to fix when a score is under 100).
     const failing = ['accessibility', 'best-practices', 'seo'].flatMap((id) =>
       (categories[id]?.auditRefs ?? [])
@@ -85,12 +87,12 @@ async function main() {
   const server = spawn('node', ['scripts/serve.mjs'], { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   try {
     await waitFor('http://localhost:3000/config.json');
-    const rows: { page: string; result: Result; scores: number[] }[] = [];
+    const rows = [];
     for (const page of PAGES) {
-      const results: Result[] = [];
+      const results = [];
       for (let i = 0; i < RUNS; i++) results.push(await audit(`http://localhost:3000${page}`));
       const sorted = [...results].sort((a, b) => a.performance - b.performance);
-      rows.push({ page, result: sorted[Math.floor(sorted.length / 2)]!, scores: results.map((r) => r.performance) });
+      rows.push({ page, result: sorted[Math.floor(sorted.length / 2)], scores: results.map((r) => r.performance) });
     }
     console.log(`\nLighthouse ${RUNS}× per page, mobile defaults; the run with the median performance score\n`);
     console.log('| page | Performance (all runs) | Accessibility | Best Practices | SEO | CLS | TBT ms | FCP ms | LCP ms | Speed Index ms |');
