@@ -100,8 +100,8 @@ function createConfig(options) {
         new HtmlWebpackPlugin({
           template: path.join(publicDir, 'index.html'),
           templateParameters: { title: options.title ?? name },
-          // The html file is no-cache: its script tag names main.js, which the server also
-          // serves no-cache; a hash query would only defeat that.
+          // The html file is no-cache. It names the shell's hashed scripts (immutable), or a
+          // remote's main.js (no-cache, as federation entries are), so no hash query is needed.
           scriptLoading: 'defer',
         }),
         ...(fs.existsSync(publicDir)

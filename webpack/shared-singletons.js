@@ -1,4 +1,6 @@
 // The one list of modules every app shares as federation singletons (DESIGN.md "Shared singletons").
+// The remotes pass it to the build plugin; the shell, a runtime host, offers the same modules at
+// the same versions (shell/src/remotes/federation.ts, through sharedVersions()).
 // The Amplify singleton lives in @aws-amplify/core: sharing only aws-amplify would give a remote
 // its own unconfigured copy. Trailing-slash keys cover subpath imports (react/jsx-runtime,
 // aws-amplify/auth). react-router is deliberately not shared: remotes navigate through the shared
