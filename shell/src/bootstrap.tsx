@@ -12,6 +12,7 @@ import {
 } from '@trailsense/shared';
 import { App } from './app/app';
 import { ConfigErrorPage } from './app/config-error-page';
+import { preloadAllPages, preloadPage } from './app/route-element';
 import { configureRemotes } from './remotes/remote-loader';
 import './app/theme.css';
 import './app/layout.css';
@@ -56,7 +57,11 @@ async function start() {
   const prerendered = container.firstElementChild !== null;
   // Visible marker for tests and support: a remote showing another id has its own shared copy.
   document.documentElement.dataset.sharedInstance = sharedInstanceId;
-  const result = await loadRuntimeConfig();
+  // The page's own code comes with the config, so hydration renders it at once.
+  const [result] = await Promise.all([
+    loadRuntimeConfig(),
+    preloadPage(window.location.pathname).catch((error: unknown) => console.warn('The page could not be loaded ahead.', error)),
+  ]);
   if (!result.ok) {
     console.error('TrailSense cannot start: /config.json has problems:\n- ' + result.problems.join('\n- '));
     container.replaceChildren();
@@ -82,6 +87,11 @@ async function start() {
   } else {
     createRoot(container).render(app);
   }
+  // The other pages, once the browser has nothing better to do: the next click is instant.
+  const whenIdle = window.requestIdleCallback ?? ((callback: () => void) => window.setTimeout(callback, 2000));
+  const preloadRest = () => whenIdle(() => void preloadAllPages().catch(() => {}));
+  if (document.readyState === 'complete') preloadRest();
+  else window.addEventListener('load', preloadRest, { once: true });
 }
 
 void start();

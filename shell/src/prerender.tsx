@@ -9,6 +9,7 @@ export { parseRuntimeConfig } from '@trailsense/shared';
 import { App } from './app/app';
 import { jsonLdScriptText } from './app/faq-json-ld';
 import type { HeadData } from './app/head';
+import { preloadAllPages } from './app/route-element';
 import { findRoute, routes } from './app/route-table';
 import { routeHead } from './app/use-route-head';
 
@@ -25,6 +26,9 @@ export const prerenderedPaths = routes.filter((route) => route.view.kind === 'pa
 export const notFoundPath = '/__not-found__';
 /** Routes the browser renders itself (sign-in, uploader, profile…): served the page without content. */
 export const appPaths = routes.filter((route) => route.view.kind !== 'page').map((route) => route.path);
+
+/** Loads every page's code: renderToString cannot wait for a page that is still downloading. */
+export const loadPages = preloadAllPages;
 
 export interface PrerenderedPage {
   /** The markup of `#root`. */

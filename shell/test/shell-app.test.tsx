@@ -4,7 +4,7 @@ import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { UserProvider } from '@trailsense/shared';
 import { Header } from '../src/app/header';
 import { Footer } from '../src/app/footer';
-import { RouteElement } from '../src/app/route-element';
+import { preloadAllPages, RouteElement } from '../src/app/route-element';
 import { findRoute } from '../src/app/route-table';
 import { ConfigErrorPage } from '../src/app/config-error-page';
 import { FakeSessionSource, subscriberUser } from '../../test-support/fake-session-source';
@@ -29,6 +29,10 @@ function renderAt(path: string, source: FakeSessionSource) {
     </UserProvider>,
   );
 }
+
+// The pages' code is downloaded ahead, as the page does before hydrating (lazy-page.test.tsx
+// covers the download itself).
+beforeAll(() => preloadAllPages());
 
 describe('route guard', () => {
   it('sends a visitor from a protected route to /login, remembering where they were going', async () => {

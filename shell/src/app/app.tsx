@@ -23,6 +23,8 @@ import { findRoute, routes } from './route-table';
 import { useRouteHead } from './use-route-head';
 import './theme.css';
 import './layout.css';
+// With the first load, not with each page's chunk: the prerendered pages need it to paint.
+import '../pages/pages.css';
 
 export interface AppProps {
   config: RuntimeConfig;
