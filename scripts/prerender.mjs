@@ -91,7 +91,7 @@ async function writeCompressed(file, text) {
 
 async function main() {
   const renderer = await loadRenderer();
-  await renderer.loadPages();
+  await renderer.preloadAllPages();
   const parsed = renderer.parseRuntimeConfig(JSON.parse(await fs.readFile(configFile, 'utf8')));
   if (!parsed.ok) throw new Error(`${configFile} has problems:\n- ${parsed.problems.join('\n- ')}`);
   const templateFile = path.join(dist, 'index.html');

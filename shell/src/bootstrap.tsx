@@ -14,8 +14,6 @@ import { App } from './app/app';
 import { ConfigErrorPage } from './app/config-error-page';
 import { preloadAllPages, preloadPage } from './app/route-element';
 import { configureRemotes } from './remotes/remote-loader';
-import './app/theme.css';
-import './app/layout.css';
 
 /** localStorage, or null where the browser refuses it (privacy modes). */
 function browserStorage(): Storage | null {
@@ -24,24 +22,6 @@ function browserStorage(): Storage | null {
   } catch {
     return null;
   }
-}
-
-/** The Amplify half of the shared package, configured once; downloaded only when first needed. */
-function awsLoader(config: RuntimeConfig) {
-  let loading: Promise<typeof import('@trailsense/shared/aws')> | null = null;
-  return () => {
-    loading ??= import('@trailsense/shared/aws').then(
-      (aws) => {
-        aws.configureAmplifyOnce(config);
-        return aws;
-      },
-      (error: unknown) => {
-        loading = null;
-        throw error;
-      },
-    );
-    return loading;
-  };
 }
 
 function initialUser(config: RuntimeConfig): UserState | undefined {
@@ -69,9 +49,13 @@ async function start() {
     return;
   }
   const { config } = result;
-  const aws = awsLoader(config);
+  // Amplify (the aws half of the shared package) downloads with the first need of a session.
   const sessionSource = lazySessionSource(
-    async () => (await aws()).amplifySessionSource,
+    async () => {
+      const aws = await import('@trailsense/shared/aws');
+      aws.configureAmplifyOnce(config);
+      return aws.amplifySessionSource;
+    },
     () => hasStoredSession(browserStorage()),
   );
   configureRemotes({ config, prepare: () => sessionSource.load() });

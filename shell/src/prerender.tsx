@@ -9,7 +9,6 @@ export { parseRuntimeConfig } from '@trailsense/shared';
 import { App } from './app/app';
 import { jsonLdScriptText } from './app/faq-json-ld';
 import type { HeadData } from './app/head';
-import { preloadAllPages } from './app/route-element';
 import { findRoute, routes } from './app/route-table';
 import { routeHead } from './app/use-route-head';
 
@@ -27,8 +26,8 @@ export const notFoundPath = '/__not-found__';
 /** Routes the browser renders itself (sign-in, uploader, profile…): served the page without content. */
 export const appPaths = routes.filter((route) => route.view.kind !== 'page').map((route) => route.path);
 
-/** Loads every page's code: renderToString cannot wait for a page that is still downloading. */
-export const loadPages = preloadAllPages;
+/** Every page's code must be loaded before rendering: renderToString cannot wait for a download. */
+export { preloadAllPages } from './app/route-element';
 
 export interface PrerenderedPage {
   /** The markup of `#root`. */

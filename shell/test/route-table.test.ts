@@ -52,12 +52,13 @@ describe('findRoute', () => {
 });
 
 describe('headerLinks', () => {
-  it('shows Login to a visitor', () => {
-    expect(headerLinks(false).map((l) => l.label)).toEqual(['About Us', 'Videos', 'FAQ', 'Contact', 'Login']);
+  it('lists the pages for everyone, Login for a visitor', () => {
+    expect([...headerLinks.pages, ...headerLinks.signedOut].map((l) => l.label)).toEqual(['About Us', 'Videos', 'FAQ', 'Contact', 'Login']);
+    expect(headerLinks.signedOut).toEqual([{ to: '/login', label: 'Login' }]);
   });
 
   it('shows Upload and Profile to a signed-in user', () => {
-    expect(headerLinks(true)).toEqual([
+    expect([...headerLinks.pages, ...headerLinks.signedIn]).toEqual([
       { to: '/about', label: 'About Us' },
       { to: '/videos', label: 'Videos' },
       { to: '/support', label: 'FAQ' },

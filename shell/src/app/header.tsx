@@ -1,7 +1,7 @@
 import { useEffect, useState, type MouseEvent } from 'react';
 import { NavLink, Link } from 'react-router-dom';
 import { confirmLeave, useBrand, useUser, type AuthStatus } from '@trailsense/shared';
-import { headerLinks } from './route-table';
+import { headerLinks, type HeaderLink } from './route-table';
 
 /**
  * Which auth links the header renders. Until the page has hydrated, and while the session is
@@ -30,14 +30,11 @@ export function Header() {
     }
   }, [user.status]);
 
-  const common = headerLinks(false).filter((link) => link.to !== '/login');
-  const signedInOnly = headerLinks(true).filter((link) => !common.some((c) => c.to === link.to));
-  const signedOutOnly = headerLinks(false).filter((link) => !common.some((c) => c.to === link.to));
   // A screen with work in progress (an upload batch) may ask before the user navigates away.
   const guardLeave = (event: MouseEvent) => {
     if (!confirmLeave()) event.preventDefault();
   };
-  const item = (link: { to: string; label: string }, className?: string) => (
+  const item = (link: HeaderLink, className?: string) => (
     <li key={link.to} className={className}>
       <NavLink to={link.to} onClick={guardLeave}>
         {link.label}
@@ -56,9 +53,9 @@ export function Header() {
         </Link>
         <nav aria-label="Main">
           <ul className="site-nav">
-            {common.map((link) => item(link))}
-            {showSignedOut && signedOutOnly.map((link) => item(link, only('out')))}
-            {showSignedIn && signedInOnly.map((link) => item(link, only('in')))}
+            {headerLinks.pages.map((link) => item(link))}
+            {showSignedOut && headerLinks.signedOut.map((link) => item(link, only('out')))}
+            {showSignedIn && headerLinks.signedIn.map((link) => item(link, only('in')))}
             {showSignedIn && (
               <li className={only('in')}>
                 <button type="button" className="site-nav__logout" onClick={() => confirmLeave() && void user.signOut()}>

@@ -112,10 +112,20 @@ export function findRoute(pathname: string): RouteDefinition | undefined {
   return routes.find((route) => route.path === path);
 }
 
-/** The header's links for the visitor (signed out) or the signed-in user (SPEC.md §2, Shell). */
-export function headerLinks(signedIn: boolean): { to: string; label: string }[] {
-  const always = routes.filter((r) => r.navLabel).map((r) => ({ to: r.path, label: r.navLabel! }));
-  return signedIn
-    ? [...always, { to: '/uploader', label: 'Upload' }, { to: '/profile', label: 'Profile' }]
-    : [...always, { to: '/login', label: 'Login' }];
+export interface HeaderLink {
+  to: string;
+  label: string;
 }
+
+/**
+ * The header's links (SPEC.md §2, Shell): the pages everyone sees, then the visitor's or the
+ * signed-in user's. Kept apart because the prerendered header carries both sets (header.tsx).
+ */
+export const headerLinks: { pages: readonly HeaderLink[]; signedOut: readonly HeaderLink[]; signedIn: readonly HeaderLink[] } = {
+  pages: routes.filter((r) => r.navLabel).map((r) => ({ to: r.path, label: r.navLabel! })),
+  signedOut: [{ to: '/login', label: 'Login' }],
+  signedIn: [
+    { to: '/uploader', label: 'Upload' },
+    { to: '/profile', label: 'Profile' },
+  ],
+};
