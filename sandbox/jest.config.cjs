@@ -17,5 +17,7 @@ module.exports = {
     ],
   },
   transformIgnorePatterns: ['^(?!.*/node_modules/(jose|@scure|@noble)/).*/node_modules/'],
+  // Read alone (`jest -c sandbox/jest.config.cjs`); under the root config's projects only the setup file counts.
   testTimeout: 60000,
+  setupFilesAfterEnv: ['<rootDir>/test/support/timeout.ts'],
 };
