@@ -7,6 +7,19 @@
  */
 export { configureAmplifyOnce } from './amplify/configure';
 export { amplifySessionSource } from './user/amplify-session-source';
+export { watchSessionEnd, isStoredSessionRemoved, type SessionEndReason, type StorageChange } from './user/session-end';
+export {
+  openUploadJournal,
+  JOURNAL_RETENTION_MS,
+  JOURNAL_DB_NAME,
+  type UploadJournal,
+  type JournalEntry,
+  type JournalBatch,
+  type JournalStatus,
+  type JournalTarget,
+  type JournalScope,
+  type BatchSummary,
+} from './uploads/upload-journal';
 export { startStandalone, type StandaloneOptions } from './remote-kit/standalone';
 export {
   createProductApi,

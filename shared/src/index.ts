@@ -39,4 +39,5 @@ export {
 export { sharedInstanceId } from './instance';
 export type { Analytics, AnalyticsEvent } from './analytics/events';
 export { addLeaveGuard, activeLeaveMessage, confirmLeave, useLeaveGuard } from './navigation/leave-guard';
+export { setPausedWorkNotice, pausedWorkNotice, usePausedWorkNotice } from './navigation/paused-work';
 export { RemoteFrame, type RemoteFrameProps } from './remote-kit/remote-frame';

@@ -1,6 +1,8 @@
 import { Amplify } from 'aws-amplify';
 import { deleteUser, signOut } from 'aws-amplify/auth';
 import { Hub } from 'aws-amplify/utils';
+import { openUploadJournal } from '../uploads/upload-journal';
+import { isStoredSessionRemoved } from './session-end';
 import { userFromIdTokenClaims } from './user-attributes';
 import type { AuthEvent, SessionSource } from './session-source';
 
@@ -27,12 +29,29 @@ export const amplifySessionSource: SessionSource = {
     await signOut(options?.global ? { global: true } : undefined);
   },
   async deleteAccount() {
+    const sub = (await Amplify.getTokens({ forceRefresh: false }))?.idToken?.payload.sub;
     await deleteUser();
+    // The account is gone: so is its record of uploads on this device (the upload journal).
+    if (typeof sub === 'string') {
+      const journal = openUploadJournal();
+      await journal.forgetOwner(sub).catch((error: unknown) => console.error('Could not remove the upload journal of the deleted account', error));
+      journal.close();
+    }
   },
   onAuthEvent(listener) {
-    return Hub.listen('auth', ({ payload }) => {
+    const stopHub = Hub.listen('auth', ({ payload }) => {
       const event = hubEvents[payload.event];
       if (event) listener(event);
     });
+    // A sign-out in another tab removes the stored session; Amplify does not follow other tabs.
+    const clientId = Amplify.getConfig().Auth?.Cognito?.userPoolClientId;
+    const onStorage = (event: StorageEvent) => {
+      if (clientId && event.storageArea === window.localStorage && isStoredSessionRemoved(event, clientId)) listener('signedOut');
+    };
+    window.addEventListener('storage', onStorage);
+    return () => {
+      stopHub();
+      window.removeEventListener('storage', onStorage);
+    };
   },
 };

@@ -1,0 +1,285 @@
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+
+/**
+ * The upload journal: what the uploader has sent, per signed-in user and ranch, in IndexedDB, so a
+ * batch survives a reload, a tab crash and a browser restart, and a photo that went up is never
+ * sent (and billed) twice. It lives in the shared package because more than the uploader needs it:
+ * deleting the account (auth-remote) removes the user's entries.
+ *
+ * Writes are group-committed: every write asked for while a transaction is open joins the next
+ * one, so a busy batch costs a few transactions a second, never one per file event (and progress
+ * events are never written at all).
+ */
+
+/** Where a file goes: the storage level and the camera it was sent with (the name as the user chose it). */
+export interface JournalTarget {
+  level: 'public' | 'private';
+  cameraName: string;
+}
+
+/** waiting: listed or interrupted; uploaded: S3 answered 200; failed: refused for good (reason given). */
+export type JournalStatus = 'waiting' | 'uploaded' | 'failed';
+
+/** One photo of one user and ranch, identified by its content fingerprint. */
+export interface JournalEntry {
+  owner: string;
+  ranchId: string;
+  fingerprint: string;
+  /** The batch (the list) it belongs to; null once the batch was cleared but the key must be kept. */
+  batchId: string | null;
+  name: string;
+  /** The path inside a chosen folder ("DCIM/100MEDIA/IMG_0001.JPG"); "" for files chosen one by one. */
+  path: string;
+  size: number;
+  lastModified: number;
+  /** The object key, fixed the first time the file is listed: every retry and resume reuses it. */
+  key: string;
+  status: JournalStatus;
+  /** Why it failed (status failed). */
+  reason?: string;
+  /**
+   * Set at the first attempt: a file once sent keeps its level and camera, so a resend overwrites
+   * the same object instead of making a second one elsewhere.
+   */
+  target?: JournalTarget;
+  /** ms since the epoch of the last change. */
+  updatedAt: number;
+  uploadedAt?: number;
+}
+
+/** A batch: the list a user is sending, with the choices it is sent with. */
+export interface JournalBatch {
+  id: string;
+  owner: string;
+  ranchId: string;
+  createdAt: number;
+  updatedAt: number;
+  /** The camera chosen for the batch ("" for "Indicate camera"). */
+  camera: string;
+  training: boolean;
+  /**
+   * A folder the browser lets the site keep (File System Access API), so a later Resume can read
+   * the files again without a new pick. Structured-cloneable, so IndexedDB stores it as it is.
+   */
+  folder?: unknown;
+}
+
+/** An unfinished batch as the resume offer shows it. */
+export interface BatchSummary {
+  batch: JournalBatch;
+  uploaded: number;
+  total: number;
+}
+
+/** One signed-in user's entries for one ranch. */
+export interface JournalScope {
+  owner: string;
+  ranchId: string;
+}
+
+/**
+ * How long entries are kept after their last change: 180 days. A card that is not reformatted
+ * after a pull still holds last season's photos months later, and skipping them is what keeps a
+ * re-pick from billing them again; a season of scouting and hunting is about six months. An entry
+ * is about 300 bytes: 10,000 photos a week for 26 weeks is under 80 MB, well inside what browsers
+ * grant a site.
+ */
+export const JOURNAL_RETENTION_MS = 180 * 24 * 60 * 60 * 1000;
+
+export const JOURNAL_DB_NAME = 'trailsense-uploads';
+
+interface JournalDb extends DBSchema {
+  files: {
+    key: [string, string, string];
+    value: JournalEntry;
+    indexes: { bySize: [string, string, number]; byBatch: string; byOwner: string; byUpdated: number };
+  };
+  batches: {
+    key: string;
+    value: JournalBatch;
+    indexes: { byScope: [string, string]; byOwner: string; byUpdated: number };
+  };
+}
+
+export interface UploadJournal {
+  /** Which of `sizes` some entry of the scope has (a cheap pre-check before fingerprints are known). */
+  sizesKnown(scope: JournalScope, sizes: readonly number[]): Promise<Set<number>>;
+  /** The entries of the scope with these fingerprints. */
+  entries(scope: JournalScope, fingerprints: readonly string[]): Promise<Map<string, JournalEntry>>;
+  /** The scope's batches with files still to send, newest first. */
+  openBatches(scope: JournalScope): Promise<BatchSummary[]>;
+  /** Writes (insert or replace) entries; resolves once they are committed. */
+  putEntries(entries: readonly JournalEntry[]): Promise<void>;
+  /** Writes a batch record; resolves once committed. */
+  putBatch(batch: JournalBatch): Promise<void>;
+  /**
+   * Ends a batch (Clear List, Discard, or all sent): its record goes, and so do its entries that
+   * were never sent. Uploaded entries stay (they keep a re-pick from sending them again); entries
+   * that were attempted but not confirmed stay detached with their key, because the object may
+   * exist: picked again, such a file is sent under the same key and overwrites it.
+   */
+  endBatch(batchId: string): Promise<void>;
+  /** Removes everything of one user (account deletion). */
+  forgetOwner(owner: string): Promise<void>;
+  /** Removes entries and batches unchanged for longer than the retention. */
+  prune(now: number, retentionMs?: number): Promise<void>;
+  close(): void;
+}
+
+/** Opens (creating or upgrading) the journal database; tests pass their own `name`. */
+export function openUploadJournal(options: { name?: string } = {}): UploadJournal {
+  const name = options.name ?? JOURNAL_DB_NAME;
+  const open = (): Promise<IDBPDatabase<JournalDb>> =>
+    openDB<JournalDb>(name, 1, {
+      upgrade(db) {
+        const files = db.createObjectStore('files', { keyPath: ['owner', 'ranchId', 'fingerprint'] });
+        files.createIndex('bySize', ['owner', 'ranchId', 'size']);
+        files.createIndex('byBatch', 'batchId');
+        files.createIndex('byOwner', 'owner');
+        files.createIndex('byUpdated', 'updatedAt');
+        const batches = db.createObjectStore('batches', { keyPath: 'id' });
+        batches.createIndex('byScope', ['owner', 'ranchId']);
+        batches.createIndex('byOwner', 'owner');
+        batches.createIndex('byUpdated', 'updatedAt');
+      },
+      blocking(_current, _next, event) {
+        // A newer page wants to upgrade: step aside rather than block it.
+        (event.target as IDBDatabase).close();
+      },
+    });
+  let dbPromise: Promise<IDBPDatabase<JournalDb>> | null = null;
+  const db = () => {
+    dbPromise ??= open().catch((error: unknown) => {
+      dbPromise = null;
+      throw error;
+    });
+    return dbPromise;
+  };
+
+  // Group commit: writes queue here; one transaction at a time takes everything queued so far.
+  let queuedEntries = new Map<string, JournalEntry>();
+  let queuedBatches = new Map<string, JournalBatch>();
+  let waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  let draining: Promise<void> | null = null;
+  const queued = () => queuedEntries.size > 0 || queuedBatches.size > 0;
+
+  const entryId = (e: JournalEntry) => `${e.owner}\u0000${e.ranchId}\u0000${e.fingerprint}`;
+
+  async function drainLoop(): Promise<void> {
+    while (queued()) {
+      const entries = [...queuedEntries.values()];
+      const batches = [...queuedBatches.values()];
+      const settled = waiters;
+      queuedEntries = new Map();
+      queuedBatches = new Map();
+      waiters = [];
+      try {
+        const tx = (await db()).transaction(['files', 'batches'], 'readwrite');
+        for (const e of entries) void tx.objectStore('files').put(e);
+        for (const b of batches) void tx.objectStore('batches').put(b);
+        await tx.done;
+        for (const w of settled) w.resolve();
+      } catch (error) {
+        for (const w of settled) w.reject(error);
+      }
+    }
+  }
+  const drain = (): Promise<void> => {
+    draining ??= drainLoop().finally(() => {
+      draining = null;
+    });
+    return draining;
+  };
+
+  const enqueue = (entries: readonly JournalEntry[], batches: readonly JournalBatch[]): Promise<void> => {
+    if (entries.length === 0 && batches.length === 0) return Promise.resolve();
+    for (const e of entries) queuedEntries.set(entryId(e), e);
+    for (const b of batches) queuedBatches.set(b.id, b);
+    const done = new Promise<void>((resolve, reject) => waiters.push({ resolve, reject }));
+    // A microtask later, so that writes asked for in the same turn share one transaction.
+    queueMicrotask(() => void drain());
+    return done;
+  };
+
+  /** Waits for queued writes, so that reads and deletions see them. */
+  const settle = async () => {
+    while (draining || queued()) await drain();
+  };
+
+  return {
+    async sizesKnown(scope, sizes) {
+      await settle();
+      const distinct = [...new Set(sizes)];
+      const index = (await db()).transaction('files').store.index('bySize');
+      const found = await Promise.all(distinct.map((size) => index.getKey(IDBKeyRange.only([scope.owner, scope.ranchId, size]))));
+      return new Set(distinct.filter((_, i) => found[i] !== undefined));
+    },
+    async entries(scope, fingerprints) {
+      await settle();
+      const store = (await db()).transaction('files').store;
+      const found = await Promise.all(fingerprints.map((fp) => store.get([scope.owner, scope.ranchId, fp])));
+      const map = new Map<string, JournalEntry>();
+      found.forEach((entry) => entry && map.set(entry.fingerprint, entry));
+      return map;
+    },
+    async openBatches(scope) {
+      await settle();
+      const tx = (await db()).transaction(['files', 'batches']);
+      const batches = await tx.objectStore('batches').index('byScope').getAll(IDBKeyRange.only([scope.owner, scope.ranchId]));
+      const summaries = await Promise.all(
+        batches.map(async (batch): Promise<BatchSummary> => {
+          const files = await tx.objectStore('files').index('byBatch').getAll(IDBKeyRange.only(batch.id));
+          return { batch, uploaded: files.filter((f) => f.status === 'uploaded').length, total: files.length };
+        }),
+      );
+      return summaries.filter((s) => s.uploaded < s.total).sort((a, b) => b.batch.updatedAt - a.batch.updatedAt);
+    },
+    putEntries: (entries) => enqueue(entries, []),
+    putBatch: (batch) => enqueue([], [batch]),
+    async endBatch(batchId) {
+      await settle();
+      const tx = (await db()).transaction(['files', 'batches'], 'readwrite');
+      const files = tx.objectStore('files');
+      let cursor = await files.index('byBatch').openCursor(IDBKeyRange.only(batchId));
+      while (cursor) {
+        const entry = cursor.value;
+        if (entry.status !== 'uploaded') {
+          if (entry.target) void cursor.update({ ...entry, batchId: null });
+          else void cursor.delete();
+        }
+        cursor = await cursor.continue();
+      }
+      void tx.objectStore('batches').delete(batchId);
+      await tx.done;
+    },
+    async forgetOwner(owner) {
+      await settle();
+      const tx = (await db()).transaction(['files', 'batches'], 'readwrite');
+      for (const storeName of ['files', 'batches'] as const) {
+        let cursor = await tx.objectStore(storeName).index('byOwner').openCursor(IDBKeyRange.only(owner));
+        while (cursor) {
+          void cursor.delete();
+          cursor = await cursor.continue();
+        }
+      }
+      await tx.done;
+    },
+    async prune(now, retentionMs = JOURNAL_RETENTION_MS) {
+      await settle();
+      const tx = (await db()).transaction(['files', 'batches'], 'readwrite');
+      const old = IDBKeyRange.upperBound(now - retentionMs);
+      for (const storeName of ['files', 'batches'] as const) {
+        let cursor = await tx.objectStore(storeName).index('byUpdated').openCursor(old);
+        while (cursor) {
+          void cursor.delete();
+          cursor = await cursor.continue();
+        }
+      }
+      await tx.done;
+    },
+    close() {
+      void dbPromise?.then((d) => d.close());
+      dbPromise = null;
+    },
+  };
+}
