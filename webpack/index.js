@@ -26,6 +26,44 @@ const COMPRESSIBLE = /\.(js|css|html|json|svg|txt)$/;
  * @property {string} [title]       the standalone page's title
  */
 
+/** Module types that need the federation runtime and share scope, which a worker has not. */
+const FEDERATED_MODULE_TYPES = new Set(['consume-shared-module', 'remote-module']);
+
+/**
+ * Fails the build when a web worker is not one self-contained chunk. A remote's worker may run
+ * from a blob: URL (CrossOriginWorker), where `self.location` is the page's origin, not the
+ * remote's: any chunk the worker loaded at runtime (split chunks, `import()`) would be looked up
+ * on the wrong origin. And a worker has no federation share scope, so it must not consume shared
+ * modules (react, aws-amplify, @trailsense/shared): bundle what it needs, statically.
+ */
+class SelfContainedWorkersPlugin {
+  /** @param {import('webpack').Compiler} compiler */
+  apply(compiler) {
+    const name = 'SelfContainedWorkersPlugin';
+    compiler.hooks.thisCompilation.tap(name, (compilation) => {
+      compilation.hooks.afterOptimizeChunks.tap(name, () => {
+        for (const entrypoint of compilation.asyncEntrypoints) {
+          if (!entrypoint.options.worker || entrypoint.options.worklet) continue;
+          const startedBy = entrypoint.origins.map((o) => o.module?.readableIdentifier(compilation.requestShortener)).filter(Boolean);
+          const where = `The worker ${entrypoint.options.name ?? ''} started in ${startedBy.join(', ') || '?'}`;
+          const problems = [];
+          if (entrypoint.chunks.length !== 1) problems.push(`is split into ${entrypoint.chunks.length} chunks`);
+          if (entrypoint.getChildren().length > 0) problems.push('loads chunks at runtime (import()); import statically or with webpackMode: "eager"');
+          for (const chunk of entrypoint.chunks) {
+            for (const module of compilation.chunkGraph.getChunkModulesIterable(chunk)) {
+              if (FEDERATED_MODULE_TYPES.has(module.type)) problems.push(`needs the federation runtime for ${module.readableIdentifier(compilation.requestShortener)}`);
+            }
+          }
+          for (const problem of problems) compilation.errors.push(new webpack.WebpackError(`${where} ${problem}: a worker must be one self-contained chunk.`));
+        }
+      });
+    });
+  }
+}
+
+/** Whether a chunk belongs to a web worker's entry (kept whole: SelfContainedWorkersPlugin). */
+const isWorkerChunk = (chunk) => Boolean(chunk.getEntryOptions()?.worker);
+
 /** @param {AppOptions} options */
 function createConfig(options) {
   return (env = {}, argv = {}) => {
@@ -63,6 +101,18 @@ function createConfig(options) {
       },
       resolve: { extensions: ['.tsx', '.ts', '.js', '.mjs', '.json'] },
       module: {
+        parser: {
+          javascript: {
+            // A remote's code runs in the shell's page, of another origin, where `new Worker(url)`
+            // of the remote's chunk is refused. `new CrossOriginWorker(new URL('./x.worker.ts',
+            // import.meta.url))` (uploader-remote/src/features/upload/services/cross-origin-worker.ts;
+            // the import must be spelled `from './cross-origin-worker'`) is compiled like
+            // `new Worker(...)`: the entry becomes a worker chunk, its URL is passed in, and the
+            // class starts it through a same-origin blob: URL when needed. '...' keeps webpack's
+            // own forms (new Worker, new SharedWorker, …).
+            worker: ['CrossOriginWorker from ./cross-origin-worker', '...'],
+          },
+        },
         rules: [
           {
             test: /\.[jt]sx?$/,
@@ -97,6 +147,7 @@ function createConfig(options) {
               }),
             ]
           : []),
+        new SelfContainedWorkersPlugin(),
         new HtmlWebpackPlugin({
           template: path.join(publicDir, 'index.html'),
           templateParameters: { title: options.title ?? name },
@@ -136,7 +187,8 @@ function createConfig(options) {
         chunkIds: 'deterministic',
         // The shell's first load in a few scripts (React, the router, the app): each is evaluated
         // in its own task, so no single long task holds a slow phone's main thread.
-        ...(federated ? {} : { splitChunks: { chunks: 'all' } }),
+        // Worker chunks are left whole (SelfContainedWorkersPlugin says why).
+        ...(federated ? {} : { splitChunks: { chunks: (chunk) => !isWorkerChunk(chunk) } }),
       },
       devServer: {
         port,

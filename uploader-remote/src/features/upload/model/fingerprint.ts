@@ -1,0 +1,63 @@
+/**
+ * A photo's content fingerprint: which chosen files are the same photo, whatever they are called
+ * and whenever they were copied.
+ *
+ * Why not the name or the modified time (a name + size + mtime identity was used before):
+ * - names are not identities: trail cameras restart their counter (IMG_0001.JPG) on every card
+ *   format, so two different photos share a name, and a hunter may rename files;
+ * - the modified time is not the photo's: copying a card to a laptop, or a sync tool, rewrites it,
+ *   so the same photo picked from the card and from the laptop would look different.
+ *
+ * Why only samples, not the whole file: 2,000–10,000 JPEGs of 1–5 MB are up to ~50 GB of reads
+ * from an SD card; hashing 128 KiB of each is a few hundred MB at most. A JPEG's first 64 KiB hold
+ * its headers, EXIF (capture time, camera serial) and the start of the scan; its last 64 KiB the
+ * end of the scan. Two different photos almost never agree on both and on the exact size.
+ * The accepted trade-off: a file changed only in its middle (beyond both samples) with its size
+ * unchanged keeps its fingerprint. Camera files are not edited in place, so that is not a real
+ * case for this product; anything that re-encodes a photo changes its size and its samples.
+ *
+ * The digest is SHA-256 over the size (8 bytes, little-endian) followed by the sampled bytes in
+ * order; the size is also spelled out in the fingerprint, so files of different sizes can never
+ * collide. The `v1` prefix lets a later scheme coexist with stored v1 fingerprints.
+ */
+
+/** The bytes hashed at each end of a file. */
+export const FINGERPRINT_SAMPLE_BYTES = 64 * 1024;
+
+/** Hex characters of the digest kept in a fingerprint (128 bits: collisions are not a concern). */
+const DIGEST_HEX_CHARS = 32;
+
+/** A half-open byte range [start, end) of a file, as `Blob.slice(start, end)` takes it. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * The ranges of a `size`-byte file that are hashed, in order: the first and the last
+ * `FINGERPRINT_SAMPLE_BYTES`, or the whole file in one range when both would overlap or touch
+ * (size ≤ 128 KiB), so no byte is hashed twice. An empty file has one empty range.
+ */
+export function sampleRanges(size: number): ByteRange[] {
+  if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`Invalid file size: ${size}`);
+  if (size <= 2 * FINGERPRINT_SAMPLE_BYTES) return [{ start: 0, end: size }];
+  return [
+    { start: 0, end: FINGERPRINT_SAMPLE_BYTES },
+    { start: size - FINGERPRINT_SAMPLE_BYTES, end: size },
+  ];
+}
+
+/** The 8-byte little-endian encoding of the size that starts the hashed bytes. */
+export function sizePrefix(size: number): Uint8Array {
+  const bytes = new Uint8Array(8);
+  new DataView(bytes.buffer).setBigUint64(0, BigInt(size), true);
+  return bytes;
+}
+
+/** The fingerprint for a file's size and the SHA-256 digest of its size prefix and samples. */
+export function fingerprintFromDigest(size: number, digest: ArrayBuffer): string {
+  const hex = Array.from(new Uint8Array(digest, 0, Math.min(digest.byteLength, DIGEST_HEX_CHARS / 2)), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
+  return `v1-${size}-${hex}`;
+}

@@ -1,0 +1,243 @@
+import { probeFile, type FileProbe } from './file-probe';
+import type { ProbeRequest, ProbeResponse } from './probe-protocol';
+
+/** Probes chosen files (fingerprint and JPEG signature, file-probe.ts). */
+export interface FileProber {
+  /** Never rejects for a file it cannot read (that is `unreadable`); rejects once disposed. */
+  probe(file: Blob): Promise<FileProbe>;
+  /** Stops the worker, if any; probes not yet answered reject. */
+  dispose(): void;
+}
+
+/**
+ * Probes in flight at once. A selection is 2,000–10,000 files: starting every read at once would
+ * hold that many pending reads (and their buffers) in the browser. 32 keeps an SD card's reads
+ * queued deep enough to stay busy while bounding memory to 32 × 128 KiB of samples.
+ */
+export const MAX_PROBES_IN_FLIGHT = 32;
+
+/** Thrown to probes still pending when their prober is disposed. */
+export class ProberDisposedError extends Error {
+  constructor() {
+    super('The file prober was disposed');
+    this.name = 'ProberDisposedError';
+  }
+}
+
+interface Waiting {
+  file: Blob;
+  resolve: (probe: FileProbe) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Probes on the calling thread, at most `maxInFlight` at once: jest tests, and the worker
+ * prober's fallback. On the main thread each read and digest is asynchronous, but the hashing
+ * and the bookkeeping of thousands of files still compete with rendering.
+ */
+export function createInlineProber(subtle: SubtleCrypto, maxInFlight = MAX_PROBES_IN_FLIGHT): FileProber {
+  const queue: Waiting[] = [];
+  const running = new Set<Waiting>();
+  let disposed = false;
+  const pump = () => {
+    while (!disposed && running.size < maxInFlight && queue.length > 0) {
+      const item = queue.shift()!;
+      running.add(item);
+      probeFile(item.file, subtle)
+        .then(item.resolve, item.reject)
+        .finally(() => {
+          running.delete(item);
+          pump();
+        });
+    }
+  };
+  return {
+    probe(file) {
+      if (disposed) return Promise.reject(new ProberDisposedError());
+      return new Promise<FileProbe>((resolve, reject) => {
+        queue.push({ file, resolve, reject });
+        pump();
+      });
+    },
+    dispose() {
+      disposed = true;
+      const error = new ProberDisposedError();
+      // A settled promise ignores a second settle, so the running probes' later answers are moot.
+      for (const item of [...queue.splice(0), ...running]) item.reject(error);
+      running.clear();
+    },
+  };
+}
+
+/** The part of a Worker the prober uses (a fake one in tests). */
+export interface ProbeWorker {
+  postMessage(message: ProbeRequest): void;
+  addEventListener(type: 'message', listener: (event: MessageEvent<ProbeResponse>) => void): void;
+  addEventListener(type: 'error' | 'messageerror', listener: (event: Event) => void): void;
+  terminate(): void;
+}
+
+export interface WorkerProberOptions {
+  /**
+   * Starts the worker; called once, on the first probe. Default: the real probe worker
+   * (start-probe-worker.ts). A throw or rejection means "no worker": everything runs inline.
+   */
+  createWorker?: () => ProbeWorker | Promise<ProbeWorker>;
+  /** The prober used when the worker is unavailable. Default: inline, with the page's crypto.subtle. */
+  createFallback?: () => FileProber;
+  maxInFlight?: number;
+  /** Where the one fallback notice goes. Default: console.warn. */
+  warn?: (message: string, detail: unknown) => void;
+}
+
+type WorkerState =
+  | { kind: 'idle' }
+  | { kind: 'starting' }
+  | { kind: 'running'; worker: ProbeWorker }
+  | { kind: 'failed' }
+  | { kind: 'disposed' };
+
+/**
+ * Probes in a Web Worker, off the main thread: reading and hashing thousands of files must not
+ * take the page's frames. The worker starts on the first probe (most visits never pick files).
+ * Answers are matched to probes by id; at most `maxInFlight` are posted, the rest wait here.
+ *
+ * If the worker cannot be created (no Worker, CSP without `worker-src blob:`, its chunk failed to
+ * load) or errors out later, every probe posted and not answered, and every later one, runs on
+ * the fallback (inline) prober instead, with one console warning: a probe never hangs on a dead
+ * worker.
+ */
+export function createWorkerProber(options: WorkerProberOptions = {}): FileProber {
+  const maxInFlight = options.maxInFlight ?? MAX_PROBES_IN_FLIGHT;
+  const createWorker = options.createWorker ?? defaultCreateWorker;
+  const createFallback = options.createFallback ?? (() => createInlineProber(globalThis.crypto.subtle, Number.MAX_SAFE_INTEGER));
+  const warn = options.warn ?? ((message, detail) => console.warn(message, detail));
+
+  let state: WorkerState = { kind: 'idle' };
+  const queue: Waiting[] = [];
+  /** Posted to the worker, by request id. */
+  const posted = new Map<number, Waiting>();
+  /** Probes handed to the fallback, which count against `maxInFlight` too. */
+  let onFallback = 0;
+  let nextId = 1;
+  let fallback: FileProber | undefined;
+
+  const inFlight = () => posted.size + onFallback;
+
+  const runOnFallback = (item: Waiting) => {
+    onFallback++;
+    fallback ??= createFallback();
+    fallback
+      .probe(item.file)
+      .then(item.resolve, item.reject)
+      .finally(() => {
+        onFallback--;
+        pump();
+      });
+  };
+
+  const pump = () => {
+    if (state.kind === 'idle') return start();
+    if (state.kind === 'starting' || state.kind === 'disposed') return;
+    while (inFlight() < maxInFlight && queue.length > 0) {
+      const item = queue.shift()!;
+      if (state.kind === 'failed') {
+        runOnFallback(item);
+        continue;
+      }
+      const id = nextId++;
+      try {
+        state.worker.postMessage({ id, file: item.file });
+        posted.set(id, item);
+      } catch {
+        // This file could not be sent (not cloneable): the worker is fine, probe it here.
+        runOnFallback(item);
+      }
+    }
+  };
+
+  const fail = (reason: unknown) => {
+    if (state.kind === 'failed' || state.kind === 'disposed') return;
+    if (state.kind === 'running') {
+      try {
+        state.worker.terminate();
+      } catch {
+        // Already gone.
+      }
+    }
+    state = { kind: 'failed' };
+    warn('The file probe worker is unavailable; probing files on the main thread instead.', reason);
+    // What the worker will never answer runs again on the fallback, before the queue.
+    const orphans = [...posted.values()];
+    posted.clear();
+    for (const item of orphans) runOnFallback(item);
+    pump();
+  };
+
+  const onMessage = (event: MessageEvent<ProbeResponse>) => {
+    const answer = event.data;
+    const item = posted.get(answer.id);
+    if (!item) return;
+    posted.delete(answer.id);
+    if ('result' in answer) item.resolve(answer.result);
+    else item.reject(new Error(answer.error));
+    pump();
+  };
+
+  const start = () => {
+    state = { kind: 'starting' };
+    // Through a promise: a synchronous throw, a rejection and a failed load are handled alike.
+    Promise.resolve()
+      .then(createWorker)
+      .then(
+        (worker) => {
+          if (state.kind === 'disposed') return worker.terminate();
+          worker.addEventListener('message', onMessage);
+          // An uncaught error in the worker, or its script failing to load.
+          worker.addEventListener('error', (event) => fail(errorOf(event)));
+          // An answer that could not be received: its probe would wait forever.
+          worker.addEventListener('messageerror', (event) => fail(errorOf(event)));
+          state = { kind: 'running', worker };
+          pump();
+        },
+        (error: unknown) => {
+          if (state.kind !== 'disposed') fail(error);
+        },
+      );
+  };
+
+  return {
+    probe(file) {
+      if (state.kind === 'disposed') return Promise.reject(new ProberDisposedError());
+      return new Promise<FileProbe>((resolve, reject) => {
+        queue.push({ file, resolve, reject });
+        pump();
+      });
+    },
+    dispose() {
+      if (state.kind === 'running') state.worker.terminate();
+      state = { kind: 'disposed' };
+      const error = new ProberDisposedError();
+      for (const item of [...queue.splice(0), ...posted.values()]) item.reject(error);
+      posted.clear();
+      fallback?.dispose();
+    },
+  };
+}
+
+/** The real worker, from a module of its own: `import.meta` there does not compile for jest. */
+async function defaultCreateWorker(): Promise<ProbeWorker> {
+  // Eager: bundled into this chunk, no extra request; it is a module of a few lines.
+  const { startProbeWorker } = await import(/* webpackMode: "eager" */ './start-probe-worker');
+  return startProbeWorker();
+}
+
+/**
+ * What an error or messageerror event says, for the warning. A worker blocked by CSP, or whose
+ * script failed to load or is of another origin, reports an error event with no details.
+ */
+function errorOf(event: Event): unknown {
+  if ('error' in event && event.error) return event.error;
+  if ('message' in event && event.message) return event.message;
+  return event.type === 'messageerror' ? 'an answer could not be received (messageerror)' : 'the worker failed to start or crashed (no details)';
+}

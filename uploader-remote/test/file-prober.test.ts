@@ -1,0 +1,348 @@
+import { Blob as NodeBlob } from 'node:buffer';
+import { webcrypto } from 'node:crypto';
+import { startCrossOriginWorker, workerBootstrap, type WorkerEnvironment } from '../src/features/upload/services/cross-origin-worker';
+import { probeFile, type FileProbe } from '../src/features/upload/services/file-probe';
+import {
+  createInlineProber,
+  createWorkerProber,
+  ProberDisposedError,
+  type FileProber,
+  type ProbeWorker,
+} from '../src/features/upload/services/file-prober';
+import type { ProbeRequest, ProbeResponse } from '../src/features/upload/services/probe-protocol';
+
+const subtle = webcrypto.subtle as unknown as SubtleCrypto;
+const JPEG_HEAD = [0xff, 0xd8, 0xff, 0xe0];
+const blobOf = (...bytes: number[]): Blob => new NodeBlob([Uint8Array.from(bytes)]) as unknown as Blob;
+const ok = (fingerprint: string): FileProbe => ({ kind: 'ok', fingerprint, isJpeg: true });
+/** Lets every settled promise's callbacks run. */
+const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** A Worker the test drives: it records what is posted and answers, fails or breaks on demand. */
+class FakeWorker implements ProbeWorker {
+  readonly posted: ProbeRequest[] = [];
+  terminated = false;
+  private listeners = new Map<string, ((event: never) => void)[]>();
+
+  addEventListener(type: string, listener: (event: never) => void): void {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+  }
+  removeEventListener(type: string, listener: (event: never) => void): void {
+    this.listeners.set(type, (this.listeners.get(type) ?? []).filter((l) => l !== listener));
+  }
+  postMessage(message: ProbeRequest): void {
+    if (this.terminated) throw new Error('posted to a terminated worker');
+    this.posted.push(message);
+  }
+  terminate(): void {
+    this.terminated = true;
+  }
+  private dispatch(type: string, event: object): void {
+    for (const listener of this.listeners.get(type) ?? []) listener(event as never);
+  }
+  answer(response: ProbeResponse): void {
+    this.dispatch('message', { type: 'message', data: response });
+  }
+  /** Answers request `id` with a fingerprint naming it. */
+  answerOk(id: number): void {
+    this.answer({ id, result: ok(`fp-${id}`) });
+  }
+  crash(message = 'Uncaught ReferenceError: x is not defined'): void {
+    this.dispatch('error', { type: 'error', message, error: null });
+  }
+  breakMessages(): void {
+    this.dispatch('messageerror', { type: 'messageerror' });
+  }
+}
+
+/** A fallback prober that records what it probes and answers each with its name. */
+function recordingFallback() {
+  const probed: Blob[] = [];
+  const names = new Map<Blob, string>();
+  const prober: FileProber = {
+    probe: async (file) => (probed.push(file), ok(`inline-${names.get(file) ?? '?'}`)),
+    dispose: jest.fn(),
+  };
+  return { prober, probed, names };
+}
+
+describe('createInlineProber', () => {
+  it('probes on the calling thread, exactly as probeFile does', async () => {
+    const prober = createInlineProber(subtle);
+    const photo = blobOf(...JPEG_HEAD, 1, 2, 3);
+    expect(await prober.probe(photo)).toEqual(await probeFile(photo, subtle));
+    expect(await prober.probe(blobOf(0x89, 0x50))).toMatchObject({ kind: 'ok', isJpeg: false });
+  });
+
+  it('keeps at most maxInFlight reads going and starts the next as one ends', async () => {
+    const reads: { answer: () => void }[] = [];
+    const slowBlob = (): Blob =>
+      ({
+        size: 3,
+        slice: () => ({ arrayBuffer: () => new Promise<ArrayBuffer>((resolve) => reads.push({ answer: () => resolve(Uint8Array.from([0xff, 0xd8, 0xff]).buffer) })) }),
+      }) as unknown as Blob;
+    const prober = createInlineProber(subtle, 2);
+    const probes = [prober.probe(slowBlob()), prober.probe(slowBlob()), prober.probe(slowBlob())];
+    await flush();
+    expect(reads).toHaveLength(2);
+    reads[0]!.answer();
+    await flush();
+    expect(reads).toHaveLength(3);
+    reads[1]!.answer();
+    reads[2]!.answer();
+    expect((await Promise.all(probes)).map((p) => p.kind)).toEqual(['ok', 'ok', 'ok']);
+  });
+
+  it('rejects what is pending, and what comes later, once disposed', async () => {
+    const never = { size: 3, slice: () => ({ arrayBuffer: () => new Promise<ArrayBuffer>(() => undefined) }) } as unknown as Blob;
+    const prober = createInlineProber(subtle, 1);
+    const running = prober.probe(never);
+    const queued = prober.probe(never);
+    prober.dispose();
+    await expect(running).rejects.toBeInstanceOf(ProberDisposedError);
+    await expect(queued).rejects.toBeInstanceOf(ProberDisposedError);
+    await expect(prober.probe(blobOf(1))).rejects.toBeInstanceOf(ProberDisposedError);
+  });
+});
+
+describe('createWorkerProber', () => {
+  it('starts the worker on the first probe only, and once', async () => {
+    const worker = new FakeWorker();
+    const createWorker = jest.fn(() => worker);
+    const prober = createWorkerProber({ createWorker, createFallback: () => recordingFallback().prober });
+    await flush();
+    expect(createWorker).not.toHaveBeenCalled();
+    const a = prober.probe(blobOf(1));
+    const b = prober.probe(blobOf(2));
+    await flush();
+    expect(createWorker).toHaveBeenCalledTimes(1);
+    expect(worker.posted.map((m) => m.id)).toEqual([1, 2]);
+    worker.answerOk(1);
+    worker.answerOk(2);
+    expect(await Promise.all([a, b])).toEqual([ok('fp-1'), ok('fp-2')]);
+  });
+
+  it('matches answers to probes by id, in whatever order they come', async () => {
+    const worker = new FakeWorker();
+    const prober = createWorkerProber({ createWorker: () => worker });
+    const files = [blobOf(1), blobOf(2), blobOf(3)];
+    const probes = files.map((f) => prober.probe(f));
+    await flush();
+    expect(worker.posted.map((m) => m.file)).toEqual(files);
+    const [first, second, third] = worker.posted;
+    worker.answerOk(third!.id);
+    worker.answer({ id: first!.id, result: { kind: 'unreadable', reason: 'gone' } });
+    worker.answer({ id: 999, result: ok('nobody asked') }); // ignored
+    worker.answerOk(second!.id);
+    expect(await Promise.all(probes)).toEqual([{ kind: 'unreadable', reason: 'gone' }, ok(`fp-${second!.id}`), ok(`fp-${third!.id}`)]);
+  });
+
+  it('posts at most maxInFlight and queues the rest until answers come', async () => {
+    const worker = new FakeWorker();
+    const prober = createWorkerProber({ createWorker: () => worker, maxInFlight: 32 });
+    const probes = Array.from({ length: 100 }, (_, i) => prober.probe(blobOf(i)));
+    await flush();
+    expect(worker.posted).toHaveLength(32);
+    for (const m of worker.posted.slice(0, 10)) worker.answerOk(m.id);
+    expect(worker.posted).toHaveLength(42);
+    // Keep answering whatever is posted: every probe ends, never more than 32 outstanding.
+    let answered = 10;
+    while (answered < worker.posted.length) {
+      expect(worker.posted.length - answered).toBeLessThanOrEqual(32);
+      worker.answerOk(worker.posted[answered++]!.id);
+    }
+    expect(answered).toBe(100);
+    expect((await Promise.all(probes)).every((p) => p.kind === 'ok')).toBe(true);
+  });
+
+  it('rejects a probe the worker answers with an error that is not about the file', async () => {
+    const worker = new FakeWorker();
+    const prober = createWorkerProber({ createWorker: () => worker });
+    const probe = prober.probe(blobOf(1));
+    await flush();
+    worker.answer({ id: worker.posted[0]!.id, error: "Cannot read properties of undefined (reading 'digest')" });
+    await expect(probe).rejects.toThrow("reading 'digest'");
+  });
+
+  it.each([
+    ['throws', () => {
+      throw new DOMException('Failed to construct Worker', 'SecurityError');
+    }],
+    ['rejects', () => Promise.reject(new Error('chunk load failed'))],
+  ])('probes everything inline when the worker cannot be created (its factory %s), warning once', async (_, createWorker) => {
+    const fallback = recordingFallback();
+    const warn = jest.fn();
+    const prober = createWorkerProber({ createWorker, createFallback: () => fallback.prober, warn });
+    const a = blobOf(1);
+    const b = blobOf(2);
+    fallback.names.set(a, 'a').set(b, 'b');
+    expect(await Promise.all([prober.probe(a), prober.probe(b)])).toEqual([ok('inline-a'), ok('inline-b')]);
+    const c = blobOf(3);
+    fallback.names.set(c, 'c');
+    expect(await prober.probe(c)).toEqual(ok('inline-c'));
+    expect(fallback.probed).toEqual([a, b, c]);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+
+  it('re-runs inline what a worker that errors out never answered, and everything after, warning once', async () => {
+    const worker = new FakeWorker();
+    const fallback = recordingFallback();
+    const warn = jest.fn();
+    const prober = createWorkerProber({ createWorker: () => worker, createFallback: () => fallback.prober, warn, maxInFlight: 2 });
+    const files = [blobOf(1), blobOf(2), blobOf(3)];
+    files.forEach((f, i) => fallback.names.set(f, `f${i}`));
+    const probes = files.map((f) => prober.probe(f));
+    await flush();
+    expect(worker.posted).toHaveLength(2);
+    worker.answerOk(worker.posted[0]!.id); // answered before the crash: kept
+    await flush();
+    expect(worker.posted).toHaveLength(3);
+    worker.crash();
+    worker.crash(); // a second error event: no second warning, nothing run twice
+    expect(await Promise.all(probes)).toEqual([ok('fp-1'), ok('inline-f1'), ok('inline-f2')]);
+    const later = blobOf(4);
+    fallback.names.set(later, 'later');
+    expect(await prober.probe(later)).toEqual(ok('inline-later'));
+    expect(fallback.probed).toEqual([files[1], files[2], later]);
+    expect(worker.terminated).toBe(true);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![1]).toBe('Uncaught ReferenceError: x is not defined');
+  });
+
+  it('falls back when an answer cannot be received (messageerror): that probe would wait forever', async () => {
+    const worker = new FakeWorker();
+    const fallback = recordingFallback();
+    const prober = createWorkerProber({ createWorker: () => worker, createFallback: () => fallback.prober, warn: jest.fn() });
+    const file = blobOf(1);
+    fallback.names.set(file, 'one');
+    const probe = prober.probe(file);
+    await flush();
+    worker.breakMessages();
+    expect(await probe).toEqual(ok('inline-one'));
+  });
+
+  it('probes inline a file that cannot be posted, and keeps the worker for the rest', async () => {
+    const worker = new FakeWorker();
+    const fallback = recordingFallback();
+    const warn = jest.fn();
+    const unclonable = blobOf(1);
+    fallback.names.set(unclonable, 'unclonable');
+    const post = worker.postMessage.bind(worker);
+    worker.postMessage = (m) => {
+      if (m.file === unclonable) throw new DOMException('could not be cloned', 'DataCloneError');
+      post(m);
+    };
+    const prober = createWorkerProber({ createWorker: () => worker, createFallback: () => fallback.prober, warn });
+    const a = prober.probe(unclonable);
+    const b = prober.probe(blobOf(2));
+    await flush();
+    worker.answerOk(worker.posted[0]!.id);
+    expect(await Promise.all([a, b])).toEqual([ok('inline-unclonable'), ok(`fp-${worker.posted[0]!.id}`)]);
+    expect(warn).not.toHaveBeenCalled();
+    expect(worker.terminated).toBe(false);
+  });
+
+  it('uses the inline prober with the page’s crypto.subtle as the default fallback', async () => {
+    const pageCrypto = Object.getOwnPropertyDescriptor(globalThis, 'crypto');
+    Object.defineProperty(globalThis, 'crypto', { value: webcrypto, configurable: true });
+    try {
+      const prober = createWorkerProber({
+        createWorker: () => {
+          throw new Error('no Worker here');
+        },
+        warn: jest.fn(),
+      });
+      const photo = blobOf(...JPEG_HEAD, 9);
+      expect(await prober.probe(photo)).toEqual(await probeFile(photo, subtle));
+    } finally {
+      if (pageCrypto) Object.defineProperty(globalThis, 'crypto', pageCrypto);
+    }
+  });
+
+  it('rejects pending probes, terminates the worker and refuses new probes once disposed', async () => {
+    const worker = new FakeWorker();
+    const prober = createWorkerProber({ createWorker: () => worker, maxInFlight: 1 });
+    const posted = prober.probe(blobOf(1));
+    const queued = prober.probe(blobOf(2));
+    await flush();
+    prober.dispose();
+    expect(worker.terminated).toBe(true);
+    await expect(posted).rejects.toBeInstanceOf(ProberDisposedError);
+    await expect(queued).rejects.toBeInstanceOf(ProberDisposedError);
+    await expect(prober.probe(blobOf(3))).rejects.toBeInstanceOf(ProberDisposedError);
+  });
+
+  it('terminates a worker that finishes starting after dispose', async () => {
+    const worker = new FakeWorker();
+    let started!: (w: ProbeWorker) => void;
+    const prober = createWorkerProber({ createWorker: () => new Promise<ProbeWorker>((resolve) => (started = resolve)) });
+    const probe = prober.probe(blobOf(1));
+    const rejected = expect(probe).rejects.toBeInstanceOf(ProberDisposedError);
+    await flush();
+    prober.dispose();
+    started(worker);
+    await flush();
+    expect(worker.terminated).toBe(true);
+    expect(worker.posted).toEqual([]);
+    await rejected;
+  });
+});
+
+describe('CrossOriginWorker', () => {
+  const chunk = 'http://localhost:3002/probe-worker.0123456789.js';
+
+  it('starts a same-origin script directly (the remote on its own page)', () => {
+    expect(workerBootstrap(chunk, 'http://localhost:3002/')).toEqual({ kind: 'direct', url: chunk });
+    expect(workerBootstrap('/w.js', 'http://localhost:3002/uploader')).toEqual({ kind: 'direct', url: 'http://localhost:3002/w.js' });
+  });
+
+  it('starts a script of another origin through a blob: URL that imports it (the remote in the shell)', () => {
+    expect(workerBootstrap(new URL(chunk), 'http://localhost:3000/uploader')).toEqual({
+      kind: 'blob',
+      source: `importScripts("${chunk}");\n`,
+    });
+    // Another port is another origin; a module worker imports instead.
+    expect(workerBootstrap(chunk, 'http://localhost:3000/', 'module')).toEqual({ kind: 'blob', source: `import "${chunk}";\n` });
+  });
+
+  function fakeEnvironment(pageUrl: string) {
+    const created: { url: string | URL; options: WorkerOptions | undefined; worker: FakeWorker }[] = [];
+    const revoked: string[] = [];
+    const env: WorkerEnvironment = {
+      Worker: jest.fn(function (url: string | URL, options?: WorkerOptions) {
+        const worker = new FakeWorker();
+        created.push({ url, options, worker });
+        return worker;
+      }) as unknown as WorkerEnvironment['Worker'],
+      pageUrl,
+      createObjectURL: () => 'blob:http://localhost:3000/1234',
+      revokeObjectURL: (url) => revoked.push(url),
+    };
+    return { env, created, revoked };
+  }
+
+  it('creates the worker from the blob: URL with the given options, and revokes the URL once it answers', () => {
+    const { env, created, revoked } = fakeEnvironment('http://localhost:3000/uploader');
+    const worker = startCrossOriginWorker(chunk, { name: 'probe-worker' }, env) as unknown as FakeWorker;
+    expect(created).toEqual([{ url: 'blob:http://localhost:3000/1234', options: { name: 'probe-worker' }, worker }]);
+    expect(revoked).toEqual([]);
+    worker.answerOk(1);
+    worker.crash();
+    expect(revoked).toEqual(['blob:http://localhost:3000/1234']);
+  });
+
+  it('revokes the blob: URL when the Worker constructor throws', () => {
+    const { env, revoked } = fakeEnvironment('http://localhost:3000/');
+    env.Worker = function () {
+      throw new DOMException('Failed to construct Worker', 'SecurityError');
+    } as unknown as WorkerEnvironment['Worker'];
+    expect(() => startCrossOriginWorker(chunk, undefined, env)).toThrow('Failed to construct Worker');
+    expect(revoked).toEqual(['blob:http://localhost:3000/1234']);
+  });
+
+  it('creates a same-origin worker from the chunk’s URL itself', () => {
+    const { env, created } = fakeEnvironment('http://localhost:3002/');
+    startCrossOriginWorker(chunk, undefined, env);
+    expect(created.map((c) => c.url)).toEqual([chunk]);
+  });
+});
