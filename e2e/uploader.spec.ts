@@ -65,7 +65,7 @@ test('a subscriber uploads 25 JPEGs with a camera; bad files are skipped with on
   // Named as a JPEG, but a PNG's first bytes: listed at once, dropped by the background check.
   const fake = path.join(dir, 'card', 'fake.jpg');
   fs.writeFileSync(fake, Buffer.from('\x89PNG\r\n\x1a\n not a photo', 'latin1'));
-  // The same name, size and modified time as IMG_0001.JPG, from another folder: a duplicate.
+  // The same photo as IMG_0001.JPG (the same bytes), from another folder: a duplicate.
   fs.mkdirSync(path.join(dir, 'copy'));
   const duplicate = path.join(dir, 'copy', 'IMG_0001.JPG');
   fs.copyFileSync(jpegs[0]!, duplicate);
@@ -75,9 +75,9 @@ test('a subscriber uploads 25 JPEGs with a camera; bad files are skipped with on
   fs.utimesSync(duplicate, when, when);
 
   await chooseFiles(page, [...jpegs, video, empty, duplicate, fake]);
-  // One grouped notice: the instant skips, then fake.jpg joins once its first bytes are read.
+  // One grouped notice: the instant skips, then fake.jpg and the copy join once their bytes are read.
   await expect(page.getByRole('status').filter({ hasText: 'skipped' })).toHaveText(
-    '4 files skipped: IMG_0026.MP4 (not a JPEG image), empty.jpg (empty file), IMG_0001.JPG (already in the list), fake.jpg (not a JPEG image).',
+    '4 files skipped: IMG_0026.MP4 (not a JPEG image), empty.jpg (empty file), fake.jpg (not a JPEG image), IMG_0001.JPG (already in the list).',
   );
   await expect(page.getByRole('status').filter({ hasText: /^Checking/ })).toHaveCount(0);
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 25 = 0%');

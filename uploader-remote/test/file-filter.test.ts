@@ -6,32 +6,23 @@ const file = (name: string, size = 1000, lastModified = 1) => ({ name, size, las
 describe('precheckSelection', () => {
   it('accepts files named as JPEGs (their first bytes are checked afterwards)', () => {
     const files = [file('a.jpg'), file('B.JPEG')];
-    const r = precheckSelection(files, new Set());
+    const r = precheckSelection(files);
     expect(r.accepted).toEqual(files);
     expect(r.skipped).toEqual([]);
   });
-  it('skips zero-byte files', () => expect(precheckSelection([file('a.jpg', 0)], new Set()).skipped).toEqual([{ name: 'a.jpg', reason: 'empty' }]));
+  it('skips zero-byte files', () => expect(precheckSelection([file('a.jpg', 0)]).skipped).toEqual([{ name: 'a.jpg', reason: 'empty' }]));
   it('skips videos and system files by extension', () => {
-    const r = precheckSelection([file('IMG_0001.MP4'), file('Thumbs.db'), file('.DS_Store')], new Set());
+    const r = precheckSelection([file('IMG_0001.MP4'), file('Thumbs.db'), file('.DS_Store')]);
     expect(r.accepted).toEqual([]);
     expect(r.skipped.map((s) => s.reason)).toEqual(['not-jpeg', 'not-jpeg', 'not-jpeg']);
   });
   it('skips files over 50 MB', () =>
-    expect(precheckSelection([file('huge.jpg', MAX_FILE_BYTES + 1), file('max.jpg', MAX_FILE_BYTES)], new Set())).toEqual({
+    expect(precheckSelection([file('huge.jpg', MAX_FILE_BYTES + 1), file('max.jpg', MAX_FILE_BYTES)])).toEqual({
       accepted: [file('max.jpg', MAX_FILE_BYTES)],
       skipped: [{ name: 'huge.jpg', reason: 'too-large' }],
     }));
-  it('skips duplicates of listed files and within the selection (same name, size, modified time)', () => {
-    const listed = new Set([`a.jpg\u00001000\u00001`]);
-    const r = precheckSelection([file('a.jpg'), file('b.jpg'), file('b.jpg'), file('b.jpg', 1000, 2)], listed);
-    expect(r.accepted.map((f) => `${f.name}@${f.lastModified}`)).toEqual(['b.jpg@1', 'b.jpg@2']);
-    expect(r.skipped).toEqual([
-      { name: 'a.jpg', reason: 'duplicate' },
-      { name: 'b.jpg', reason: 'duplicate' },
-    ]);
-  });
   it('keeps the selection order of both lists', () => {
-    const r = precheckSelection([file('z.mp4'), file('b.jpg'), file('a.jpg', 0), file('a.jpg')], new Set());
+    const r = precheckSelection([file('z.mp4'), file('b.jpg'), file('a.jpg', 0), file('a.jpg')]);
     expect(r.accepted.map((f) => f.name)).toEqual(['b.jpg', 'a.jpg']);
     expect(r.skipped.map((f) => f.name)).toEqual(['z.mp4', 'a.jpg']);
   });

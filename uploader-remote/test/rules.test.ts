@@ -1,6 +1,19 @@
-import { activeSubscription, monthlyLimit, quotaFrom, remainingUploads, uploadedThisMonth, yearMonth } from '../src/features/upload/model/quota';
 import {
+  activeSubscription,
+  allowanceFrom,
+  monthlyLimit,
+  remainingOf,
+  remainingUploads,
+  uploadedThisMonth,
+  usedOf,
+  withSuccesses,
+  yearMonth,
+  type AllowanceInputs,
+} from '../src/features/upload/model/quota';
+import {
+  allowanceUnknownMessage,
   NO_SUBSCRIPTION_MESSAGE,
+  resumeOfferMessage,
   overAllowanceQuestion,
   progressAnnouncement,
   progressLabel,
@@ -10,7 +23,7 @@ import {
   subscriptionErrorMessage,
   subscriptionMessage,
 } from '../src/features/upload/model/messages';
-import { parseConcurrency, DEFAULT_CONCURRENCY } from '../src/features/upload/model/concurrency';
+import { parseConcurrency, parseStallMs, DEFAULT_CONCURRENCY } from '../src/features/upload/model/concurrency';
 import { visibleRange } from '../src/features/upload/components/virtual-range';
 
 const now = new Date('2026-11-22T12:00:00Z');
@@ -40,11 +53,62 @@ describe('monthlyLimit', () => {
 describe('uploadedThisMonth and remainingUploads', () => {
   it('counts an empty total as 0', () => expect(uploadedThisMonth('')).toBe(0));
   it('reads a numeric total', () => expect(uploadedThisMonth('985')).toBe(985));
+  it('never takes an unreadable total for 0', () => {
+    expect(uploadedThisMonth('n/a')).toBeNull();
+    expect(uploadedThisMonth('12.5')).toBeNull();
+  });
   it('subtracts, never below 0', () => {
     expect(remainingUploads(1000, 985)).toBe(15);
     expect(remainingUploads(1000, 1200)).toBe(0);
   });
-  it('combines into the quota', () => expect(quotaFrom({ maxMonthlyUploads: 0, subscribed: false, total: '985' })).toEqual({ kind: 'known', uploaded: 985, limit: 1000, remaining: 15 }));
+});
+
+describe('allowanceFrom', () => {
+  const inputs = (over: Partial<AllowanceInputs> = {}): AllowanceInputs => ({ ranchMax: 0, subscribed: false, total: '985', totalRequestedAt: 1_000, ...over });
+  it('combines the ranch, the subscription and the month into the allowance', () => {
+    const a = allowanceFrom(inputs(), []);
+    expect(a).toEqual({ kind: 'known', limit: 1000, counted: 985, countedFrom: 1_000, since: 0 });
+    expect(remainingOf(a)).toBe(15);
+  });
+  it('is loading until every fetch it needs has answered', () => {
+    expect(allowanceFrom(inputs({ total: undefined }), []).kind).toBe('loading');
+    expect(allowanceFrom(inputs({ ranchMax: undefined }), []).kind).toBe('loading');
+    expect(allowanceFrom(inputs({ subscribed: undefined }), []).kind).toBe('loading');
+    // A ranch with its own max does not need the subscription.
+    expect(allowanceFrom(inputs({ ranchMax: 10_000, subscribed: undefined }), []).kind).toBe('known');
+  });
+  it('fails closed: a failed usage or ranch fetch makes it unknown, never 0 used', () => {
+    expect(allowanceFrom(inputs({ total: new Error('Network Error') }), [])).toEqual({ kind: 'unknown', reason: 'Network Error' });
+    expect(allowanceFrom(inputs({ ranchMax: new Error('Request failed with status 503') }), [])).toEqual({ kind: 'unknown', reason: 'Request failed with status 503' });
+    expect(remainingOf(allowanceFrom(inputs({ total: new Error('x') }), []))).toBeNull();
+    expect(allowanceFrom(inputs({ total: 'n/a' }), []).kind).toBe('unknown');
+  });
+  it('a failed subscription fetch matters only when the limit depends on it', () => {
+    expect(allowanceFrom(inputs({ subscribed: new Error('boom') }), []).kind).toBe('unknown');
+    expect(allowanceFrom(inputs({ ranchMax: 10_000, subscribed: new Error('boom') }), [])).toMatchObject({ kind: 'known', limit: 10_000 });
+  });
+  it('subtracts the successes since the usage request was sent', () => {
+    const a = allowanceFrom(inputs({ totalRequestedAt: 1_000 }), [500, 1_000, 1_500]);
+    expect(a).toMatchObject({ since: 2 });
+    expect(remainingOf(a)).toBe(13);
+  });
+});
+
+describe('withSuccesses and usedOf', () => {
+  it('subtracts successes at once, so a second batch before the refetch cannot overdraw', () => {
+    let a = allowanceFrom({ ranchMax: 0, subscribed: false, total: '985', totalRequestedAt: 1_000 }, []);
+    a = withSuccesses(a, 2_000, 15);
+    expect(remainingOf(a)).toBe(0);
+    expect(a.kind === 'known' && usedOf(a)).toBe(1000);
+  });
+  it('ignores successes the fetched total already counts', () => {
+    const a = allowanceFrom({ ranchMax: 0, subscribed: false, total: '985', totalRequestedAt: 1_000 }, []);
+    expect(withSuccesses(a, 999, 1)).toBe(a);
+  });
+  it('changes nothing while unknown', () => {
+    const unknown = { kind: 'unknown' as const, reason: 'x' };
+    expect(withSuccesses(unknown, 5, 1)).toBe(unknown);
+  });
 });
 
 describe('yearMonth', () => {
@@ -98,6 +162,29 @@ describe('messages', () => {
     expect(progressAnnouncement({ kind: 'milestone', uploaded: 10, total: 40 })).toBe('25% uploaded: 10 of 40.');
     expect(progressAnnouncement({ kind: 'ended', uploaded: 38, failed: 2, stopped: false })).toBe('Upload finished. 38 uploaded. 2 failed.');
     expect(progressAnnouncement({ kind: 'ended', uploaded: 3, failed: 0, stopped: true })).toBe('Upload stopped. 3 uploaded.');
+  });
+});
+
+describe('resume and allowance messages', () => {
+  it('says how far an unfinished batch got and what to do', () =>
+    expect(resumeOfferMessage(412, 2000, new Date(2026, 10, 21, 22, 30))).toBe('412 of 2,000 uploaded on Nov 21 — pick the same card to finish.'));
+  it('says why Upload is off while the allowance is unknown', () => expect(allowanceUnknownMessage('Network Error')).toMatch(/^Your monthly upload allowance could not be checked \(Network Error\)/));
+  it('counts photos already uploaded instead of naming them', () => {
+    const skipped = [
+      ...Array.from({ length: 9000 }, (_, i) => ({ name: `IMG_${i}.JPG`, reason: 'already-uploaded' as const })),
+      { name: 'clip.mp4', reason: 'not-jpeg' as const },
+    ];
+    expect(skippedNotice(skipped)).toBe('9,001 files skipped: 9,000 already uploaded, clip.mp4 (not a JPEG image).');
+  });
+});
+
+describe('parseStallMs', () => {
+  it('takes whole seconds from 5 to 600', () => {
+    expect(parseStallMs('5', 60_000)).toBe(5_000);
+    expect(parseStallMs('600', 60_000)).toBe(600_000);
+  });
+  it('falls back otherwise', () => {
+    for (const v of [null, '', '4', '601', 'x', '1.5']) expect(parseStallMs(v, 60_000)).toBe(60_000);
   });
 });
 

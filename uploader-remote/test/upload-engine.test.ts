@@ -1,189 +1,319 @@
 import { backoffDelay, classifyUploadError, DEFAULT_RETRY, type RetryPolicy } from '../src/features/upload/model/retry';
 import type { EngineEvent } from '../src/features/upload/model/upload-queue';
-import { mayStartAnother, runBatch, type EngineDeps, type UploadJob } from '../src/features/upload/services/upload-engine';
+import { mayStartAnother, runBatch, type BatchOptions, type EngineDeps, type UploadJob } from '../src/features/upload/services/upload-engine';
+
+// Every test runs on jest's fake clock: backoffs, stall watchdogs and flushes advance by hand.
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
 
 const jobs = (n: number): UploadJob[] => Array.from({ length: n }, (_, i) => ({ id: `f${i}`, key: `k${i}.jpg`, file: new Blob(['x']) }));
-const tick = () => new Promise((r) => setTimeout(r, 0));
+/** Lets promise chains run, with no clock time passing. */
+const settle = () => jest.advanceTimersByTimeAsync(0);
 const policy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000 };
+const options = (over: Partial<BatchOptions> = {}): BatchOptions => ({ concurrency: 1, limit: 100, retry: policy, stallMs: 60_000, ...over });
 const serviceError = (name: string, status: number) => Object.assign(new Error(`${name} happened`), { name, $metadata: { httpStatusCode: status } });
+const timers = { setTimeout: (cb: () => void, ms: number) => setTimeout(cb, ms), clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>) };
+const realSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()));
+  });
+
+interface Pending {
+  resolve: () => void;
+  reject: (e: unknown) => void;
+  progress: (fraction: number) => void;
+  signal: AbortSignal;
+}
 
 /** Uploads that the test resolves or rejects by hand, recording concurrency. */
-function manualDeps() {
-  const pending = new Map<string, { resolve: () => void; reject: (e: unknown) => void; signal: AbortSignal }>();
+function manualDeps(over: Partial<EngineDeps> = {}) {
+  const pending = new Map<string, Pending>();
   const calls: string[] = [];
   let active = 0;
   let maxActive = 0;
   const deps: EngineDeps = {
-    upload: (job, { signal }) =>
+    upload: (job, { signal, onProgress }) =>
       new Promise<void>((resolve, reject) => {
         calls.push(job.key);
         active++;
         maxActive = Math.max(maxActive, active);
-        const done = () => active--;
-        pending.set(job.id, { resolve: () => (done(), resolve()), reject: (e) => (done(), reject(e)), signal });
+        const done = () => {
+          active--;
+          pending.delete(job.id);
+        };
+        pending.set(job.id, { resolve: () => (done(), resolve()), reject: (e) => (done(), reject(e)), progress: onProgress, signal });
         signal.addEventListener('abort', () => (done(), reject(Object.assign(new Error('Upload is canceled by user'), { name: 'CanceledError' }))));
       }),
     refreshCredentials: jest.fn(async () => undefined),
-    sleep: jest.fn(async () => undefined),
+    sleep: realSleep,
     random: () => 0.5,
+    timers,
+    ...over,
   };
-  return { deps, pending, calls, maxActive: () => maxActive };
+  const first = () => [...pending.entries()][0]!;
+  return { deps, pending, calls, first, maxActive: () => maxActive };
 }
 
 describe('runBatch', () => {
   it('never has more uploads in flight than the concurrency', async () => {
     const m = manualDeps();
     const events: EngineEvent[] = [];
-    const batch = runBatch(jobs(20), { concurrency: 4, limit: 20, retry: policy }, m.deps, (e) => events.push(e));
+    const batch = runBatch(jobs(20), options({ concurrency: 4, limit: 20 }), m.deps, (e) => events.push(e));
     for (let i = 0; i < 20; i++) {
-      await tick();
+      await settle();
       expect(m.pending.size).toBeLessThanOrEqual(4);
-      const [id, p] = [...m.pending.entries()][0]!;
-      m.pending.delete(id);
-      p.resolve();
+      m.first()[1].resolve();
     }
-    const result = await batch.done;
-    expect(result).toEqual({ succeeded: 20, failed: 0, refused: 0, untouched: 0, stopped: false });
+    expect(await batch.done).toEqual({ succeeded: 20, failed: 0, dropped: 0, untouched: 0, stopped: false });
     expect(m.maxActive()).toBe(4);
     expect(events.filter((e) => e.type === 'succeeded')).toHaveLength(20);
   });
 
-  it('never succeeds more than the allowance, whatever the concurrency', async () => {
+  it('never succeeds more than the limit, whatever the concurrency', async () => {
     const m = manualDeps();
-    const batch = runBatch(jobs(20), { concurrency: 6, limit: 15, retry: policy }, m.deps, () => undefined);
-    while (m.pending.size > 0) {
-      const [id, p] = [...m.pending.entries()][0]!;
-      m.pending.delete(id);
-      p.resolve();
-      await tick();
-    }
+    const batch = runBatch(jobs(20), options({ concurrency: 6, limit: 15 }), m.deps, () => undefined);
+    for (await settle(); m.pending.size > 0; await settle()) m.first()[1].resolve();
     const result = await batch.done;
     expect(result.succeeded).toBe(15);
     expect(m.calls).toHaveLength(15);
     expect(result.untouched).toBe(5);
   });
 
-  it('a permanent failure frees its allowance slot for the next file', async () => {
+  it('reads the allowance before each start: successes elsewhere stop it early, in-flight uploads count', async () => {
     const m = manualDeps();
-    const batch = runBatch(jobs(3), { concurrency: 2, limit: 2, retry: policy }, m.deps, () => undefined);
-    await tick();
+    let allowance = 3;
+    const batch = runBatch(jobs(10), options({ concurrency: 6, allowance: () => allowance }), m.deps, (e) => {
+      if (e.type === 'succeeded') allowance--;
+    });
+    await settle();
+    expect(m.calls).toHaveLength(3);
+    allowance = 1; // another tab used two
+    m.first()[1].resolve();
+    await settle();
+    expect(m.calls).toHaveLength(3);
+    for (; m.pending.size > 0; await settle()) m.first()[1].resolve();
+    expect((await batch.done).untouched).toBe(7);
+  });
+
+  it('a permanent failure frees its slot for the next file', async () => {
+    const m = manualDeps();
+    const batch = runBatch(jobs(3), options({ concurrency: 2, limit: 2 }), m.deps, () => undefined);
+    await settle();
     expect(m.calls).toEqual(['k0.jpg', 'k1.jpg']);
     m.pending.get('f0')!.reject(serviceError('AccessDenied', 403));
-    m.pending.delete('f0');
-    await tick();
+    await settle();
     expect(m.calls).toEqual(['k0.jpg', 'k1.jpg', 'k2.jpg']);
     m.pending.get('f1')!.resolve();
     m.pending.get('f2')!.resolve();
-    expect(await batch.done).toEqual({ succeeded: 2, failed: 1, refused: 0, untouched: 0, stopped: false });
+    expect(await batch.done).toEqual({ succeeded: 2, failed: 1, dropped: 0, untouched: 0, stopped: false });
   });
 
-  it('retries transient errors with backoff, reusing the same key, up to the attempt bound', async () => {
-    let attempts = 0;
-    const sleeps: number[] = [];
+  it('retries transient errors with backoff on the clock, reusing the same key, up to the attempt bound', async () => {
     const keys: string[] = [];
+    const sleeps: number[] = [];
     const events: EngineEvent[] = [];
     const deps: EngineDeps = {
       upload: async (job) => {
         keys.push(job.key);
-        attempts++;
         throw serviceError('SlowDown', 503);
       },
       refreshCredentials: async () => undefined,
-      sleep: async (ms) => void sleeps.push(ms),
+      sleep: (ms, signal) => (sleeps.push(ms), realSleep(ms, signal)),
       random: () => 0,
+      timers,
     };
-    const result = await runBatch(jobs(1), { concurrency: 1, limit: 1, retry: policy }, deps, (e) => events.push(e)).done;
-    expect(attempts).toBe(4);
-    expect(new Set(keys)).toEqual(new Set(['k0.jpg']));
+    const batch = runBatch(jobs(1), options(), deps, (e) => events.push(e));
+    await settle();
+    expect(keys).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(49);
+    expect(keys).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(keys).toHaveLength(2);
+    await jest.advanceTimersByTimeAsync(1000);
+    const result = await batch.done;
+    expect(keys).toEqual(['k0.jpg', 'k0.jpg', 'k0.jpg', 'k0.jpg']);
     expect(sleeps).toEqual([50, 100, 200]);
     expect(result.failed).toBe(1);
     expect(events.at(-1)).toEqual({ type: 'failed', id: 'f0', reason: 'SlowDown happened' });
   });
 
-  it('succeeds after transient failures without a failure event', async () => {
+  it('a sleep that rejects does not hang the batch', async () => {
     let n = 0;
-    const events: EngineEvent[] = [];
     const deps: EngineDeps = {
       upload: async () => {
-        if (++n < 3) throw Object.assign(new Error('Network Error'), { name: 'ERR_NETWORK' });
+        if (++n < 2) throw serviceError('SlowDown', 503);
       },
       refreshCredentials: async () => undefined,
-      sleep: async () => undefined,
+      sleep: async () => Promise.reject(new Error('timer broke')),
       random: () => 0.5,
+      timers,
     };
-    expect((await runBatch(jobs(1), { concurrency: 1, limit: 1, retry: policy }, deps, (e) => events.push(e)).done).succeeded).toBe(1);
-    expect(events.map((e) => e.type)).toEqual(['started', 'retrying', 'started', 'retrying', 'started', 'succeeded']);
+    const batch = runBatch(jobs(1), options(), deps, () => undefined);
+    await settle();
+    expect(await batch.done).toMatchObject({ succeeded: 1, failed: 0 });
   });
 
-  it('refreshes expired credentials silently and tries again', async () => {
+  it('an upload with no progress for the stall bound is aborted and retried with the same key', async () => {
+    const m = manualDeps();
+    const events: EngineEvent[] = [];
+    const batch = runBatch(jobs(1), options({ stallMs: 60_000 }), m.deps, (e) => events.push(e));
+    await settle();
+    const first = m.pending.get('f0')!;
+    await jest.advanceTimersByTimeAsync(30_000);
+    first.progress(0.5); // progress re-arms the watchdog
+    await jest.advanceTimersByTimeAsync(59_999);
+    expect(first.signal.aborted).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(first.signal.aborted).toBe(true);
+    expect(events).toContainEqual({ type: 'retrying', id: 'f0', attempt: 1, reason: 'No progress for 60 s' });
+    await jest.advanceTimersByTimeAsync(policy.maxDelayMs);
+    expect(m.calls).toEqual(['k0.jpg', 'k0.jpg']);
+    m.pending.get('f0')!.resolve();
+    expect(await batch.done).toMatchObject({ succeeded: 1, failed: 0 });
+  });
+
+  it('a progress event after its attempt failed changes nothing', async () => {
+    const m = manualDeps();
+    const events: EngineEvent[] = [];
+    const batch = runBatch(jobs(1), options(), m.deps, (e) => events.push(e));
+    await settle();
+    const attempt = m.pending.get('f0')!;
+    attempt.reject(serviceError('AccessDenied', 403));
+    await settle();
+    attempt.progress(0.9);
+    await batch.done;
+    expect(events.map((e) => e.type)).toEqual(['started', 'failed']);
+  });
+
+  it('expired credentials: refreshes and goes again without using an attempt', async () => {
     let n = 0;
     const refresh = jest.fn(async () => undefined);
     const deps: EngineDeps = {
       upload: async () => {
-        if (++n === 1) throw serviceError('ExpiredToken', 400);
+        if (++n <= 2) throw serviceError('ExpiredToken', 400);
       },
       refreshCredentials: refresh,
-      sleep: async () => undefined,
+      sleep: realSleep,
       random: () => 0.5,
+      timers,
     };
     const events: EngineEvent[] = [];
-    expect((await runBatch(jobs(1), { concurrency: 1, limit: 1, retry: policy }, deps, (e) => events.push(e)).done).succeeded).toBe(1);
-    expect(refresh).toHaveBeenCalledTimes(1);
+    const batch = runBatch(jobs(1), options({ retry: { ...policy, maxAttempts: 1 } }), deps, (e) => events.push(e));
+    await settle();
+    expect(await batch.done).toMatchObject({ succeeded: 1 });
+    expect(refresh).toHaveBeenCalledTimes(2);
     expect(events.some((e) => e.type === 'failed')).toBe(false);
+  });
+
+  it('Stop does not wait for a credential refresh that never answers', async () => {
+    const deps: EngineDeps = {
+      upload: async () => Promise.reject(serviceError('ExpiredToken', 400)),
+      refreshCredentials: () => new Promise<void>(() => undefined),
+      sleep: realSleep,
+      random: () => 0.5,
+      timers,
+    };
+    const batch = runBatch(jobs(2), options(), deps, () => undefined);
+    await settle();
+    batch.stop();
+    expect(await batch.done).toEqual({ succeeded: 0, failed: 0, dropped: 0, untouched: 2, stopped: true });
   });
 
   it('Stop aborts in-flight uploads, starts nothing new, and returns them to waiting', async () => {
     const m = manualDeps();
     const events: EngineEvent[] = [];
-    const batch = runBatch(jobs(10), { concurrency: 3, limit: 10, retry: policy }, m.deps, (e) => events.push(e));
-    await tick();
+    const batch = runBatch(jobs(10), options({ concurrency: 3 }), m.deps, (e) => events.push(e));
+    await settle();
     m.pending.get('f0')!.resolve();
-    await tick();
+    await settle();
     batch.stop();
-    const result = await batch.done;
-    expect(result).toEqual({ succeeded: 1, failed: 0, refused: 0, untouched: 9, stopped: true });
+    expect(await batch.done).toEqual({ succeeded: 1, failed: 0, dropped: 0, untouched: 9, stopped: true });
     expect(m.calls).toHaveLength(4);
-    expect(events.filter((e) => e.type === 'returned').map((e) => e.id).sort()).toEqual(['f1', 'f2', 'f3']);
+    expect(events.filter((e) => e.type === 'returned').map((e) => (e as { id: string }).id).sort()).toEqual(['f1', 'f2', 'f3']);
     expect(events.some((e) => e.type === 'failed')).toBe(false);
   });
 
-  it('never uploads a job that admit refuses; a refusal is no failure and frees its allowance slot', async () => {
+  it('pause returns in-flight uploads without using their attempts; resume sends them again, same keys', async () => {
     const m = manualDeps();
     const events: EngineEvent[] = [];
-    const admit = jest.fn(async (job: UploadJob) => job.id !== 'f1');
-    const batch = runBatch(jobs(4), { concurrency: 2, limit: 3, retry: policy }, { ...m.deps, admit }, (e) => events.push(e));
-    while ((await tick(), m.pending.size > 0)) {
-      const [id, p] = [...m.pending.entries()][0]!;
-      m.pending.delete(id);
-      p.resolve();
-    }
-    expect(await batch.done).toEqual({ succeeded: 3, failed: 0, refused: 1, untouched: 0, stopped: false });
-    expect(m.calls).toEqual(['k0.jpg', 'k2.jpg', 'k3.jpg']);
-    expect(events.filter((e) => e.type === 'refused')).toEqual([{ type: 'refused', id: 'f1' }]);
-    expect(events.some((e) => e.id === 'f1' && e.type !== 'refused')).toBe(false);
+    const batch = runBatch(jobs(3), options({ concurrency: 2, retry: { ...policy, maxAttempts: 1 } }), m.deps, (e) => events.push(e));
+    await settle();
+    batch.pause();
+    await settle();
+    expect(m.pending.size).toBe(0);
+    await jest.advanceTimersByTimeAsync(10 * 60_000);
+    expect(m.calls).toEqual(['k0.jpg', 'k1.jpg']);
+    let ended = false;
+    void batch.done.then(() => (ended = true));
+    await settle();
+    expect(ended).toBe(false);
+
+    batch.resume();
+    for (await settle(); m.pending.size > 0; await settle()) m.first()[1].resolve();
+    expect(await batch.done).toEqual({ succeeded: 3, failed: 0, dropped: 0, untouched: 0, stopped: false });
+    expect(m.calls).toEqual(['k0.jpg', 'k1.jpg', 'k0.jpg', 'k1.jpg', 'k2.jpg']);
+    expect(events.filter((e) => e.type === 'started' && e.id === 'f0').map((e) => (e as { attempt: number }).attempt)).toEqual([1, 1]);
   });
 
-  it('waits for admit before the first attempt, and a rejected admit counts as a refusal', async () => {
+  it('a network error while offline uses no attempt and tells the caller, who pauses', async () => {
     const m = manualDeps();
-    let admitF0!: (ok: boolean) => void;
-    const admit = (job: UploadJob) => (job.id === 'f0' ? new Promise<boolean>((r) => (admitF0 = r)) : Promise.reject(new Error('unreadable')));
-    const batch = runBatch(jobs(2), { concurrency: 2, limit: 2, retry: policy }, { ...m.deps, admit }, () => undefined);
-    await tick();
-    expect(m.calls).toEqual([]);
-    admitF0(true);
-    await tick();
-    expect(m.calls).toEqual(['k0.jpg']);
+    let online = true;
+    let batch!: ReturnType<typeof runBatch>;
+    const networkLost = jest.fn(() => batch.pause());
+    batch = runBatch(jobs(1), options({ retry: { ...policy, maxAttempts: 1 } }), { ...m.deps, isOnline: () => online, networkLost }, () => undefined);
+    await settle();
+    online = false;
+    m.pending.get('f0')!.reject(Object.assign(new Error('Network Error'), { name: 'ERR_NETWORK' }));
+    await settle();
+    expect(networkLost).toHaveBeenCalledTimes(1);
+    online = true;
+    batch.resume();
+    await settle();
     m.pending.get('f0')!.resolve();
-    expect(await batch.done).toEqual({ succeeded: 1, failed: 0, refused: 1, untouched: 0, stopped: false });
+    expect(await batch.done).toMatchObject({ succeeded: 1, failed: 0 });
+  });
+
+  it('jobs added while it runs are sent too', async () => {
+    const m = manualDeps();
+    const batch = runBatch(jobs(1), options(), m.deps, () => undefined);
+    await settle();
+    batch.add([{ id: 'late', key: 'late.jpg', file: new Blob(['y']) }]);
+    for (; m.pending.size > 0; await settle()) m.first()[1].resolve();
+    expect(await batch.done).toMatchObject({ succeeded: 2 });
+    expect(m.calls).toEqual(['k0.jpg', 'late.jpg']);
+  });
+
+  it('drops what admit refuses, never sending it, and sends the rest under the key admit gives', async () => {
+    const m = manualDeps();
+    const events: EngineEvent[] = [];
+    const admit = jest.fn(async (job: UploadJob) => (job.id === 'f1' ? ({ go: false, reason: 'already-uploaded' } as const) : { go: true as const, key: `journal-${job.id}.jpg` }));
+    const batch = runBatch(jobs(3), options({ concurrency: 2, limit: 2 }), { ...m.deps, admit }, (e) => events.push(e));
+    for (await settle(); m.pending.size > 0; await settle()) m.first()[1].resolve();
+    expect(await batch.done).toEqual({ succeeded: 2, failed: 0, dropped: 1, untouched: 0, stopped: false });
+    expect(m.calls).toEqual(['journal-f0.jpg', 'journal-f2.jpg']);
+    expect(events.filter((e) => e.type === 'dropped')).toEqual([{ type: 'dropped', id: 'f1', reason: 'already-uploaded' }]);
+  });
+
+  it('a rejected admit drops the job as unreadable', async () => {
+    const m = manualDeps();
+    const admit = () => Promise.reject(new Error('moved'));
+    const events: EngineEvent[] = [];
+    const batch = runBatch(jobs(1), options(), { ...m.deps, admit }, (e) => events.push(e));
+    await settle();
+    expect(await batch.done).toMatchObject({ dropped: 1 });
+    expect(events).toEqual([{ type: 'dropped', id: 'f0', reason: 'unreadable' }]);
   });
 });
 
 describe('mayStartAnother', () => {
-  it('counts in-flight uploads against the allowance', () => {
-    expect(mayStartAnother({ succeeded: 13, active: 2, limit: 15, concurrency: 6, stopping: false, queued: 5 })).toBe(false);
-    expect(mayStartAnother({ succeeded: 13, active: 1, limit: 15, concurrency: 6, stopping: false, queued: 5 })).toBe(true);
-    expect(mayStartAnother({ succeeded: 0, active: 4, limit: 15, concurrency: 4, stopping: false, queued: 5 })).toBe(false);
-    expect(mayStartAnother({ succeeded: 0, active: 0, limit: 15, concurrency: 4, stopping: true, queued: 5 })).toBe(false);
+  it('counts in-flight uploads against the limit and the allowance', () => {
+    const s = { succeeded: 0, active: 0, limit: 15, allowance: 100, concurrency: 6, halted: false, queued: 5 };
+    expect(mayStartAnother({ ...s, succeeded: 13, active: 2 })).toBe(false);
+    expect(mayStartAnother({ ...s, succeeded: 13, active: 1 })).toBe(true);
+    expect(mayStartAnother({ ...s, active: 4, concurrency: 4 })).toBe(false);
+    expect(mayStartAnother({ ...s, active: 2, allowance: 2 })).toBe(false);
+    expect(mayStartAnother({ ...s, halted: true })).toBe(false);
   });
 });
 
@@ -204,6 +334,14 @@ describe('classifyUploadError', () => {
     expect(classifyUploadError(serviceError('TooManyRequests', 429)).kind).toBe('transient');
     expect(classifyUploadError(serviceError('InternalError', 500)).kind).toBe('transient');
     expect(classifyUploadError(serviceError('SlowDown', 503)).kind).toBe('transient');
+  });
+  it("retries fetch's own network TypeErrors, but reports a TypeError from code", () => {
+    expect(classifyUploadError(new TypeError('Failed to fetch')).kind).toBe('transient');
+    expect(classifyUploadError(new TypeError('Load failed')).kind).toBe('transient');
+    expect(classifyUploadError(new TypeError("Cannot read properties of undefined (reading 'key')"))).toEqual({
+      kind: 'permanent',
+      message: "Cannot read properties of undefined (reading 'key')",
+    });
   });
   it('refreshes on expired credentials', () => expect(classifyUploadError(serviceError('ExpiredToken', 400)).kind).toBe('credentials'));
   it('does not count a cancel as a failure', () => expect(classifyUploadError(Object.assign(new Error('x'), { name: 'CanceledError' })).kind).toBe('cancelled'));

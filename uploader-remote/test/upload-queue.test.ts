@@ -1,7 +1,7 @@
 import type { SkippedFile } from '../src/features/upload/model/file-filter';
 import { canUpload, initialQueueState, planUpload, queueReducer, type ListedFile, type QueueState } from '../src/features/upload/model/upload-queue';
 
-const listed = (id: string): ListedFile => ({ id, key: `${id}.jpg`, name: `${id}.jpg`, size: 10, lastModified: 1, file: new Blob(['x']), status: { kind: 'waiting' } });
+const listed = (id: string): ListedFile => ({ id, key: `${id}.jpg`, name: `${id}.jpg`, path: '', size: 10, lastModified: 1, file: new Blob(['x']), status: { kind: 'waiting' } });
 const withFiles = (n: number, state: QueueState = initialQueueState): QueueState =>
   queueReducer(state, { type: 'files-added', files: Array.from({ length: n }, (_, i) => listed(`f${i}`)), skipped: [] });
 
@@ -69,12 +69,12 @@ const checking = (id: string): ListedFile => ({ ...listed(id), status: { kind: '
 const selected = (ids: string[], skipped: SkippedFile[] = [], state: QueueState = initialQueueState): QueueState =>
   queueReducer(state, { type: 'files-added', files: ids.map(checking), skipped });
 
-describe('queueReducer: the background first-bytes check', () => {
+describe('queueReducer: the background check of first bytes and fingerprints', () => {
   it('lists a selection at once, checking, with the instant skips in the notice', () => {
     const s = selected(['a', 'b'], [{ name: 'clip.mp4', reason: 'not-jpeg' }]);
     expect(s.files.map((f) => f.status.kind)).toEqual(['checking', 'checking']);
     expect(s.total).toBe(2);
-    expect(s.checks).toEqual({ kind: 'running', files: 2 });
+    expect(s.checks).toEqual({ kind: 'running', files: 2, held: 0 });
     expect(s.notice).toBe('1 file skipped: clip.mp4 (not a JPEG image).');
   });
   it('a selection with nothing to check starts no check', () => {
@@ -82,15 +82,15 @@ describe('queueReducer: the background first-bytes check', () => {
   });
   it('JPEGs go to waiting; the others leave the list and the total and join the same grouped notice', () => {
     let s = selected(['a', 'b', 'c'], [{ name: 'clip.mp4', reason: 'not-jpeg' }, { name: 'empty.jpg', reason: 'empty' }]);
-    s = queueReducer(s, { type: 'signatures-checked', verdicts: [{ id: 'a', isJpeg: true }, { id: 'b', isJpeg: false }] });
+    s = queueReducer(s, { type: 'files-checked', verdicts: [{ id: 'a', ok: true, fingerprint: 'fp-a' }, { id: 'b', ok: false, reason: 'not-jpeg' }] });
     expect(s.files.map((f) => [f.id, f.status.kind])).toEqual([
       ['a', 'waiting'],
       ['c', 'checking'],
     ]);
     expect(s.total).toBe(2);
     expect(s.notice).toBe('3 files skipped: clip.mp4 (not a JPEG image), empty.jpg (empty file), b.jpg (not a JPEG image).');
-    expect(s.checks).toEqual({ kind: 'running', files: 3 });
-    s = queueReducer(s, { type: 'signatures-checked', verdicts: [{ id: 'c', isJpeg: true }] });
+    expect(s.checks).toEqual({ kind: 'running', files: 3, held: 0 });
+    s = queueReducer(s, { type: 'files-checked', verdicts: [{ id: 'c', ok: true, fingerprint: 'fp-c' }] });
     expect(s.checks).toEqual({ kind: 'idle' });
     expect(s.notice).toBe('3 files skipped: clip.mp4 (not a JPEG image), empty.jpg (empty file), b.jpg (not a JPEG image).');
   });
@@ -98,18 +98,18 @@ describe('queueReducer: the background first-bytes check', () => {
     let s = selected(['a'], [{ name: 'x.mov', reason: 'not-jpeg' }]);
     s = selected(['b'], [{ name: 'y.jpg', reason: 'empty' }], s);
     expect(s.notice).toBe('2 files skipped: x.mov (not a JPEG image), y.jpg (empty file).');
-    expect(s.checks).toEqual({ kind: 'running', files: 2 });
-    s = queueReducer(s, { type: 'signatures-checked', verdicts: [{ id: 'a', isJpeg: true }, { id: 'b', isJpeg: true }] });
+    expect(s.checks).toEqual({ kind: 'running', files: 2, held: 0 });
+    s = queueReducer(s, { type: 'files-checked', verdicts: [{ id: 'a', ok: true, fingerprint: 'fp-a' }, { id: 'b', ok: true, fingerprint: 'fp-b' }] });
     s = selected(['c'], [], s);
     expect(s.notice).toBeNull();
-    expect(s.checks).toEqual({ kind: 'running', files: 1 });
+    expect(s.checks).toEqual({ kind: 'running', files: 1, held: 0 });
   });
   it('ignores verdicts for files removed or already admitted by their own check', () => {
     let s = selected(['a', 'b', 'c']);
     s = queueReducer(s, { type: 'file-removed', id: 'a' });
     s = queueReducer(s, { type: 'batch-started', ids: ['b', 'c'] });
     s = queueReducer(s, { type: 'engine-events', events: [{ type: 'started', id: 'b', attempt: 1 }] });
-    s = queueReducer(s, { type: 'signatures-checked', verdicts: [{ id: 'a', isJpeg: false }, { id: 'b', isJpeg: false }] });
+    s = queueReducer(s, { type: 'files-checked', verdicts: [{ id: 'a', ok: false, reason: 'not-jpeg' }, { id: 'b', ok: false, reason: 'not-jpeg' }] });
     expect(s.files.map((f) => [f.id, f.status.kind])).toEqual([
       ['b', 'uploading'],
       ['c', 'checking'],
@@ -119,15 +119,57 @@ describe('queueReducer: the background first-bytes check', () => {
   });
   it('a file refused just before its upload is dropped and named, not counted as a failure', () => {
     let s = queueReducer(selected(['a', 'b']), { type: 'batch-started', ids: ['a', 'b'] });
-    s = queueReducer(s, { type: 'engine-events', events: [{ type: 'refused', id: 'a' }, { type: 'started', id: 'b', attempt: 1 }] });
+    s = queueReducer(s, { type: 'engine-events', events: [{ type: 'dropped', id: 'a', reason: 'not-jpeg' }, { type: 'started', id: 'b', attempt: 1 }] });
     expect(s.files.map((f) => [f.id, f.status.kind])).toEqual([['b', 'uploading']]);
     expect(s).toMatchObject({ total: 1, failures: 0, error: null, notice: '1 file skipped: a.jpg (not a JPEG image).', checks: { kind: 'idle' } });
   });
   it('starting a batch retires the shown notice: later drops make a notice of their own', () => {
     let s = selected(['a', 'b'], [{ name: 'clip.mp4', reason: 'not-jpeg' }]);
     s = queueReducer(s, { type: 'batch-started', ids: ['a', 'b'] });
-    s = queueReducer(s, { type: 'signatures-checked', verdicts: [{ id: 'b', isJpeg: false }] });
+    s = queueReducer(s, { type: 'files-checked', verdicts: [{ id: 'b', ok: false, reason: 'not-jpeg' }] });
     expect(s.notice).toBe('1 file skipped: b.jpg (not a JPEG image).');
+  });
+  it('a checked file keeps its fingerprint, and the key and target the journal had for it', () => {
+    const s = queueReducer(selected(['a']), {
+      type: 'files-checked',
+      verdicts: [{ id: 'a', ok: true, fingerprint: 'fp-a', key: 'old-key.jpg', target: { level: 'public', cameraName: 'North Feeder' } }],
+    });
+    expect(s.files[0]).toMatchObject({ fingerprint: 'fp-a', key: 'old-key.jpg', target: { level: 'public', cameraName: 'North Feeder' }, status: { kind: 'waiting' } });
+  });
+  it('held files: counted as checking until resolved; those to send join the list without resetting progress', () => {
+    let s = queueReducer(initialQueueState, { type: 'files-added', files: [checking('a')], skipped: [], held: 3 });
+    expect(s.checks).toEqual({ kind: 'running', files: 4, held: 3 });
+    expect(s.total).toBe(1);
+    s = { ...s, uploaded: 1 };
+    s = queueReducer(s, {
+      type: 'held-resolved',
+      files: [listed('b')],
+      skipped: [
+        { name: 'c.jpg', reason: 'already-uploaded' },
+        { name: 'd.jpg', reason: 'duplicate' },
+      ],
+      resolved: 3,
+    });
+    expect(s.files.map((f) => f.id)).toEqual(['a', 'b']);
+    expect(s).toMatchObject({ total: 2, uploaded: 1, checks: { kind: 'running', files: 4, held: 0 } });
+    expect(s.notice).toBe('2 files skipped: 1 already uploaded, d.jpg (already in the list).');
+    s = queueReducer(s, { type: 'files-checked', verdicts: [{ id: 'a', ok: true, fingerprint: 'fp-a' }] });
+    expect(s.checks).toEqual({ kind: 'idle' });
+  });
+  it('a late progress event never brings a failed or returned file back to uploading', () => {
+    let s = queueReducer(withFiles(2), { type: 'batch-started', ids: ['f0', 'f1'] });
+    s = queueReducer(s, {
+      type: 'engine-events',
+      events: [
+        { type: 'started', id: 'f0', attempt: 1 },
+        { type: 'failed', id: 'f0', reason: 'Access Denied' },
+        { type: 'progress', id: 'f0', percent: 80 },
+        { type: 'progress', id: 'f1', percent: 10 },
+      ],
+    });
+    expect(s.files.map((f) => f.status)).toEqual([{ kind: 'failed', reason: 'Access Denied' }, { kind: 'waiting' }]);
+    s = queueReducer(s, { type: 'engine-events', events: [{ type: 'progress', id: 'f0', percent: 90 }] });
+    expect(s.files[0]!.status.kind).toBe('failed');
   });
   it('removing the last file being checked, or clearing the list, ends the check', () => {
     expect(queueReducer(selected(['a']), { type: 'file-removed', id: 'a' }).checks).toEqual({ kind: 'idle' });

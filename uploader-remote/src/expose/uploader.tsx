@@ -1,17 +1,24 @@
 import { useMemo } from 'react';
 import { RemoteFrame, useConfig, type UploaderProps } from '@trailsense/shared';
 import { UploaderScreen } from '../features/upload/components/uploader-screen';
-import { parseConcurrency } from '../features/upload/model/concurrency';
+import { parseConcurrency, parseStallMs } from '../features/upload/model/concurrency';
 import { realUploaderServices } from '../features/upload/services/real-services';
+import { DEFAULT_STALL_MS } from '../features/upload/services/upload-engine';
 
-/** `./Uploader`, exposed to the shell (route /uploader). `?concurrency=N` overrides the pool size. */
+/**
+ * `./Uploader`, exposed to the shell (route /uploader). `?concurrency=N` overrides the pool size,
+ * `?stall=N` the seconds without progress before an upload is retried.
+ */
 export default function Uploader(_props: UploaderProps) {
   const config = useConfig();
   const services = useMemo(() => realUploaderServices(config), [config]);
-  const concurrency = parseConcurrency(new URLSearchParams(window.location.search).get('concurrency'));
+  const options = useMemo(() => {
+    const search = new URLSearchParams(window.location.search);
+    return { concurrency: parseConcurrency(search.get('concurrency')), stallMs: parseStallMs(search.get('stall'), DEFAULT_STALL_MS) };
+  }, []);
   return (
     <RemoteFrame name={__APP_NAME__} version={__APP_VERSION__}>
-      <UploaderScreen services={services} concurrency={concurrency} />
+      <UploaderScreen services={services} options={options} />
     </RemoteFrame>
   );
 }

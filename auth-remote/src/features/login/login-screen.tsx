@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { Authenticator } from '@aws-amplify/ui-react';
-import { afterSignInPath, useBrand, useConfig, useNavigation, useUser, type LoginProps } from '@trailsense/shared';
+import { afterSignInPath, useBrand, useConfig, useNavigation, usePausedWorkNotice, useUser, type LoginProps } from '@trailsense/shared';
 import { AccountHelpDialog } from './account-help-dialog';
 import {
   addAuthVocabulary,
@@ -21,11 +21,18 @@ addAuthVocabulary();
 export function LoginScreen({ returnTo }: LoginProps) {
   const brand = useBrand();
   const config = useConfig();
+  // Work a lost session paused (the uploader's batch): why the user is here, and what signing in does.
+  const paused = usePausedWorkNotice();
 
   return (
     <div className="auth-page login-page">
       <img className="login-page__logo" src="/logo.svg" alt="" width={64} height={64} />
       <h1>Welcome to {brand.productName}</h1>
+      {paused && (
+        <p className="login-page__paused" role="status">
+          {paused}
+        </p>
+      )}
       <AccountHelpDialog productName={brand.productName} />
       <Authenticator
         initialState="signIn"

@@ -80,6 +80,9 @@ export interface FileListProps {
 export function FileList({ files, busy, onRemove, onRetry }: FileListProps) {
   const [scrollTop, setScrollTop] = useState(0);
   const count = files.length;
+  // The scroll box goes while the list is empty; a list filled again starts at its top, or the
+  // old offset would render rows past its end (a blank list).
+  if (count === 0 && scrollTop !== 0) setScrollTop(0);
   const height = Math.min(VIEWPORT_HEIGHT, Math.max(ROW_HEIGHT, count * ROW_HEIGHT));
   const { start, end } = visibleRange({ scrollTop, viewportHeight: height, rowHeight: ROW_HEIGHT, count, overscan: OVERSCAN });
   const onScroll = (event: UIEvent<HTMLDivElement>) => setScrollTop(event.currentTarget.scrollTop);

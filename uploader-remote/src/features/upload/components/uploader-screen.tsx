@@ -1,10 +1,22 @@
-import { useCallback, useMemo, useRef, useState, type ChangeEvent } from 'react';
+import { useCallback, useMemo, useRef, type ChangeEvent } from 'react';
 import { confirmLeave, useLeaveGuard, useUser } from '@trailsense/shared';
-import { useAccount } from '../hooks/use-account';
-import { useUploader } from '../hooks/use-uploader';
-import { checkingMessage, overAllowanceQuestion, progressLabel, quotaMessage, subscriptionMessage, formatCount } from '../model/messages';
+import type { ControllerOptions } from '../controller/batch-controller';
+import { useBatchController } from '../hooks/use-batch-controller';
+import {
+  allowanceUnknownMessage,
+  checkingMessage,
+  formatCount,
+  OFFLINE_PAUSE,
+  OTHER_TAB_WAIT,
+  overAllowanceQuestion,
+  progressLabel,
+  quotaMessage,
+  resumeOfferMessage,
+  sessionPauseMessage,
+  subscriptionMessage,
+} from '../model/messages';
+import { remainingOf, usedOf } from '../model/quota';
 import { canUpload, percentOf } from '../model/upload-queue';
-import type { UploadTarget } from '../services/amplify-storage';
 import type { UploaderServices } from '../services/uploader-services';
 import { ConfirmDialog } from './confirm-dialog';
 import { FileList } from './file-list';
@@ -17,10 +29,10 @@ const TRAINING_TIP = 'Use this for only a few (under 10) perfect example images.
 
 export interface UploaderScreenProps {
   services: UploaderServices;
-  concurrency: number;
+  options: ControllerOptions;
 }
 
-/** /uploader (SPEC.md §2): the signed-in bulk uploader. Thin: state lives in the hooks. */
+/** /uploader (SPEC.md §2): the signed-in bulk uploader. Thin: state lives in the batch controller. */
 export function UploaderScreen(props: UploaderScreenProps) {
   const user = useUser();
   if (user.status !== 'authenticated') {
@@ -31,83 +43,137 @@ export function UploaderScreen(props: UploaderScreenProps) {
       </section>
     );
   }
-  return <SignedInUploader {...props} email={user.user.email} ranchId={user.user.ranchId} signOut={user.signOut} />;
+  const { sub, email, ranchId } = user.user;
+  if (!ranchId) return <NoRanch email={email} signOut={user.signOut} />;
+  return <SignedInUploader {...props} owner={sub} email={email} ranchId={ranchId} signOut={user.signOut} />;
+}
+
+function Greeting({ email, ranchId }: { email: string; ranchId?: string }) {
+  return (
+    <p className="uploader__greeting">
+      Hello <strong>{email}</strong>
+      {ranchId ? (
+        <>
+          , ranch ID <strong>{ranchId}</strong>
+        </>
+      ) : (
+        <>. Your account is not linked to a ranch yet, so images cannot be uploaded.</>
+      )}
+    </p>
+  );
+}
+
+/** SPEC.md §5: without a ranch id, Add Images is disabled and the upload buttons are hidden. */
+function NoRanch({ email, signOut }: { email: string; signOut: () => Promise<void> }) {
+  return (
+    <section className="page uploader" aria-labelledby="uploader-title">
+      <style>{UPLOADER_CSS}</style>
+      <h1 id="uploader-title">Upload Images</h1>
+      <Greeting email={email} />
+      <div className="uploader__controls">
+        <button type="button" className="button button--primary" disabled>
+          Add Images
+        </button>
+      </div>
+      <p>
+        <button type="button" className="button" onClick={() => void signOut()}>
+          Sign Out
+        </button>
+      </p>
+    </section>
+  );
 }
 
 interface SignedInProps extends UploaderScreenProps {
+  owner: string;
   email: string;
-  ranchId: string | undefined;
+  ranchId: string;
   signOut: () => Promise<void>;
 }
 
-function SignedInUploader({ services, concurrency, email, ranchId, signOut }: SignedInProps) {
-  const account = useAccount(services, email, ranchId);
-  const [camera, setCamera] = useState('');
-  const [training, setTraining] = useState(false);
-  const choices = useRef({ camera, training });
-  choices.current = { camera, training };
+function SignedInUploader({ services, options, owner, email, ranchId, signOut }: SignedInProps) {
+  const { controller, state } = useBatchController(services, { owner, email, ranchId }, options);
+  const { queue, allowance, subscription, choices } = state;
   const input = useRef<HTMLInputElement>(null);
-  const remaining = account.quota.kind === 'known' ? account.quota.remaining : null;
-  const target = useCallback(
-    (): UploadTarget => ({ level: choices.current.training ? 'private' : 'public', ranchId: ranchId ?? '', cameraName: choices.current.camera }),
-    [ranchId],
-  );
-  const onBatchEnd = useCallback(() => void account.refreshQuota(), [account.refreshQuota]);
-  const uploader = useUploader({ services, remaining, target, concurrency, onBatchEnd });
-  const { state } = uploader;
-  const running = state.batch.kind === 'running';
+  const running = queue.batch.kind === 'running';
+  const remaining = remainingOf(allowance);
   useLeaveGuard(running, LEAVE_MESSAGE);
 
+  // Stable, so the list's memoised rows do not re-render on every progress flush.
+  const onRemove = useCallback((id: string) => controller.remove(id), [controller]);
+  const onRetry = useCallback((id: string) => controller.retryFile(id), [controller]);
   const onFiles = (event: ChangeEvent<HTMLInputElement>) => {
     const files = Array.from(event.currentTarget.files ?? []);
     event.currentTarget.value = '';
-    uploader.addFiles(files);
+    controller.addFiles(files);
+  };
+  const onResume = () => {
+    controller.resumeOffer();
+    input.current?.click();
   };
   const onSignOut = () => {
     if (!confirmLeave()) return;
-    uploader.stop();
+    controller.stop();
     void signOut();
   };
   const errors = useMemo(
-    () => [account.subscription.kind === 'failed' ? account.subscription.message : null, state.error].filter((e): e is string => !!e),
-    [account.subscription, state.error],
+    () => [subscription.kind === 'failed' ? subscription.message : null, queue.error].filter((e): e is string => !!e),
+    [subscription, queue.error],
   );
-  const percent = percentOf(state);
+  const pauseNotes = [
+    ...(state.paused.includes('offline') ? [OFFLINE_PAUSE] : []),
+    ...(state.paused.includes('session') && running ? [sessionPauseMessage(queue.uploaded, queue.total)] : []),
+    ...(state.waitingForOtherTab ? [OTHER_TAB_WAIT] : []),
+  ];
 
   return (
     <section className="page uploader" aria-labelledby="uploader-title">
       <style>{UPLOADER_CSS}</style>
       <h1 id="uploader-title">Upload Images</h1>
-      <p className="uploader__greeting">
-        Hello <strong>{email}</strong>
-        {ranchId ? (
-          <>
-            , ranch ID <strong>{ranchId}</strong>
-          </>
-        ) : (
-          <>. Your account is not linked to a ranch yet, so images cannot be uploaded.</>
-        )}
-      </p>
-      <p>{account.subscription.kind === 'known' ? subscriptionMessage(account.subscription.active) : account.subscription.kind === 'loading' ? 'Checking your subscription…' : null}</p>
-      <p>{account.quota.kind === 'known' ? quotaMessage(account.quota.uploaded, account.quota.limit, account.quota.remaining) : 'Checking your upload quota…'}</p>
+      <Greeting email={email} ranchId={ranchId} />
+      <p>{subscription.kind === 'known' ? subscriptionMessage(subscription.active) : subscription.kind === 'loading' ? 'Checking your subscription…' : null}</p>
+      {allowance.kind === 'unknown' ? (
+        <div className="uploader__allowance-problem" role="alert">
+          <p>{allowanceUnknownMessage(allowance.reason)}</p>
+          <button type="button" className="button" onClick={() => controller.retryAllowance()}>
+            Try again
+          </button>
+        </div>
+      ) : (
+        <p>{allowance.kind === 'known' ? quotaMessage(usedOf(allowance), allowance.limit, remainingOf(allowance) ?? 0) : 'Checking your upload quota…'}</p>
+      )}
+
+      {state.offer && (
+        <div className="uploader__resume" role="status">
+          <p>{resumeOfferMessage(state.offer.uploaded, state.offer.total, state.offer.lastActivity)}</p>
+          <div className="uploader__actions">
+            <button type="button" className="button button--primary" onClick={onResume}>
+              Resume
+            </button>
+            <button type="button" className="button" onClick={() => void controller.discardOffer()}>
+              Discard
+            </button>
+          </div>
+        </div>
+      )}
 
       <div className="uploader__errors" role="alert">
         {errors.map((e) => (
           <p key={e}>{e}</p>
         ))}
-        {state.failures > 0 && <p>Failed uploads: {formatCount(state.failures)}</p>}
+        {queue.failures > 0 && <p>Failed uploads: {formatCount(queue.failures)}</p>}
       </div>
 
       <div className="uploader__controls">
-        <input ref={input} type="file" multiple accept=".jpg,.jpeg,image/jpeg" className="visually-hidden" tabIndex={-1} aria-hidden="true" onChange={onFiles} disabled={!ranchId} />
-        <button type="button" className="button button--primary" disabled={!ranchId || running} onClick={() => input.current?.click()}>
+        <input ref={input} type="file" multiple accept=".jpg,.jpeg,image/jpeg" className="visually-hidden" tabIndex={-1} aria-hidden="true" onChange={onFiles} />
+        <button type="button" className="button button--primary" disabled={running} onClick={() => input.current?.click()}>
           Add Images
         </button>
         <span className="field">
           <label htmlFor="uploader-camera">Camera</label>
-          <select id="uploader-camera" value={camera} aria-describedby="tip-camera" onChange={(e) => setCamera(e.currentTarget.value)} disabled={running}>
+          <select id="uploader-camera" value={choices.camera} aria-describedby="tip-camera" onChange={(e) => controller.setCamera(e.currentTarget.value)} disabled={running}>
             <option value="">Indicate camera</option>
-            {account.cameras.map((c) => (
+            {state.cameras.map((c) => (
               <option key={c.id} value={c.name}>
                 {c.name}
               </option>
@@ -116,54 +182,65 @@ function SignedInUploader({ services, concurrency, email, ranchId, signOut }: Si
           <InfoTip id="tip-camera" label="About the camera choice" text={CAMERA_TIP} />
         </span>
         <span className="field">
-          <input id="uploader-training" type="checkbox" checked={training} aria-describedby="tip-training" onChange={(e) => setTraining(e.currentTarget.checked)} disabled={running} />
+          <input
+            id="uploader-training"
+            type="checkbox"
+            checked={choices.training}
+            aria-describedby="tip-training"
+            onChange={(e) => controller.setTraining(e.currentTarget.checked)}
+            disabled={running}
+          />
           <label htmlFor="uploader-training">Use these files for training the model</label>
           <InfoTip id="tip-training" label="About training images" text={TRAINING_TIP} />
         </span>
       </div>
 
       <div className="uploader__progress">
-        <progress id="uploader-progress" max={100} value={percent} aria-labelledby="uploader-progress-label" />
-        <p id="uploader-progress-label">{progressLabel(state.uploaded, state.total)}</p>
+        <progress id="uploader-progress" max={100} value={percentOf(queue)} aria-labelledby="uploader-progress-label" />
+        <p id="uploader-progress-label">{progressLabel(queue.uploaded, queue.total)}</p>
         <p className="visually-hidden" role="status">
-          {uploader.announcement}
+          {state.announcement}
         </p>
+      </div>
+
+      <div className="uploader__paused" role="status">
+        {pauseNotes.map((note) => (
+          <p key={note}>{note}</p>
+        ))}
       </div>
 
       {/* Polite, and worded once per check (not a running count), so a screen reader hears it once. */}
       <p className="uploader__checking" role="status">
-        {state.checks.kind === 'running' ? checkingMessage(state.checks.files) : ''}
+        {queue.checks.kind === 'running' ? checkingMessage(queue.checks.files) : ''}
       </p>
 
       <div className="uploader__notice" role="status">
-        {state.notice && <p>{state.notice}</p>}
+        {queue.notice && <p>{queue.notice}</p>}
       </div>
 
       <h2 className="uploader__list-title">Files</h2>
-      {ranchId && (
-        <div className="uploader__actions">
-          <button type="button" className="button button--primary" disabled={!canUpload(state, remaining)} onClick={uploader.requestUpload}>
-            Upload
+      <div className="uploader__actions">
+        <button type="button" className="button button--primary" disabled={!canUpload(queue, remaining)} onClick={() => controller.requestUpload()}>
+          Upload
+        </button>
+        <button type="button" className="button" disabled={running || queue.files.length === 0} onClick={() => controller.clear()}>
+          Clear List
+        </button>
+        {running && (
+          <button type="button" className="button" disabled={queue.batch.kind === 'running' && queue.batch.stopping} onClick={() => controller.stop()}>
+            Stop
           </button>
-          <button type="button" className="button" disabled={running || state.files.length === 0} onClick={uploader.clear}>
-            Clear List
-          </button>
-          {running && (
-            <button type="button" className="button" disabled={state.batch.kind === 'running' && state.batch.stopping} onClick={uploader.stop}>
-              Stop
-            </button>
-          )}
-        </div>
-      )}
-      <FileList files={state.files} busy={running} onRemove={uploader.remove} onRetry={uploader.retryFile} />
+        )}
+      </div>
+      <FileList files={queue.files} busy={running} onRemove={onRemove} onRetry={onRetry} />
 
       <p>
         <button type="button" className="button" onClick={onSignOut}>
           Sign Out
         </button>
       </p>
-      {uploader.confirm && (
-        <ConfirmDialog title="Upload limit" question={overAllowanceQuestion(uploader.confirm.remaining, uploader.confirm.listed)} onAnswer={uploader.answerConfirm} />
+      {state.confirm && (
+        <ConfirmDialog title="Upload limit" question={overAllowanceQuestion(state.confirm.remaining, state.confirm.listed)} onAnswer={(ok) => controller.answerConfirm(ok)} />
       )}
     </section>
   );

@@ -13,3 +13,13 @@ export function parseConcurrency(value: string | null | undefined): number {
   const n = Number(value);
   return n >= 1 && n <= MAX_CONCURRENCY ? n : DEFAULT_CONCURRENCY;
 }
+
+/**
+ * `?stall=N` (tests, support on a link known to pause): seconds without progress before an
+ * upload is aborted and retried, a whole number 5–600, else `fallbackMs` (upload-engine.ts's 60 s).
+ */
+export function parseStallMs(value: string | null | undefined, fallbackMs: number): number {
+  if (!value || !/^\d+$/.test(value.trim())) return fallbackMs;
+  const n = Number(value);
+  return n >= 5 && n <= 600 ? n * 1000 : fallbackMs;
+}

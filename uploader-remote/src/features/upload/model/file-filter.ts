@@ -8,16 +8,16 @@ export interface FileFacts {
   lastModified: number;
 }
 
-export type SkipReason = 'empty' | 'not-jpeg' | 'too-large' | 'duplicate';
+/**
+ * Why a chosen file is not sent: the instant checks (empty, not named as a JPEG, too large) and
+ * those that read the file (not a JPEG's bytes, unreadable, the same photo listed twice, or
+ * already uploaded for this ranch according to the journal).
+ */
+export type SkipReason = 'empty' | 'not-jpeg' | 'too-large' | 'duplicate' | 'unreadable' | 'already-uploaded';
 
 export interface SkippedFile {
   name: string;
   reason: SkipReason;
-}
-
-/** A file's identity for duplicate detection: same name, size and modified time. */
-export function fileIdentity(file: FileFacts): string {
-  return `${file.name}\u0000${file.size}\u0000${file.lastModified}`;
 }
 
 /** `.jpg` / `.jpeg` in any case. */
@@ -48,30 +48,23 @@ export function precheck(file: FileFacts): SkipReason | null {
 }
 
 export interface PrecheckResult<F> {
-  /** Listed at once; their first bytes are checked afterwards (`hasJpegSignature`). */
+  /** Worth reading: their first bytes and fingerprints are checked afterwards. */
   accepted: F[];
   skipped: SkippedFile[];
 }
 
 /**
- * The instant part of filtering a selection: everything but the first bytes (`precheck` and
- * duplicates of `listed` identities or within the selection). Reading 10,000 files' first bytes
- * takes seconds, so it must not stand between the picker and the list; the byte check follows
- * in the background and drops what fails it.
+ * The instant part of filtering a selection: everything that needs no bytes (`precheck`). Reading
+ * 10,000 files' first bytes takes seconds, so it must not stand between the picker and the list;
+ * duplicates and photos already uploaded are told by their fingerprints, which follow.
  */
-export function precheckSelection<F extends FileFacts>(files: readonly F[], listed: ReadonlySet<string>): PrecheckResult<F> {
+export function precheckSelection<F extends FileFacts>(files: readonly F[]): PrecheckResult<F> {
   const accepted: F[] = [];
   const skipped: SkippedFile[] = [];
-  const seen = new Set(listed);
   for (const file of files) {
-    const identity = fileIdentity(file);
-    const reason = precheck(file) ?? (seen.has(identity) ? 'duplicate' : null);
-    if (reason) {
-      skipped.push({ name: file.name, reason });
-      continue;
-    }
-    seen.add(identity);
-    accepted.push(file);
+    const reason = precheck(file);
+    if (reason) skipped.push({ name: file.name, reason });
+    else accepted.push(file);
   }
   return { accepted, skipped };
 }

@@ -55,18 +55,27 @@ const reasonText: Record<SkipReason, string> = {
   'not-jpeg': 'not a JPEG image',
   'too-large': 'larger than 50 MB',
   duplicate: 'already in the list',
+  unreadable: 'could not be read',
+  'already-uploaded': 'already uploaded',
 };
 
 /** How many skipped names the notice lists before "and N more". */
 export const NOTICE_NAME_LIMIT = 10;
 
-/** The one grouped notice for a selection's skipped files: "3 files skipped: a.mp4 (not a JPEG image), …". */
+/**
+ * The one grouped notice for a selection's skipped files: "3 files skipped: a.mp4 (not a JPEG
+ * image), …". Photos already uploaded can be thousands (a card picked again), so they are counted
+ * rather than named: "9,002 files skipped: 9,000 already uploaded, a.mp4 (not a JPEG image), …".
+ */
 export function skippedNotice(skipped: readonly SkippedFile[]): string | null {
   if (skipped.length === 0) return null;
-  const listed = skipped.slice(0, NOTICE_NAME_LIMIT).map((s) => `${s.name} (${reasonText[s.reason]})`);
-  const more = skipped.length - listed.length;
+  const sent = skipped.filter((s) => s.reason === 'already-uploaded').length;
+  const named = skipped.filter((s) => s.reason !== 'already-uploaded');
+  const listed = named.slice(0, NOTICE_NAME_LIMIT).map((s) => `${s.name} (${reasonText[s.reason]})`);
+  const more = named.length - listed.length;
+  const parts = [...(sent > 0 ? [`${formatCount(sent)} already uploaded`] : []), ...listed];
   const noun = skipped.length === 1 ? 'file' : 'files';
-  return `${formatCount(skipped.length)} ${noun} skipped: ${listed.join(', ')}${more > 0 ? ` and ${formatCount(more)} more` : ''}.`;
+  return `${formatCount(skipped.length)} ${noun} skipped: ${parts.join(', ')}${more > 0 ? ` and ${formatCount(more)} more` : ''}.`;
 }
 
 /** Shown (politely) while listed files' first bytes are checked: "Checking 10,000 files…". */
@@ -95,3 +104,32 @@ export function progressAnnouncement(
 export function progressQuarter(uploaded: number, total: number): number {
   return Math.floor(progressPercent(uploaded, total) / 25);
 }
+
+const shortDates = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric' });
+
+/** The resume offer of an unfinished batch: "412 of 2,000 uploaded on Nov 21 — pick the same card to finish." */
+export function resumeOfferMessage(uploaded: number, total: number, lastActivity: Date): string {
+  return `${formatCount(uploaded)} of ${formatCount(total)} uploaded on ${shortDates.format(lastActivity)} — pick the same card to finish.`;
+}
+
+/** While this month's usage or the ranch's limit is unknown: Upload is off, and why. */
+export function allowanceUnknownMessage(reason: string): string {
+  return `Your monthly upload allowance could not be checked (${reason}), so uploading is off until it can be: nothing is sent that could go over your limit.`;
+}
+
+/** Retry or Upload pressed with nothing left this month. */
+export const ALLOWANCE_USED_UP = 'Nothing can be uploaded: your monthly limit is used up. Upgrade your subscription to upload more images.';
+
+/** The batch is paused because the browser is offline. */
+export const OFFLINE_PAUSE = 'You are offline. Uploading is paused and continues by itself when the connection is back.';
+
+/** The batch waits for another tab of the same user and ranch. */
+export const OTHER_TAB_WAIT = 'Another tab is uploading for this ranch. This batch starts when that one ends, and skips what it sent.';
+
+/** The session ended mid-batch: said on the uploader and on the sign-in page. */
+export function sessionPauseMessage(uploaded: number, total: number): string {
+  return `Your session ended, so uploading is paused: ${formatCount(uploaded)} of ${formatCount(total)} images went up and nothing is lost. Sign in again to continue.`;
+}
+
+/** After the same user signed in again. */
+export const SESSION_RESUMED = 'Signed in again: uploading continues.';

@@ -29,10 +29,14 @@ export function monthlyLimit(maxMonthlyUploads: number, subscribed: boolean): nu
   return maxMonthlyUploads === 0 && !subscribed ? DEFAULT_MONTHLY_LIMIT : maxMonthlyUploads;
 }
 
-/** This month's uploads from the metrics' `total`: an empty or unreadable total counts as 0. */
-export function uploadedThisMonth(total: string | undefined): number {
-  const n = Number.parseInt((total ?? '').trim(), 10);
-  return Number.isFinite(n) && n > 0 ? n : 0;
+/**
+ * This month's uploads from the metrics' `total`: "" (nothing counted yet, SPEC.md §3) is 0; a
+ * total that is not a whole number is `null`, unknown, never taken as 0.
+ */
+export function uploadedThisMonth(total: string | undefined): number | null {
+  const text = (total ?? '').trim();
+  if (text === '') return 0;
+  return /^\d+$/.test(text) ? Number(text) : null;
 }
 
 /** Remaining uploads: the limit minus this month's total, never below 0. */
@@ -45,15 +49,75 @@ export function yearMonth(date: Date): string {
   return `${date.getFullYear()}_${String(date.getMonth() + 1).padStart(2, '0')}`;
 }
 
-/** What is known of the quota: loading, known, or unknown because a fetch failed (only logged). */
-export type Quota =
+/**
+ * What is known of the month's allowance. It fails closed: while the ranch's limit or the month's
+ * usage cannot be fetched it is `unknown`, and nothing may be uploaded (a member with 15 left must
+ * never be shown 1,000 and allowed to send them).
+ */
+export type Allowance =
   | { kind: 'loading' }
-  | { kind: 'known'; uploaded: number; limit: number; remaining: number }
-  | { kind: 'unknown' };
+  | { kind: 'unknown'; reason: string }
+  | {
+      kind: 'known';
+      limit: number;
+      /** The month's total as the server counted it. */
+      counted: number;
+      /** When the usage request was sent (ms): uploads that succeeded from then on may be missing from `counted`. */
+      countedFrom: number;
+      /** Successes since `countedFrom`, from this tab and the user's other tabs: subtracted at once. */
+      since: number;
+    };
 
-/** Combines the three fetches into the quota. */
-export function quotaFrom(input: { maxMonthlyUploads: number; subscribed: boolean; total: string | undefined }): Quota {
-  const limit = monthlyLimit(input.maxMonthlyUploads, input.subscribed);
-  const uploaded = uploadedThisMonth(input.total);
-  return { kind: 'known', uploaded, limit, remaining: remainingUploads(limit, uploaded) };
+/** The facts the allowance is made of, each fetched separately; `undefined` while a fetch runs. */
+export interface AllowanceInputs {
+  /** `max_monthly_uploads`, or an Error when the ranch could not be fetched. */
+  ranchMax: number | Error | undefined;
+  /** Whether an entitlement is active, or an Error when the subscription could not be fetched. */
+  subscribed: boolean | Error | undefined;
+  /** The metrics `total`, or an Error when it could not be fetched. */
+  total: string | Error | undefined;
+  /** When the metrics request was sent (ms since the epoch). */
+  totalRequestedAt: number;
+}
+
+const reasonOf = (error: Error) => error.message || 'unknown error';
+
+/**
+ * The allowance from the three fetches and the successes recorded since (`successes`, times in ms).
+ * The limit needs the subscription only when the ranch's max is 0 (SPEC.md §9), so a failed
+ * subscription fetch leaves a ranch with its own max known.
+ */
+export function allowanceFrom(inputs: AllowanceInputs, successes: readonly number[]): Allowance {
+  const { ranchMax, subscribed, total } = inputs;
+  if (ranchMax instanceof Error) return { kind: 'unknown', reason: reasonOf(ranchMax) };
+  if (total instanceof Error) return { kind: 'unknown', reason: reasonOf(total) };
+  if (ranchMax !== undefined && ranchMax === 0 && subscribed instanceof Error) return { kind: 'unknown', reason: reasonOf(subscribed) };
+  if (ranchMax === undefined || total === undefined || (ranchMax === 0 && subscribed === undefined)) return { kind: 'loading' };
+  const counted = uploadedThisMonth(total);
+  if (counted === null) return { kind: 'unknown', reason: `the server reported an unreadable total "${total}"` };
+  if (!Number.isFinite(ranchMax) || ranchMax < 0) return { kind: 'unknown', reason: 'the server reported an unreadable monthly limit' };
+  const limit = monthlyLimit(ranchMax, subscribed === true);
+  return { kind: 'known', limit, counted, countedFrom: inputs.totalRequestedAt, since: successesSince(successes, inputs.totalRequestedAt) };
+}
+
+/** How many of `successes` (times in ms) happened at or after `from`. */
+export function successesSince(successes: readonly number[], from: number): number {
+  let n = 0;
+  for (const at of successes) if (at >= from) n++;
+  return n;
+}
+
+/** Records successes (at time `at`) in a known allowance: they count from now on, before any refetch. */
+export function withSuccesses(allowance: Allowance, at: number, count = 1): Allowance {
+  return allowance.kind === 'known' && at >= allowance.countedFrom ? { ...allowance, since: allowance.since + count } : allowance;
+}
+
+/** This month's uploads as far as this browser knows: the server's count and the successes since. */
+export function usedOf(allowance: Extract<Allowance, { kind: 'known' }>): number {
+  return allowance.counted + allowance.since;
+}
+
+/** What may still be uploaded this month, or null while unknown (then nothing may be). */
+export function remainingOf(allowance: Allowance): number | null {
+  return allowance.kind === 'known' ? remainingUploads(allowance.limit, usedOf(allowance)) : null;
 }

@@ -44,7 +44,6 @@ export interface ClassifiedError {
 const TRANSIENT_NAMES = new Set([
   'ERR_NETWORK',
   'NetworkError',
-  'TypeError', // fetch's "Failed to fetch"
   'TimeoutError',
   'RequestTimeout',
   'RequestTimeoutException',
@@ -65,6 +64,13 @@ const CREDENTIAL_NAMES = new Set([
   'InvalidToken',
   'CredentialsExpired',
 ]);
+/**
+ * fetch's own network failures are TypeErrors with these messages (Chromium, Firefox, Safari,
+ * React Native). Any other TypeError is a bug in our code or a library's: retrying it six times
+ * would only hide it, so it is reported.
+ */
+const FETCH_NETWORK_MESSAGE = /^(Failed to fetch|NetworkError when attempting to fetch resource\.?|Load failed|Network request failed)$/i;
+
 const CANCEL_NAMES = new Set(['CanceledError', 'AbortError', 'ERR_ABORTED', 'ERR_CANCELED']);
 
 function statusOf(error: { $metadata?: { httpStatusCode?: unknown }; status?: unknown }): number | undefined {
@@ -81,6 +87,7 @@ export function classifyUploadError(error: unknown): ClassifiedError {
   if (CANCEL_NAMES.has(name)) return { kind: 'cancelled', message };
   if (CREDENTIAL_NAMES.has(name)) return { kind: 'credentials', message };
   const status = statusOf(e);
+  if (name === 'TypeError') return { kind: FETCH_NETWORK_MESSAGE.test(message) ? 'transient' : 'permanent', message };
   if (TRANSIENT_NAMES.has(name) || status === 408 || status === 429 || (status !== undefined && status >= 500)) {
     return { kind: 'transient', message };
   }

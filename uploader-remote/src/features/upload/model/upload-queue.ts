@@ -1,25 +1,35 @@
+import type { JournalTarget } from '@trailsense/shared/aws';
 import type { SkippedFile } from './file-filter';
 import { progressPercent, skippedNotice, OVER_ALLOWANCE_ADVICE, storageErrorMessage } from './messages';
 
 /** One file's state in the list (UP `FileProgress`): a discriminated union, not flags. */
 export type FileStatus =
-  /** Listed, its first bytes not yet confirmed as a JPEG's: dropped if they are not. */
+  /** Listed, its first bytes and fingerprint not yet read: dropped if it is not a JPEG. */
   | { kind: 'checking' }
   | { kind: 'waiting' }
   | { kind: 'uploading'; attempt: number; percent: number }
   | { kind: 'retrying'; attempt: number; reason: string }
   | { kind: 'failed'; reason: string };
 
-/** A listed file. `key` is its object name, fixed when listed so every retry reuses it. */
+/** A listed file. `key` is its object name, fixed when listed (or by the journal) so every retry reuses it. */
 export interface ListedFile {
   id: string;
   key: string;
   name: string;
+  /** The path inside a chosen folder; "" for files chosen one by one. */
+  path: string;
   size: number;
   lastModified: number;
   file: Blob;
   status: FileStatus;
+  /** The content fingerprint, once read. */
+  fingerprint?: string;
+  /** The level and camera it was first sent with (from the journal): a resend keeps them. */
+  target?: JournalTarget;
 }
+
+/** Why a listed file is dropped without being sent. */
+export type DropReason = 'not-jpeg' | 'unreadable' | 'already-uploaded' | 'duplicate';
 
 /** What the upload engine reports, applied to the list in batches (one state update per flush). */
 export type EngineEvent =
@@ -28,21 +38,25 @@ export type EngineEvent =
   | { type: 'retrying'; id: string; attempt: number; reason: string }
   | { type: 'succeeded'; id: string }
   | { type: 'failed'; id: string; reason: string }
-  /** Stopped before it finished: back to waiting, not a failure. */
+  /** Stopped or paused before it finished: back to waiting, not a failure. */
   | { type: 'returned'; id: string }
-  /** Its first bytes, checked just before its upload, are not a JPEG's: dropped, never uploaded. */
-  | { type: 'refused'; id: string };
+  /** Its checks just before its upload said no (not a JPEG, already uploaded, …): dropped, never sent. */
+  | { type: 'dropped'; id: string; reason: DropReason };
 
-/** One file's first-bytes verdict. */
-export interface SignatureVerdict {
-  id: string;
-  isJpeg: boolean;
-}
+/** What reading a listed file's first bytes and fingerprint decided. */
+export type CheckVerdict =
+  | { id: string; ok: true; fingerprint: string; key?: string; target?: JournalTarget }
+  | { id: string; ok: false; reason: DropReason };
 
 export type Batch = { kind: 'idle' } | { kind: 'running'; stopping: boolean };
 
-/** The background check of listed files' first bytes; `files` is how many it was given. */
-export type Checks = { kind: 'idle' } | { kind: 'running'; files: number };
+/**
+ * The background checks: `files` is how many files they were given (the status names it once,
+ * not as a running count); `held` how many chosen files are still unlisted because they may be
+ * photos already uploaded or already in the list (their size matches one): they are listed or
+ * skipped once their fingerprints are known.
+ */
+export type Checks = { kind: 'idle' } | { kind: 'running'; files: number; held: number };
 
 export interface QueueState {
   files: ListedFile[];
@@ -55,8 +69,8 @@ export interface QueueState {
   batch: Batch;
   checks: Checks;
   /**
-   * The skipped files the notice names. Byte-check failures join the selection's instant skips
-   * while they are still shown, so a selection gets one grouped notice however its checks end.
+   * The skipped files the notice names. Skips found by the background checks join the
+   * selection's instant skips while they are still shown, so a selection gets one grouped notice.
    */
   skipped: SkippedFile[];
   /** The error area's text (the newest upload failure), or null. */
@@ -66,16 +80,21 @@ export interface QueueState {
 }
 
 export type QueueAction =
-  | { type: 'files-added'; files: ListedFile[]; skipped: SkippedFile[] }
+  /** A new selection: listed files (checking) and instant skips; `held` files wait for their fingerprints. */
+  | { type: 'files-added'; files: ListedFile[]; skipped: SkippedFile[]; held?: number }
+  /** Held files resolved: those to send join the list (checked already), the rest are skipped. */
+  | { type: 'held-resolved'; files: ListedFile[]; skipped: SkippedFile[]; resolved: number }
   | { type: 'file-removed'; id: string }
   | { type: 'list-cleared' }
   | { type: 'batch-started'; ids: readonly string[] }
   | { type: 'stop-requested' }
   | { type: 'batch-ended' }
   | { type: 'engine-events'; events: EngineEvent[] }
-  /** A chunk of the background first-bytes check: one state update per chunk, not per file. */
-  | { type: 'signatures-checked'; verdicts: readonly SignatureVerdict[] }
-  | { type: 'upload-declined' };
+  /** A chunk of the background check: one state update per chunk, not per file. */
+  | { type: 'files-checked'; verdicts: readonly CheckVerdict[] }
+  | { type: 'upload-declined' }
+  /** A notice of the controller's own (why Retry did nothing, …). */
+  | { type: 'notice'; text: string };
 
 export const initialQueueState: QueueState = {
   files: [],
@@ -89,86 +108,97 @@ export const initialQueueState: QueueState = {
   notice: null,
 };
 
+const running = (state: QueueState) => state.batch.kind === 'running';
+
 function applyEvents(state: QueueState, events: readonly EngineEvent[]): QueueState {
   // One pass over the list per flush, however many events: 10,000 files stay cheap.
-  const status = new Map<string, FileStatus>();
+  const current = new Map<string, FileStatus>();
+  const statusOf = (id: string) => current.get(id) ?? state.files.find((f) => f.id === id)?.status;
   const gone = new Set<string>();
-  const refused = new Set<string>();
+  const dropped: { id: string; reason: DropReason }[] = [];
   let uploaded = state.uploaded;
   let failures = state.failures;
   let error = state.error;
   for (const event of events) {
     switch (event.type) {
       case 'started':
-        status.set(event.id, { kind: 'uploading', attempt: event.attempt, percent: 0 });
+        current.set(event.id, { kind: 'uploading', attempt: event.attempt, percent: 0 });
         break;
       case 'progress': {
-        const s = status.get(event.id);
-        const attempt = s && (s.kind === 'uploading' || s.kind === 'retrying') ? s.attempt : 1;
-        status.set(event.id, { kind: 'uploading', attempt, percent: Math.max(0, Math.min(100, Math.round(event.percent))) });
+        // Progress moves an upload in flight only: a late event never revives a failed or
+        // returned file.
+        const s = statusOf(event.id);
+        if (s?.kind !== 'uploading') break;
+        current.set(event.id, { ...s, percent: Math.max(0, Math.min(100, Math.round(event.percent))) });
         break;
       }
       case 'retrying':
-        status.set(event.id, { kind: 'retrying', attempt: event.attempt, reason: event.reason });
+        current.set(event.id, { kind: 'retrying', attempt: event.attempt, reason: event.reason });
         break;
       case 'succeeded':
         uploaded++;
         gone.add(event.id);
-        status.delete(event.id);
+        current.delete(event.id);
         break;
       case 'failed':
         failures++;
         error = storageErrorMessage(event.reason);
-        status.set(event.id, { kind: 'failed', reason: event.reason });
+        current.set(event.id, { kind: 'failed', reason: event.reason });
         break;
       case 'returned':
-        status.set(event.id, { kind: 'waiting' });
+        current.set(event.id, { kind: 'waiting' });
         break;
-      case 'refused':
-        refused.add(event.id);
-        status.delete(event.id);
+      case 'dropped':
+        dropped.push({ id: event.id, reason: event.reason });
+        current.delete(event.id);
         break;
     }
   }
+  const dropIds = new Set(dropped.map((d) => d.id));
   const files =
-    status.size === 0 && gone.size === 0 && refused.size === 0
+    current.size === 0 && gone.size === 0 && dropIds.size === 0
       ? state.files
-      : state.files.flatMap((f) => (gone.has(f.id) || refused.has(f.id) ? [] : [status.has(f.id) ? { ...f, status: status.get(f.id)! } : f]));
+      : state.files.flatMap((f) => (gone.has(f.id) || dropIds.has(f.id) ? [] : [current.has(f.id) ? { ...f, status: current.get(f.id)! } : f]));
   const next = { ...state, files, uploaded, failures, error };
-  return refused.size > 0 ? dropNotJpeg(next, state.files.filter((f) => refused.has(f.id))) : settleChecks(next);
+  const byId = new Map(state.files.map((f) => [f.id, f]));
+  return dropFiles(next, dropped.flatMap((d) => (byId.has(d.id) ? [{ file: byId.get(d.id)!, reason: d.reason }] : [])));
 }
 
-/** Ends the check once no listed file waits for it (checked, removed, or uploaded after its own check). */
+/** Ends the check once no listed file waits for it and nothing is held. */
 function settleChecks(state: QueueState): QueueState {
-  if (state.checks.kind === 'idle' || state.files.some((f) => f.status.kind === 'checking')) return state;
+  if (state.checks.kind === 'idle' || state.checks.held > 0 || state.files.some((f) => f.status.kind === 'checking')) return state;
   return { ...state, checks: { kind: 'idle' } };
 }
 
 /**
- * Drops files whose first bytes are not a JPEG's (`dropped` are the entries as they were listed,
- * already taken out of `state.files`): they leave the total and join the one grouped notice.
+ * Drops files the checks refused (`dropped` are the entries as they were listed, already taken
+ * out of `state.files`): they leave the total and join the one grouped notice.
  */
-function dropNotJpeg(state: QueueState, dropped: readonly ListedFile[]): QueueState {
+function dropFiles(state: QueueState, dropped: readonly { file: ListedFile; reason: DropReason }[]): QueueState {
   if (dropped.length === 0) return settleChecks(state);
-  const skipped = [...state.skipped, ...dropped.map((f): SkippedFile => ({ name: f.name, reason: 'not-jpeg' }))];
+  const skipped = [...state.skipped, ...dropped.map(({ file, reason }): SkippedFile => ({ name: file.name, reason }))];
   return settleChecks({ ...state, total: Math.max(0, state.total - dropped.length), skipped, notice: skippedNotice(skipped) });
 }
 
-function applyVerdicts(state: QueueState, verdicts: readonly SignatureVerdict[]): QueueState {
-  const isJpeg = new Map(verdicts.map((v) => [v.id, v.isJpeg]));
-  const dropped: ListedFile[] = [];
+function applyVerdicts(state: QueueState, verdicts: readonly CheckVerdict[]): QueueState {
+  const byId = new Map(verdicts.map((v) => [v.id, v]));
+  const dropped: { file: ListedFile; reason: DropReason }[] = [];
   let changed = false;
-  const files = state.files.flatMap((f) => {
-    const verdict = isJpeg.get(f.id);
-    // Only a file still checking takes its verdict: one already admitted by its own check before
-    // its upload (uploading, failed, back to waiting) got the same answer then.
-    if (verdict === undefined || f.status.kind !== 'checking') return [f];
+  const files = state.files.flatMap((f): ListedFile[] => {
+    const verdict = byId.get(f.id);
+    if (!verdict) return [f];
+    if (!verdict.ok) {
+      // A file already sent cannot be "dropped" by a late check: its own pre-upload check decided.
+      if (f.status.kind !== 'checking' && f.status.kind !== 'waiting') return [f];
+      changed = true;
+      dropped.push({ file: f, reason: verdict.reason });
+      return [];
+    }
     changed = true;
-    if (verdict) return [{ ...f, status: { kind: 'waiting' } as const }];
-    dropped.push(f);
-    return [];
+    const status: FileStatus = f.status.kind === 'checking' ? { kind: 'waiting' } : f.status;
+    return [{ ...f, status, fingerprint: verdict.fingerprint, ...(verdict.key ? { key: verdict.key } : {}), ...(verdict.target ? { target: verdict.target } : {}) }];
   });
-  return changed ? dropNotJpeg({ ...state, files }, dropped) : settleChecks(state);
+  return changed ? dropFiles({ ...state, files }, dropped) : settleChecks(state);
 }
 
 /** The list, counters and batch of the uploader (SPEC.md §4 Uploader). Pure. */
@@ -176,21 +206,32 @@ export function queueReducer(state: QueueState, action: QueueAction): QueueState
   switch (action.type) {
     case 'files-added': {
       const files = action.files.length > 0 ? [...state.files, ...action.files] : state.files;
-      const checking = state.checks.kind === 'running' ? state.checks.files : 0;
-      const checks: Checks = checking + action.files.length > 0 ? { kind: 'running', files: checking + action.files.length } : { kind: 'idle' };
+      const held = action.held ?? 0;
+      const before = state.checks.kind === 'running' ? state.checks : { files: 0, held: 0 };
+      const checks: Checks =
+        before.files + before.held + action.files.length + held > 0
+          ? { kind: 'running', files: before.files + action.files.length + held, held: before.held + held }
+          : { kind: 'idle' };
       // While an earlier selection is still being checked, its skips are still news: one notice for both.
       const skipped = state.checks.kind === 'running' ? [...state.skipped, ...action.skipped] : action.skipped;
       // Choosing files resets the uploaded counter; the total is what is now listed.
-      return { ...state, files, total: files.length, uploaded: 0, checks, skipped, notice: skippedNotice(skipped) };
+      return { ...state, files, total: files.length, uploaded: running(state) ? state.uploaded : 0, checks, skipped, notice: skippedNotice(skipped) };
+    }
+    case 'held-resolved': {
+      const files = [...state.files, ...action.files];
+      const held = state.checks.kind === 'running' ? Math.max(0, state.checks.held - action.resolved) : 0;
+      const skipped = [...state.skipped, ...action.skipped];
+      const checks: Checks = state.checks.kind === 'running' ? { ...state.checks, held } : state.checks;
+      return settleChecks({ ...state, files, total: state.total + action.files.length, checks, skipped, notice: skippedNotice(skipped) });
     }
     case 'file-removed': {
-      if (state.batch.kind === 'running') return state;
+      if (running(state)) return state;
       const files = state.files.filter((f) => f.id !== action.id);
       if (files.length === state.files.length) return state;
       return settleChecks({ ...state, files, total: Math.max(0, state.total - 1) });
     }
     case 'list-cleared':
-      if (state.batch.kind === 'running') return state;
+      if (running(state)) return state;
       return { ...state, files: [], total: 0, uploaded: 0, checks: { kind: 'idle' }, skipped: [], notice: null };
     case 'batch-started': {
       const ids = new Set(action.ids);
@@ -206,15 +247,17 @@ export function queueReducer(state: QueueState, action: QueueAction): QueueState
       };
     }
     case 'stop-requested':
-      return state.batch.kind === 'running' ? { ...state, batch: { kind: 'running', stopping: true } } : state;
+      return running(state) ? { ...state, batch: { kind: 'running', stopping: true } } : state;
     case 'batch-ended':
       return { ...state, batch: { kind: 'idle' } };
     case 'engine-events':
       return action.events.length > 0 ? applyEvents(state, action.events) : state;
-    case 'signatures-checked':
+    case 'files-checked':
       return action.verdicts.length > 0 ? applyVerdicts(state, action.verdicts) : state;
     case 'upload-declined':
       return { ...state, notice: OVER_ALLOWANCE_ADVICE };
+    case 'notice':
+      return { ...state, notice: action.text };
   }
 }
 
@@ -226,7 +269,7 @@ export const percentOf = (state: QueueState): number => progressPercent(state.up
  * is at zero or complete. "Complete" is read as "no batch running": a batch that ended with
  * failures or was stopped is complete, so its leftovers can be uploaded again. Allowance smaller
  * than the list does not disable the button: it leads to the over-allowance question (§5), which
- * needs a click to be asked.
+ * needs a click to be asked. An unknown allowance (`null`) disables it: it never fails open.
  */
 export function canUpload(state: QueueState, remaining: number | null): boolean {
   return state.batch.kind === 'idle' && state.files.length > 0 && remaining !== null && remaining > 0;
@@ -239,11 +282,4 @@ export function planUpload(state: QueueState, remaining: number | null): UploadP
   if (!canUpload(state, remaining) || remaining === null) return { kind: 'none' };
   const listed = state.files.length;
   return listed > remaining ? { kind: 'confirm', remaining, listed } : { kind: 'upload', limit: listed };
-}
-
-/** Per-status counts for the list's summary. */
-export function statusCounts(files: readonly ListedFile[]): Record<FileStatus['kind'], number> {
-  const counts = { checking: 0, waiting: 0, uploading: 0, retrying: 0, failed: 0 };
-  for (const f of files) counts[f.status.kind]++;
-  return counts;
 }

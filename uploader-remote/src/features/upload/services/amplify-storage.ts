@@ -1,6 +1,8 @@
 import { fetchAuthSession } from 'aws-amplify/auth';
 import { uploadData } from 'aws-amplify/storage';
+import { encodeMetadataValue } from '../model/metadata-encoding';
 import type { UploadJob } from './upload-engine';
+import { SessionEndedError } from './uploader-services';
 
 /** Where an upload goes: `public/` (guest) or the user's `private/{identityId}/` (training). */
 export type StorageLevel = 'public' | 'private';
@@ -22,8 +24,9 @@ export function objectPath(level: StorageLevel, key: string, identityId: string 
 
 /**
  * One PUT per image with `uploadData` (SPEC.md §7 Object storage): content type image/jpg,
- * no-cache, the accelerated endpoint, metadata ranchid and camera_name. The ranchid tag is set
- * bucket-side (DESIGN.md). Not resumable is v6's default. Abort cancels the transfer.
+ * no-cache, the accelerated endpoint, metadata ranchid and camera_name (US-ASCII, as S3 requires:
+ * model/metadata-encoding.ts). The ranchid tag is set bucket-side (sandbox/README.md). Not
+ * resumable is v6's default. Abort cancels the transfer.
  */
 export async function amplifyUpload(
   target: UploadTarget,
@@ -37,7 +40,7 @@ export async function amplifyUpload(
       contentType: 'image/jpg',
       cacheControl: 'no-cache',
       useAccelerateEndpoint: true,
-      metadata: { ranchid: target.ranchId, camera_name: target.cameraName },
+      metadata: { ranchid: encodeMetadataValue(target.ranchId), camera_name: encodeMetadataValue(target.cameraName) },
       onProgress: ({ transferredBytes, totalBytes }) => {
         if (totalBytes) context.onProgress(transferredBytes / totalBytes);
       },
@@ -52,7 +55,20 @@ export async function amplifyUpload(
   }
 }
 
-/** Forces new identity-pool credentials (after an expired-credentials error mid-batch). */
+/**
+ * Forces new identity-pool credentials (after an expired-credentials error mid-batch). When the
+ * session cannot be refreshed (signed out, refresh token revoked or expired) Amplify clears it and
+ * answers without tokens: that is `SessionEndedError`, and the batch pauses for a sign-in. A
+ * network failure is thrown as it is (the batch retries or waits for the network).
+ */
 export async function refreshAmplifyCredentials(): Promise<void> {
-  await fetchAuthSession({ forceRefresh: true });
+  let session;
+  try {
+    session = await fetchAuthSession({ forceRefresh: true });
+  } catch (error) {
+    const name = (error as { name?: unknown } | null)?.name;
+    if (name === 'NotAuthorizedException' || name === 'UserUnAuthenticatedException') throw new SessionEndedError(String((error as Error).message));
+    throw error;
+  }
+  if (!session.tokens || !session.credentials) throw new SessionEndedError();
 }

@@ -1,24 +1,43 @@
-import type { RuntimeConfig } from '@trailsense/shared';
-import { amplifyIdToken, createAnalytics, createProductApi } from '@trailsense/shared/aws';
+import { setPausedWorkNotice, type RuntimeConfig } from '@trailsense/shared';
+import { amplifyIdToken, createAnalytics, createProductApi, openUploadJournal } from '@trailsense/shared/aws';
 import { DEFAULT_RETRY } from '../model/retry';
 import { amplifyUpload, refreshAmplifyCredentials } from './amplify-storage';
-import { readFileHead } from './read-file-head';
-import { abortableSleep } from './upload-engine';
+import { browserLocks, browserNetwork, browserSession, browserTabs } from './browser-ports';
+import { createWorkerProber } from './file-prober';
+import { abortableSleep, DEFAULT_STALL_MS } from './upload-engine';
 import type { UploaderServices } from './uploader-services';
 
-/** The uploader's services for a runtime config: the product API, analytics and Amplify storage. */
+// One set per config for the page's life: the batch controller outlives the screen (a sign-in
+// in between), and must find the same services when the screen comes back.
+const made = new WeakMap<RuntimeConfig, UploaderServices>();
+
+/** The uploader's services for a runtime config: the product API, analytics, Amplify storage, the journal, the browser. */
 export function realUploaderServices(config: RuntimeConfig): UploaderServices {
-  return {
+  const existing = made.get(config);
+  if (existing) return existing;
+  const services: UploaderServices = {
     api: createProductApi({ baseUrl: config.api.baseUrl, getIdToken: amplifyIdToken }),
     analytics: createAnalytics(config.analytics),
+    journal: openUploadJournal(),
+    prober: createWorkerProber(),
     upload: amplifyUpload,
-    refreshCredentials: refreshAmplifyCredentials,
-    readHead: (file) => readFileHead(file),
+    refreshCredentials: () => refreshAmplifyCredentials(),
+    network: browserNetwork,
+    locks: browserLocks,
+    tabs: browserTabs(),
+    session: browserSession(config.auth.userPoolClientId),
     newId: () => crypto.randomUUID(),
     now: () => new Date(),
     sleep: abortableSleep,
+    timers: { setTimeout: (callback, ms) => setTimeout(callback, ms), clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>) },
     random: Math.random,
+    setPausedWorkNotice,
     logError: (message, error) => console.error(message, error),
     retry: DEFAULT_RETRY,
+    stallMs: DEFAULT_STALL_MS,
   };
+  made.set(config, services);
+  // Ask the browser to keep the journal under storage pressure (granted silently or not at all).
+  void navigator.storage?.persist?.().catch(() => undefined);
+  return services;
 }

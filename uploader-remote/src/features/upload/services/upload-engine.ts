@@ -1,5 +1,5 @@
 import { backoffDelay, classifyUploadError, type RetryPolicy } from '../model/retry';
-import type { EngineEvent } from '../model/upload-queue';
+import type { DropReason, EngineEvent } from '../model/upload-queue';
 
 /** One file to upload: its id in the list, its fixed object key, its bytes. */
 export interface UploadJob {
@@ -8,37 +8,64 @@ export interface UploadJob {
   file: Blob;
 }
 
+/**
+ * Whether a job may be sent: its checks passed (with the key to send it under, when the journal
+ * already had one for the photo), or it is dropped (never sent) for a reason.
+ */
+export type Admission = { go: true; key?: string } | { go: false; reason: DropReason };
+
+/** Timers, injected so that tests run on a fake clock. */
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
 /** The side effects the engine needs, injected (AU "services"): fakes in tests, Amplify in the app. */
 export interface EngineDeps {
   /** Uploads one file; rejects with what the storage client threw. Must stop when `signal` aborts. */
   upload(job: UploadJob, context: { onProgress: (fraction: number) => void; signal: AbortSignal }): Promise<void>;
-  /** Gets fresh temporary credentials after an expired-credentials error. */
-  refreshCredentials(): Promise<void>;
-  /** Waits `ms`, or rejects/resolves early when `signal` aborts. */
+  /** Gets fresh temporary credentials after an expired-credentials error; gives up when `signal` aborts. */
+  refreshCredentials(signal: AbortSignal): Promise<void>;
+  /** Waits `ms`, or ends early when `signal` aborts. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   random(): number;
+  timers: Timers;
   /**
-   * Decides, before a job's first attempt, whether it may be uploaded at all (the uploader: its
-   * first bytes are a JPEG's). A refused job is dropped: it is neither a success nor a failure and
-   * does not count against the limit. Absent: every job is admitted.
+   * Decides, before a job's first attempt, whether it is sent at all (the uploader: its first
+   * bytes are a JPEG's, and the journal does not have it as uploaded already). Absent: every job
+   * goes. A rejection drops the job as unreadable.
    */
-  admit?(job: UploadJob): Promise<boolean>;
+  admit?(job: UploadJob, signal: AbortSignal): Promise<Admission>;
+  /** Whether the browser believes it is online; a network error while offline burns no attempt. */
+  isOnline?(): boolean;
+  /**
+   * Told when an upload failed because the browser is offline. The caller pauses the batch (and
+   * resumes it when the network is back); without this, the engine pauses itself.
+   */
+  networkLost?(): void;
 }
 
 export interface BatchOptions {
   /** Uploads at once. */
   concurrency: number;
-  /** At most this many successes (the remaining allowance), whatever the concurrency. */
+  /** At most this many successes in this batch (the over-allowance answer), whatever the concurrency. */
   limit: number;
   retry: RetryPolicy;
+  /** An attempt with no progress for this long is aborted and retried with the same key. */
+  stallMs: number;
+  /**
+   * The month's allowance left right now (successes already subtracted, from this and other
+   * tabs). Read before each start: uploads in flight count as if they will succeed.
+   */
+  allowance?: () => number;
 }
 
 export interface BatchResult {
   succeeded: number;
   failed: number;
-  /** Jobs `admit` refused. */
-  refused: number;
-  /** Files never started or returned by Stop. */
+  /** Jobs dropped by `admit`. */
+  dropped: number;
+  /** Jobs never started or returned by Stop. */
   untouched: number;
   stopped: boolean;
 }
@@ -46,15 +73,29 @@ export interface BatchResult {
 export interface RunningBatch {
   /** Stops the batch: nothing new starts, in-flight uploads are aborted and go back to waiting. */
   stop(): void;
+  /**
+   * Pauses (offline, session lost, …): in-flight uploads are aborted and go back to waiting
+   * without using up an attempt; nothing starts until `resume()`. The batch does not end while
+   * paused, unless stopped.
+   */
+  pause(): void;
+  resume(): void;
+  /** Adds jobs to the end of the queue (files checked while the batch runs). */
+  add(jobs: readonly UploadJob[]): void;
   done: Promise<BatchResult>;
 }
+
+/** The default stall bound: a rural uplink can be slow, but not silent for a minute. */
+export const DEFAULT_STALL_MS = 60_000;
+/** Credential refreshes per job before its failure is reported (they burn no attempt). */
+const MAX_CREDENTIAL_REFRESHES = 3;
 
 /**
  * Whether another upload may start. The allowance counts uploads in flight as if they will
  * succeed, so concurrency can never push the successes past the limit; a failure frees its slot.
  */
-export function mayStartAnother(s: { succeeded: number; active: number; limit: number; concurrency: number; stopping: boolean; queued: number }): boolean {
-  return !s.stopping && s.queued > 0 && s.active < s.concurrency && s.succeeded + s.active < s.limit;
+export function mayStartAnother(s: { succeeded: number; active: number; limit: number; allowance: number; concurrency: number; halted: boolean; queued: number }): boolean {
+  return !s.halted && s.queued > 0 && s.active < s.concurrency && s.succeeded + s.active < s.limit && s.active < s.allowance;
 }
 
 /** A real sleep that ends early (resolves) on abort. */
@@ -71,82 +112,225 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** `work`, or a rejection as soon as `signal` aborts (for calls that take no signal of their own). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** Why an attempt's own signal aborted. */
+type AbortWhy = 'stopped' | 'paused' | 'stalled';
+type Outcome = 'succeeded' | 'failed' | 'returned' | 'requeued' | { dropped: DropReason };
+
 /**
  * Runs a batch with a bounded pool (UP: a framework-free core under a thin hook). Events go to
  * `emit` in order; the caller batches them into state updates.
  */
 export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps: EngineDeps, emit: (event: EngineEvent) => void): RunningBatch {
   const queue = [...jobs];
-  const controller = new AbortController();
+  // Each job's place in the batch: a job sent back by a pause goes back to its place.
+  const order = new Map<string, number>();
+  let nextOrder = 0;
+  for (const job of jobs) order.set(job.id, nextOrder++);
+  const requeue = (job: UploadJob) => {
+    const at = order.get(job.id) ?? 0;
+    const index = queue.findIndex((j) => (order.get(j.id) ?? 0) > at);
+    queue.splice(index === -1 ? queue.length : index, 0, job);
+  };
   const concurrency = Math.max(1, Math.floor(options.concurrency));
   const limit = Math.max(0, Math.floor(options.limit));
+  const allowance = () => (options.allowance ? Math.max(0, options.allowance()) : Number.POSITIVE_INFINITY);
+  // Attempts used per job; a pause gives back the attempt it interrupted.
+  const attempts = new Map<string, number>();
+  const refreshes = new Map<string, number>();
+  const admitted = new Set<string>();
+  // Aborted on pause ('paused') or stop ('stopped'); a fresh one after each resume.
+  let run = new AbortController();
+  let stopped = false;
+  let paused = false;
   let active = 0;
   let succeeded = 0;
   let failed = 0;
   let returned = 0;
-  let refused = 0;
+  let dropped = 0;
   let resolveDone!: (result: BatchResult) => void;
+  let finished = false;
   const done = new Promise<BatchResult>((resolve) => (resolveDone = resolve));
 
+  const halted = () => stopped || paused;
+  const canStart = () => mayStartAnother({ succeeded, active, limit, allowance: allowance(), concurrency, halted: halted(), queued: queue.length });
+
   const finishIfIdle = () => {
-    if (active > 0) return;
-    if (!controller.signal.aborted && mayStartAnother({ succeeded, active, limit, concurrency, stopping: false, queued: queue.length })) return;
-    resolveDone({ succeeded, failed, refused, untouched: queue.length + returned, stopped: controller.signal.aborted });
+    if (finished || active > 0) return;
+    if (!stopped && (paused || canStart())) return;
+    finished = true;
+    resolveDone({ succeeded, failed, dropped, untouched: queue.length + returned, stopped });
   };
 
-  async function runJob(job: UploadJob): Promise<'succeeded' | 'failed' | 'returned' | 'refused'> {
-    // Holds its slot while admitted, so the limit can never be passed by jobs admitted at once.
-    if (deps.admit && !(await deps.admit(job).catch(() => false))) return 'refused';
-    for (let attempt = 1; ; attempt++) {
-      if (controller.signal.aborted) return 'returned';
-      emit({ type: 'started', id: job.id, attempt });
-      try {
-        await deps.upload(job, {
-          signal: controller.signal,
-          onProgress: (fraction) => emit({ type: 'progress', id: job.id, percent: fraction * 100 }),
-        });
+  async function attempt(job: UploadJob, signal: AbortSignal): Promise<{ ok: true } | { ok: false; why: AbortWhy | null; error: unknown }> {
+    const own = new AbortController();
+    const relay = () => own.abort(signal.reason);
+    signal.addEventListener('abort', relay, { once: true });
+    if (signal.aborted) relay();
+    let timer: unknown = null;
+    let live = true;
+    const arm = () => {
+      if (timer !== null) deps.timers.clearTimeout(timer);
+      timer = deps.timers.setTimeout(() => own.abort('stalled' satisfies AbortWhy), options.stallMs);
+    };
+    arm();
+    try {
+      await deps.upload(job, {
+        signal: own.signal,
+        onProgress: (fraction) => {
+          // A late event from an attempt that has ended must not bring its file back to "uploading".
+          if (!live) return;
+          arm();
+          emit({ type: 'progress', id: job.id, percent: fraction * 100 });
+        },
+      });
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, why: own.signal.aborted ? (own.signal.reason as AbortWhy) : null, error };
+    } finally {
+      live = false;
+      if (timer !== null) deps.timers.clearTimeout(timer);
+      signal.removeEventListener('abort', relay);
+    }
+  }
+
+  // The key each admitted job is sent under (the journal's, when it had one).
+  const keys = new Map<string, string>();
+
+  async function runJob(queued: UploadJob): Promise<Outcome> {
+    const signal = run.signal;
+    if (deps.admit && !admitted.has(queued.id)) {
+      const admission = await deps.admit(queued, signal).catch((): Admission => ({ go: false, reason: 'unreadable' }));
+      if (!admission.go) return { dropped: admission.reason };
+      admitted.add(queued.id);
+      if (admission.key) keys.set(queued.id, admission.key);
+    }
+    const job = { ...queued, key: keys.get(queued.id) ?? queued.key };
+    for (;;) {
+      if (stopped) return 'returned';
+      if (paused) return 'requeued';
+      const current = run.signal;
+      const n = (attempts.get(job.id) ?? 0) + 1;
+      attempts.set(job.id, n);
+      emit({ type: 'started', id: job.id, attempt: n });
+      const result = await attempt(job, current);
+      if (result.ok) {
         emit({ type: 'succeeded', id: job.id });
         return 'succeeded';
-      } catch (error) {
-        if (controller.signal.aborted) return 'returned';
-        const classified = classifyUploadError(error);
-        if (classified.kind === 'cancelled') return 'returned';
-        if (classified.kind === 'permanent' || attempt >= options.retry.maxAttempts) {
-          emit({ type: 'failed', id: job.id, reason: classified.message });
-          return 'failed';
+      }
+      if (result.why === 'stopped' || stopped) return 'returned';
+      if (result.why === 'paused' || paused) {
+        attempts.set(job.id, n - 1);
+        return 'requeued';
+      }
+      const classified =
+        result.why === 'stalled' ? { kind: 'transient' as const, message: `No progress for ${Math.round(options.stallMs / 1000)} s` } : classifyUploadError(result.error);
+      if (classified.kind === 'cancelled') return 'returned';
+      if (classified.kind === 'transient' && deps.isOnline && !deps.isOnline()) {
+        // The link is down, not the file: give the attempt back and wait for the network.
+        attempts.set(job.id, n - 1);
+        if (deps.networkLost) deps.networkLost();
+        else pause();
+        return 'requeued';
+      }
+      if (classified.kind === 'credentials') {
+        // Expired temporary credentials are no fault of the file: refresh and go again, a few
+        // times at most. A refresh that fails (the session is over) is the caller's to handle:
+        // it pauses the batch, and the file waits.
+        const used = (refreshes.get(job.id) ?? 0) + 1;
+        refreshes.set(job.id, used);
+        attempts.set(job.id, n - 1);
+        if (used <= MAX_CREDENTIAL_REFRESHES) {
+          emit({ type: 'retrying', id: job.id, attempt: n, reason: classified.message });
+          try {
+            await untilAborted(deps.refreshCredentials(current), current);
+          } catch {
+            // Stopped, paused, or refused: the loop's checks decide what happens next.
+          }
+          continue;
         }
-        emit({ type: 'retrying', id: job.id, attempt, reason: classified.message });
-        if (classified.kind === 'credentials') {
-          // Silent refresh; if it fails, the next attempt reports the real error.
-          await deps.refreshCredentials().catch(() => undefined);
-        }
-        await deps.sleep(backoffDelay(attempt, options.retry, deps.random), controller.signal);
+      }
+      if (classified.kind === 'permanent' || classified.kind === 'credentials' || n >= options.retry.maxAttempts) {
+        emit({ type: 'failed', id: job.id, reason: classified.message });
+        return 'failed';
+      }
+      emit({ type: 'retrying', id: job.id, attempt: n, reason: classified.message });
+      try {
+        await deps.sleep(backoffDelay(n, options.retry, deps.random), current);
+      } catch {
+        // A sleep that rejects ends early: the loop goes on (it must never hang the batch).
       }
     }
   }
 
   const pump = () => {
-    while (mayStartAnother({ succeeded, active, limit, concurrency, stopping: controller.signal.aborted, queued: queue.length })) {
+    while (canStart()) {
       const job = queue.shift()!;
       active++;
-      void runJob(job).then((outcome) => {
-        active--;
-        if (outcome === 'succeeded') succeeded++;
-        else if (outcome === 'failed') failed++;
-        else if (outcome === 'refused') {
-          refused++;
-          emit({ type: 'refused', id: job.id });
-        } else {
-          returned++;
-          emit({ type: 'returned', id: job.id });
-        }
-        pump();
-        finishIfIdle();
-      });
+      void runJob(job)
+        .catch((error: unknown): Outcome => {
+          // A bug in a dependency must not leave the batch waiting forever.
+          emit({ type: 'failed', id: job.id, reason: error instanceof Error ? error.message : String(error) });
+          return 'failed';
+        })
+        .then((outcome) => {
+          active--;
+          if (outcome === 'succeeded') succeeded++;
+          else if (outcome === 'failed') failed++;
+          else if (outcome === 'requeued') {
+            requeue(job);
+            emit({ type: 'returned', id: job.id });
+          } else if (outcome === 'returned') {
+            returned++;
+            emit({ type: 'returned', id: job.id });
+          } else {
+            dropped++;
+            emit({ type: 'dropped', id: job.id, reason: outcome.dropped });
+          }
+          pump();
+          finishIfIdle();
+        });
     }
   };
 
+  function pause() {
+    if (paused || stopped) return;
+    paused = true;
+    run.abort('paused' satisfies AbortWhy);
+  }
+
   pump();
   finishIfIdle();
-  return { stop: () => controller.abort(), done };
+  return {
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      run.abort('stopped' satisfies AbortWhy);
+      finishIfIdle();
+    },
+    pause,
+    resume() {
+      if (!paused || stopped) return;
+      paused = false;
+      run = new AbortController();
+      pump();
+      finishIfIdle();
+    },
+    add(more) {
+      if (stopped || finished) return;
+      for (const job of more) order.set(job.id, nextOrder++);
+      queue.push(...more);
+      pump();
+    },
+    done,
+  };
 }

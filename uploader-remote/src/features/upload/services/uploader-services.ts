@@ -1,26 +1,84 @@
 import type { Analytics } from '@trailsense/shared';
-import type { ProductApi } from '@trailsense/shared/aws';
+import type { ProductApi, UploadJournal } from '@trailsense/shared/aws';
 import type { RetryPolicy } from '../model/retry';
 import type { UploadTarget } from './amplify-storage';
-import type { UploadJob } from './upload-engine';
+import type { FileProber } from './file-prober';
+import type { Timers, UploadJob } from './upload-engine';
+
+/** The browser's idea of the network (navigator.onLine and its events). */
+export interface NetworkPort {
+  online(): boolean;
+  /** Calls back with `true` when the browser goes online, `false` when offline. */
+  subscribe(listener: (online: boolean) => void): () => void;
+}
+
+/**
+ * A lock across the tabs of this browser (Web Locks): one batch per user and ranch runs at a
+ * time, so two tabs never send the same photos at once.
+ */
+export interface LockPort {
+  /**
+   * Resolves with the release once the lock is held; `onWait` is called first if another tab
+   * holds it. Rejects when `signal` aborts before the lock is granted.
+   */
+  acquire(name: string, signal: AbortSignal, onWait: () => void): Promise<() => void>;
+}
+
+/** What tabs of the same browser tell each other (BroadcastChannel). */
+export type TabMessage =
+  /** Uploads succeeded in another tab: its allowance is this tab's too. */
+  | { type: 'uploaded'; owner: string; ranchId: string; at: number; count: number }
+  /** A batch ended in another tab: this month's usage is worth fetching again. */
+  | { type: 'batch-ended'; owner: string; ranchId: string };
+
+export interface TabChannel {
+  post(message: TabMessage): void;
+  subscribe(listener: (message: TabMessage) => void): () => void;
+}
+
+/** Why a session ended under a running batch. */
+export type SessionEnd = 'signed-out' | 'session-ended';
+
+/** Tells when the signed-in session ends: a sign-out (in any tab) or a refresh the pool refused. */
+export interface SessionWatch {
+  subscribe(listener: (why: SessionEnd) => void): () => void;
+}
+
+/** Thrown by `refreshCredentials` when no session is left to refresh: the batch pauses for a sign-in. */
+export class SessionEndedError extends Error {
+  constructor(message = 'The session has ended') {
+    super(message);
+    this.name = 'SessionEndedError';
+  }
+}
 
 /**
  * Every side effect of the uploader, injected (AU "services"): the app passes the real ones
- * (`realUploaderServices`), component tests pass fakes.
+ * (`realUploaderServices`), tests pass fakes.
  */
 export interface UploaderServices {
   api: ProductApi;
   analytics: Analytics;
+  journal: UploadJournal;
+  prober: FileProber;
   upload(target: UploadTarget, job: UploadJob, context: { onProgress: (fraction: number) => void; signal: AbortSignal }): Promise<void>;
-  refreshCredentials(): Promise<void>;
-  /** A file's first bytes (enough for the JPEG signature), or null if it cannot be read. */
-  readHead(file: Blob): Promise<Uint8Array | null>;
+  /** Fresh temporary credentials; rejects with `SessionEndedError` when the session is gone. */
+  refreshCredentials(signal: AbortSignal): Promise<void>;
+  network: NetworkPort;
+  locks: LockPort;
+  tabs: TabChannel;
+  session: SessionWatch;
   /** A random unique id (object keys are this plus the original extension). */
   newId(): string;
   now(): Date;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  timers: Timers;
   random(): number;
+  /** Tells the sign-in page why the user is there (shared/src/navigation/paused-work.ts). */
+  setPausedWorkNotice(text: string | null): void;
   /** Where failures that are only logged go (SPEC.md §8). */
   logError(message: string, error: unknown): void;
   retry: RetryPolicy;
+  /** An upload with no progress for this long is aborted and retried (upload-engine.ts). */
+  stallMs: number;
 }

@@ -1,0 +1,269 @@
+/**
+ * @jest-environment node
+ */
+// The batch controller without a DOM (it is framework-free), on jest's fake clock, with fakes at
+// its boundary (test/support/fake-services.ts): storage, API, journal, browser ports.
+import { BatchController, type UploaderState } from '../src/features/upload/controller/batch-controller';
+import { remainingOf } from '../src/features/upload/model/quota';
+import { fakeLocks, fakeServices, fakeTabsBus, photo } from './support/fake-services';
+
+beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-21T22:00:00') }));
+afterEach(() => jest.useRealTimers());
+
+const identity = { owner: 'sub-1', email: 'member@example.com', ranchId: 'mesquite-flats' };
+
+/** Advances the fake clock in steps until `condition` holds (a failure names what was awaited). */
+async function until(condition: () => boolean, what = 'the condition'): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (condition()) return;
+    await jest.advanceTimersByTimeAsync(100);
+  }
+  throw new Error(`Timed out (on the fake clock) waiting for ${what}`);
+}
+
+function open(services = fakeServices()) {
+  const controller = new BatchController(services.services, identity, { concurrency: 3 });
+  controller.attach();
+  const state = (): UploaderState => controller.getState();
+  return { ...services, controller, state };
+}
+
+const ready = (s: UploaderState) => s.allowance.kind === 'known' && s.queue.checks.kind === 'idle';
+const idle = (s: UploaderState) => s.queue.batch.kind === 'idle' && s.queue.checks.kind === 'idle';
+const photos = (n: number, prefix = 'IMG_') => Array.from({ length: n }, (_, i) => photo(`${prefix}${String(i + 1).padStart(4, '0')}.JPG`, `${prefix}${i + 1}`.padEnd(12, '.')));
+
+async function uploadAll(t: ReturnType<typeof open>, files: File[]) {
+  t.controller.addFiles(files);
+  await until(() => ready(t.state()), 'the files to be checked');
+  t.controller.requestUpload();
+  await until(() => t.state().queue.batch.kind === 'running', 'the batch to start');
+  await until(() => idle(t.state()), 'the batch to end');
+}
+
+describe('BatchController: the journal', () => {
+  it('uploads what was picked and records it; the same card picked again sends nothing and says so', async () => {
+    const t = open();
+    const card = photos(5);
+    await uploadAll(t, card);
+    expect(t.world.stored.size).toBe(5);
+    expect(t.journal.entriesOf('sub-1').map((e) => e.status)).toEqual(Array(5).fill('uploaded'));
+
+    t.controller.addFiles(card);
+    await until(() => idle(t.state()) && t.state().queue.notice !== null, 'the second pick to be checked');
+    expect(t.state().queue.files).toHaveLength(0);
+    expect(t.state().queue.notice).toBe('5 files skipped: 5 already uploaded.');
+    expect(t.world.puts).toHaveLength(5);
+  });
+
+  it('two identical photos in one selection count once', async () => {
+    const t = open();
+    t.controller.addFiles([photo('IMG_0001.JPG', 'same-bytes'), photo('copy of IMG_0001.JPG', 'same-bytes'), photo('IMG_0002.JPG', 'other-bytes')]);
+    await until(() => ready(t.state()));
+    expect(t.state().queue.files.map((f) => f.name)).toEqual(['IMG_0002.JPG', 'IMG_0001.JPG']);
+    expect(t.state().queue.notice).toBe('1 file skipped: copy of IMG_0001.JPG (already in the list).');
+  });
+
+  it('after a crash mid-batch: offers to resume; the same card continues with the same keys and nothing twice', async () => {
+    const first = open();
+    first.world.autoAnswer = false;
+    const card = photos(4);
+    first.controller.addFiles(card);
+    await until(() => ready(first.state()));
+    first.controller.requestUpload();
+    await until(() => first.world.pending.size === 3, 'three uploads in flight');
+    const keysSent = new Map([...first.world.pending.values()].map((p) => [p.job.id, p.job.key]));
+    // Two go up; the third is cut off mid-upload by the crash (its PUT may or may not have landed).
+    const [a, b, c] = [...first.world.pending.values()];
+    a!.resolve();
+    b!.resolve();
+    await until(() => first.journal.entriesOf('sub-1').filter((e) => e.status === 'uploaded').length === 2, 'two recorded as uploaded');
+    const cutOff = c!.job.key;
+    expect(keysSent.size).toBe(3);
+
+    // The tab crashes: nothing is disposed; a new page opens on the same journal.
+    const second = open(fakeServices({ journal: first.journal }));
+    await until(() => second.state().offer !== null, 'the resume offer');
+    expect(second.state().offer).toMatchObject({ uploaded: 2, total: 4 });
+
+    second.controller.setCamera('Something else');
+    second.controller.resumeOffer();
+    expect(second.state().choices).toEqual({ camera: '', training: false });
+    second.controller.addFiles(card);
+    await until(() => ready(second.state()) && second.state().queue.files.length === 2, 'the two left to be listed');
+    expect(second.state().queue.notice).toBe('2 files skipped: 2 already uploaded.');
+    expect(second.state().queue.files.map((f) => f.key)).toContain(cutOff);
+    second.controller.requestUpload();
+    await until(() => idle(second.state()));
+    expect(second.world.puts).toContain(cutOff);
+    const allKeys = [...first.world.stored.keys(), ...second.world.stored.keys()];
+    expect(new Set(allKeys).size).toBe(4);
+    expect(second.state().offer).toBeNull();
+    expect(await second.journal.openBatches({ owner: 'sub-1', ranchId: 'mesquite-flats' })).toEqual([]);
+  });
+
+  it('Discard forgets the unfinished batch but keeps what went up', async () => {
+    const first = open();
+    first.world.autoAnswer = false;
+    first.controller.addFiles(photos(3));
+    await until(() => ready(first.state()));
+    first.controller.requestUpload();
+    await until(() => first.world.pending.size === 3);
+    [...first.world.pending.values()][0]!.resolve();
+    await until(() => first.journal.entriesOf('sub-1').some((e) => e.status === 'uploaded'));
+
+    const second = open(fakeServices({ journal: first.journal }));
+    await until(() => second.state().offer !== null);
+    await second.controller.discardOffer();
+    expect(second.state().offer).toBeNull();
+    expect(second.journal.entriesOf('sub-1').map((e) => e.status).sort()).toEqual(['uploaded', 'waiting', 'waiting']);
+    expect(second.journal.entriesOf('sub-1').filter((e) => e.status === 'waiting').every((e) => e.batchId === null && e.target)).toBe(true);
+  });
+
+  it('Clear List removes the list from the journal; nothing is offered after a reload', async () => {
+    const t = open();
+    t.controller.addFiles(photos(3));
+    await until(() => ready(t.state()));
+    expect(t.journal.entriesOf('sub-1')).toHaveLength(3);
+    t.controller.clear();
+    await until(() => t.journal.entriesOf('sub-1').length === 0, 'the entries to go');
+    const again = open(fakeServices({ journal: t.journal }));
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(again.state().offer).toBeNull();
+  });
+});
+
+describe('BatchController: pauses', () => {
+  it('a session that ends mid-batch pauses it and tells the sign-in page; the same user back continues it', async () => {
+    const t = open();
+    t.world.autoAnswer = false;
+    t.controller.addFiles(photos(5));
+    await until(() => ready(t.state()));
+    t.controller.requestUpload();
+    await until(() => t.world.pending.size === 3);
+    [...t.world.pending.values()][0]!.resolve();
+    await until(() => t.state().queue.uploaded === 1);
+
+    t.world.endSession();
+    await until(() => t.world.pending.size === 0, 'the uploads in flight to be aborted');
+    expect(t.state().paused).toEqual(['session']);
+    expect(t.world.notices.at(-1)).toBe('Your session ended, so uploading is paused: 1 of 5 images went up and nothing is lost. Sign in again to continue.');
+    // The shell sends the user to /login: the screen goes, the batch waits.
+    t.controller.detach();
+    await jest.advanceTimersByTimeAsync(10 * 60_000);
+    expect(t.state().queue.batch.kind).toBe('running');
+    expect(t.state().queue.files.map((f) => f.status.kind)).toEqual(Array(4).fill('waiting'));
+
+    t.world.autoAnswer = true;
+    t.controller.attach();
+    await until(() => idle(t.state()));
+    expect(t.world.notices.at(-1)).toBeNull();
+    expect(t.world.stored.size).toBe(5);
+    expect(t.state().queue.failures).toBe(0);
+  });
+
+  it('offline pauses without using attempts, and the batch goes on when the network is back', async () => {
+    const t = open();
+    t.world.autoAnswer = false;
+    t.controller.addFiles(photos(2));
+    await until(() => ready(t.state()));
+    t.controller.requestUpload();
+    await until(() => t.world.pending.size === 2);
+    t.world.setOnline(false);
+    await until(() => t.world.pending.size === 0);
+    expect(t.state().paused).toEqual(['offline']);
+    await jest.advanceTimersByTimeAsync(10 * 60_000);
+    expect(t.world.puts).toHaveLength(2);
+
+    t.world.autoAnswer = true;
+    t.world.setOnline(true);
+    await until(() => idle(t.state()));
+    expect(t.world.stored.size).toBe(2);
+    expect(t.state().queue.failures).toBe(0);
+  });
+});
+
+describe('BatchController: the allowance', () => {
+  it('a failed usage fetch disables Upload (fails closed) until Try again succeeds', async () => {
+    const t = open(fakeServices({ world: { failUsage: true } }));
+    t.controller.addFiles(photos(2));
+    await until(() => t.state().allowance.kind === 'unknown' && t.state().queue.checks.kind === 'idle');
+    expect(t.state().allowance).toEqual({ kind: 'unknown', reason: 'Request failed with status 500' });
+    t.controller.requestUpload();
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(t.world.puts).toHaveLength(0);
+
+    t.world.failUsage = false;
+    t.controller.retryAllowance();
+    await until(() => t.state().allowance.kind === 'known');
+    expect(remainingOf(t.state().allowance)).toBe(15);
+  });
+
+  it('successes count at once: a second batch before the usage is fetched again cannot overdraw', async () => {
+    const t = open();
+    t.world.autoAnswer = false;
+    t.controller.addFiles(photos(20));
+    await until(() => ready(t.state()));
+    t.controller.requestUpload();
+    expect(t.state().confirm).toEqual({ remaining: 15, listed: 20 });
+    t.controller.answerConfirm(true);
+    for (let done = 0; done < 15; done++) {
+      await until(() => t.world.pending.size > 0);
+      [...t.world.pending.values()][0]!.resolve();
+    }
+    await until(() => t.state().queue.batch.kind === 'idle');
+    expect(remainingOf(t.state().allowance)).toBe(0);
+    t.controller.retryFile(t.state().queue.files[0]!.id);
+    expect(t.state().queue.notice).toBe('Nothing can be uploaded: your monthly limit is used up. Upgrade your subscription to upload more images.');
+    expect(t.world.stored.size).toBe(15);
+  });
+
+  it("another tab's successes count here too", async () => {
+    const tabs = fakeTabsBus();
+    const locks = fakeLocks();
+    const a = open(fakeServices({ tabs, locks }));
+    const b = open(fakeServices({ tabs, locks }));
+    await until(() => b.state().allowance.kind === 'known');
+    await uploadAll(a, photos(10));
+    expect(remainingOf(b.state().allowance)).toBe(5);
+  });
+});
+
+describe('BatchController: two tabs', () => {
+  it('never run the same files at once: the second waits for the first, then skips what it sent', async () => {
+    const tabs = fakeTabsBus();
+    const locks = fakeLocks();
+    const a = open(fakeServices({ tabs, locks, ranchMax: 10_000 }));
+    const shared = fakeServices({ tabs, locks, ranchMax: 10_000, journal: a.journal });
+    const b = open(shared);
+    const card = photos(6);
+    a.world.autoAnswer = false;
+    a.controller.addFiles(card);
+    b.controller.addFiles(card);
+    await until(() => ready(a.state()) && ready(b.state()));
+    a.controller.requestUpload();
+    await until(() => a.world.pending.size > 0);
+    b.controller.requestUpload();
+    await until(() => b.state().waitingForOtherTab, 'the second tab to wait');
+    expect(b.world.puts).toHaveLength(0);
+
+    a.world.autoAnswer = true;
+    for (const p of [...a.world.pending.values()]) p.resolve();
+    await until(() => idle(a.state()) && idle(b.state()), 'both batches to end');
+    expect(a.world.stored.size).toBe(6);
+    expect(b.world.puts).toHaveLength(0);
+    expect(b.state().queue.notice).toBe('6 files skipped: 6 already uploaded.');
+  });
+});
+
+describe('BatchController: sending', () => {
+  it('sends with the chosen camera and level, records analytics, and a file once sent keeps its target', async () => {
+    const t = open();
+    t.controller.setCamera('Windmill Tank');
+    await uploadAll(t, photos(2));
+    expect([...t.world.stored.values()]).toEqual([
+      { level: 'public', cameraName: 'Windmill Tank', ranchId: 'mesquite-flats' },
+      { level: 'public', cameraName: 'Windmill Tank', ranchId: 'mesquite-flats' },
+    ]);
+    expect(t.world.tracked.map((e) => e.name)).toEqual(['imageUpload', 'imageUpload']);
+  });
+});

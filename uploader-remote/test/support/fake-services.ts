@@ -1,0 +1,198 @@
+/**
+ * Fakes of the uploader's side effects (services/uploader-services.ts) for tests of the batch
+ * controller and the screen: the product API, analytics, storage, the journal (in memory),
+ * the prober, the browser's network, locks, tabs and session. Everything runs on jest's fake
+ * clock; nothing here waits on real time.
+ */
+import type { AnalyticsEvent } from '@trailsense/shared';
+import type { ProductApi } from '@trailsense/shared/aws';
+import { memoryJournal } from '../../../test-support/memory-journal';
+import type { UploadTarget } from '../../src/features/upload/services/amplify-storage';
+import type { FileProbe } from '../../src/features/upload/services/file-probe';
+import type { FileProber } from '../../src/features/upload/services/file-prober';
+import type { UploadJob } from '../../src/features/upload/services/upload-engine';
+import type { LockPort, SessionEnd, TabChannel, TabMessage, UploaderServices } from '../../src/features/upload/services/uploader-services';
+
+const probes = new WeakMap<Blob, FileProbe>();
+
+/**
+ * A photo whose probe the fake prober knows: its fingerprint is its content, so the same content
+ * under another name is the same photo. The bytes are the content (sizes follow its length).
+ */
+export function photo(name: string, content = name, options: { notJpeg?: boolean; lastModified?: number } = {}): File {
+  const file = new File([content], name, { type: 'image/jpeg', lastModified: options.lastModified ?? 1 });
+  probes.set(file, { kind: 'ok', fingerprint: `v1-${content.length}-${content}`, isJpeg: !options.notJpeg });
+  return file;
+}
+
+export const fakeProber: FileProber = {
+  probe: async (file) => probes.get(file) ?? { kind: 'unreadable', reason: 'not a test photo' },
+  dispose: () => undefined,
+};
+
+/** Locks shared by every "tab" made with the same instance. */
+export function fakeLocks(): LockPort {
+  const held = new Map<string, (() => void)[]>();
+  return {
+    acquire(name, signal, onWait) {
+      return new Promise((resolve, reject) => {
+        const grant = () => {
+          let released = false;
+          resolve(() => {
+            if (released) return;
+            released = true;
+            const waiting = held.get(name)!;
+            waiting.shift();
+            if (waiting.length > 0) waiting[0]!();
+            else held.delete(name);
+          });
+        };
+        const queue = held.get(name);
+        if (!queue) {
+          held.set(name, [grant]);
+          return grant();
+        }
+        onWait();
+        queue.push(grant);
+        signal.addEventListener('abort', () => {
+          const i = queue.indexOf(grant);
+          if (i > 0) queue.splice(i, 1);
+          reject(new DOMException('aborted', 'AbortError'));
+        });
+      });
+    },
+  };
+}
+
+/** A BroadcastChannel between the "tabs" made with the same bus: a message reaches the others. */
+export function fakeTabsBus() {
+  const members = new Set<(m: TabMessage) => void>();
+  return (): TabChannel => {
+    const mine = new Set<(m: TabMessage) => void>();
+    return {
+      post: (message) => {
+        for (const deliver of members) if (!mine.has(deliver)) deliver(structuredClone(message));
+      },
+      subscribe(listener) {
+        mine.add(listener);
+        members.add(listener);
+        return () => {
+          mine.delete(listener);
+          members.delete(listener);
+        };
+      },
+    };
+  };
+}
+
+interface PendingUpload {
+  job: UploadJob;
+  target: UploadTarget;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  progress: (fraction: number) => void;
+  signal: AbortSignal;
+}
+
+export interface FakeWorld {
+  /** What the fake S3 stored: one entry per key (a second PUT of a key overwrites it). */
+  stored: Map<string, UploadTarget>;
+  /** Every PUT sent, in order. */
+  puts: string[];
+  pending: Map<string, PendingUpload>;
+  tracked: AnalyticsEvent[];
+  /** Uploads answer by themselves when true; by hand (`pending`) when false. */
+  autoAnswer: boolean;
+  setOnline(online: boolean): void;
+  endSession(why?: SessionEnd): void;
+  usageTotal: number;
+  failUsage: boolean;
+  notices: (string | null)[];
+}
+
+export function fakeServices(
+  options: {
+    world?: Partial<FakeWorld>;
+    api?: Partial<ProductApi>;
+    journal?: ReturnType<typeof memoryJournal>;
+    locks?: LockPort;
+    tabs?: () => TabChannel;
+    ranchMax?: number;
+    now?: () => Date;
+  } = {},
+): { services: UploaderServices; world: FakeWorld; journal: ReturnType<typeof memoryJournal> } {
+  let online = true;
+  const networkListeners = new Set<(online: boolean) => void>();
+  const sessionListeners = new Set<(why: SessionEnd) => void>();
+  const world: FakeWorld = {
+    stored: new Map(),
+    puts: [],
+    pending: new Map(),
+    tracked: [],
+    autoAnswer: true,
+    setOnline(value) {
+      online = value;
+      for (const l of networkListeners) l(value);
+    },
+    endSession(why = 'session-ended') {
+      for (const l of sessionListeners) l(why);
+    },
+    usageTotal: 985,
+    failUsage: false,
+    notices: [],
+    ...options.world,
+  };
+  const journal = options.journal ?? memoryJournal();
+  let n = 0;
+  const services: UploaderServices = {
+    api: {
+      getSubscription: async () => ({ subscriber: { entitlements: {} } }),
+      getUploadMetrics: async () => {
+        if (world.failUsage) throw new Error('Request failed with status 500');
+        return { total: String(world.usageTotal) };
+      },
+      getRanch: async () => ({ max_monthly_uploads: options.ranchMax ?? 0 }),
+      getCameras: async () => ({ Cameras: [{ id: 'c1', name: 'Windmill Tank' }] }),
+      ...options.api,
+    },
+    analytics: { track: async (e) => void world.tracked.push(e) },
+    journal,
+    prober: fakeProber,
+    upload: (target, job, { signal, onProgress }) =>
+      new Promise<void>((resolve, reject) => {
+        world.puts.push(job.key);
+        const done = () => world.pending.delete(job.id);
+        const succeed = () => {
+          done();
+          world.stored.set(job.key, target);
+          world.usageTotal++;
+          resolve();
+        };
+        if (world.autoAnswer) return void Promise.resolve().then(succeed);
+        world.pending.set(job.id, { job, target, resolve: succeed, reject: (e) => (done(), reject(e)), progress: onProgress, signal });
+        signal.addEventListener('abort', () => (done(), reject(Object.assign(new Error('canceled'), { name: 'CanceledError' }))));
+      }),
+    refreshCredentials: async () => undefined,
+    network: {
+      online: () => online,
+      subscribe: (l) => (networkListeners.add(l), () => networkListeners.delete(l)),
+    },
+    locks: options.locks ?? fakeLocks(),
+    tabs: (options.tabs ?? fakeTabsBus())(),
+    session: { subscribe: (l) => (sessionListeners.add(l), () => sessionListeners.delete(l)) },
+    newId: () => `id-${++n}`,
+    now: options.now ?? (() => new Date(Date.now())),
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, ms);
+        signal.addEventListener('abort', () => (clearTimeout(t), resolve()));
+      }),
+    timers: { setTimeout: (cb, ms) => setTimeout(cb, ms), clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>) },
+    random: () => 0.5,
+    setPausedWorkNotice: (text) => void world.notices.push(text),
+    logError: jest.fn(),
+    retry: { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 4000 },
+    stallMs: 60_000,
+  };
+  return { services, world, journal };
+}
