@@ -1,7 +1,8 @@
 /**
  * Helpers for the uploader's browser tests: generated JPEG files, the sandbox's bucket (read from
  * its data directory, as playwright.config.ts starts it with `--data-dir .sandbox-data/e2e`), its
- * analytics sink, and its S3 PUT fault switch (the sandbox control endpoint).
+ * analytics sink, and its switches (the sandbox control endpoints): S3 PUT faults, S3 PUT
+ * stalls and product API faults.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -104,7 +105,7 @@ export async function analyticsEvents(ranchid: string): Promise<SinkEvent[]> {
   return body.events;
 }
 
-/** Sets the sandbox's S3 PUT fault switch ("0.3:503", "1:403", "0"). */
+/** Sets the sandbox's S3 PUT fault switch ("0.3:503", "1:403", "1:400:ExpiredToken", "0"). */
 export async function setPutFault(spec: string): Promise<void> {
   const res = await fetch(`${analyticsBase}/_sandbox/s3-put-fault`, { method: 'PUT', body: spec });
   if (!res.ok) throw new Error(`fault switch refused ${spec}: ${res.status} ${await res.text()}`);
@@ -114,6 +115,24 @@ export async function setPutFault(spec: string): Promise<void> {
 export async function injectedFaults(): Promise<number> {
   const res = await fetch(`${analyticsBase}/_sandbox/s3-put-fault`);
   return ((await res.json()) as { injected: number }).injected;
+}
+
+/** Holds the next `count` object PUTs unanswered until the browser gives up (0 holds no more). */
+export async function setPutStall(count: number): Promise<void> {
+  const res = await fetch(`${analyticsBase}/_sandbox/s3-put-stall`, { method: 'PUT', body: String(count) });
+  if (!res.ok) throw new Error(`stall switch refused ${count}: ${res.status} ${await res.text()}`);
+}
+
+/** How many object PUTs the stall switch has held so far. */
+export async function heldPuts(): Promise<number> {
+  const res = await fetch(`${analyticsBase}/_sandbox/s3-put-stall`);
+  return ((await res.json()) as { held: number }).held;
+}
+
+/** Sets the sandbox's product API fault switch ("upload-metrics:500,ranch:503", "0" for none). */
+export async function setApiFault(spec: string): Promise<void> {
+  const res = await fetch(`${analyticsBase}/_sandbox/api-fault`, { method: 'PUT', body: spec });
+  if (!res.ok) throw new Error(`API fault switch refused ${spec}: ${res.status} ${await res.text()}`);
 }
 
 /** The signed-in page's identity id, asked of the sandbox's identity pool with the page's id token. */

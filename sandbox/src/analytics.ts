@@ -4,7 +4,10 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { AnalyticsEvent, SandboxDb } from './db';
-import { applyCors, BodyTooLargeError, parseJsonObject, readBody, sendJson } from './http-util';
+import { formatApiFault } from './fault';
+import type { ApiFault } from './fault';
+import { applyCors, BodyTooLargeError, parseJsonObject, readBody, requestUrl, sendJson } from './http-util';
+import type { PutStallState } from './stall';
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 1024;
@@ -27,29 +30,83 @@ export function parseEvent(body: Record<string, unknown> | undefined): { ok: tru
 }
 
 /**
- * Test control of a running sandbox (browser tests run it as a separate process): the S3 PUT
- * fault switch. `PUT /_sandbox/s3-put-fault` with a body like `0.3:503` (or `0` to switch off);
- * `GET` the same path for how many PUTs it has failed. Loopback callers only, and never from a
- * web page (a request with an Origin header is refused), so a site cannot flip it.
+ * Test control of a running sandbox (browser tests run it as a separate process), one path per
+ * switch:
+ * - `/_sandbox/s3-put-fault`: `PUT` a fault spec like `0.3:503` or `1:400:ExpiredToken` (`0` to
+ *   switch off); `GET` how many PUTs it has failed;
+ * - `/_sandbox/s3-put-stall`: `PUT` a count N, the next N object PUTs are held unanswered; `GET`
+ *   how many were held and how many are still to be;
+ * - `/_sandbox/api-fault`: `PUT` e.g. `upload-metrics:500,ranch:503` (`0` or empty: all off);
+ *   `GET` the current settings.
+ * Loopback callers only, and never from a web page (a request with an Origin header is refused),
+ * so a site cannot flip them.
  */
 export interface SandboxControl {
   /** Applies a fault spec; returns an error message when it is malformed. */
   setPutFault(spec: string): string | undefined;
   injectedFaults(): number;
+  /** Applies a stall count ("3"); returns an error message when it is malformed. */
+  stallPuts(spec: string): string | undefined;
+  putStall(): PutStallState;
+  /** Applies an API fault spec ("upload-metrics:500"); returns an error message when it is malformed. */
+  setApiFault(spec: string): string | undefined;
+  apiFault(): ApiFault;
 }
 
 export const CONTROL_PATH = '/_sandbox/s3-put-fault';
+export const STALL_CONTROL_PATH = '/_sandbox/s3-put-stall';
+export const API_FAULT_CONTROL_PATH = '/_sandbox/api-fault';
 
 const isLoopback = (address: string | undefined) => !!address && (address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1');
 
-function handleControl(req: IncomingMessage, res: ServerResponse, control: SandboxControl | undefined, log: (line: string) => void): void {
+/** One control path: its GET answer, and a PUT body applied (an error message, or the answer). */
+interface ControlRoute {
+  get(control: SandboxControl): unknown;
+  put(control: SandboxControl, raw: Buffer, log: (line: string) => void): { error: string } | { answer: unknown };
+}
+
+const CONTROL_ROUTES = new Map<string, ControlRoute>([
+  [CONTROL_PATH, {
+    get: (control) => ({ injected: control.injectedFaults() }),
+    put: (control, raw, log) => {
+      const json = parseJsonObject(raw);
+      const spec = typeof json?.['fault'] === 'string' ? json['fault'] : raw.toString('utf8').trim();
+      const error = control.setPutFault(spec);
+      if (error) return { error };
+      log(`[sandbox] S3 PUT fault switch set to ${spec}`);
+      return { answer: { fault: spec, injected: control.injectedFaults() } };
+    },
+  }],
+  [STALL_CONTROL_PATH, {
+    get: (control) => control.putStall(),
+    put: (control, raw, log) => {
+      const spec = raw.toString('utf8').trim();
+      const error = control.stallPuts(spec);
+      if (error) return { error };
+      log(`[sandbox] S3 PUT stall switch: the next ${control.putStall().pending} object PUTs are held`);
+      return { answer: control.putStall() };
+    },
+  }],
+  [API_FAULT_CONTROL_PATH, {
+    get: (control) => ({ faults: control.apiFault() }),
+    put: (control, raw, log) => {
+      const spec = raw.toString('utf8').trim();
+      const error = control.setApiFault(spec);
+      if (error) return { error };
+      log(`[sandbox] product API fault switch set to ${formatApiFault(control.apiFault())}`);
+      return { answer: { faults: control.apiFault() } };
+    },
+  }],
+]);
+
+function handleControl(req: IncomingMessage, res: ServerResponse, route: ControlRoute, control: SandboxControl | undefined, log: (line: string) => void): void {
   if (!control || !isLoopback(req.socket.remoteAddress) || req.headers.origin !== undefined) {
     req.resume();
     return sendJson(res, 403, { message: 'The sandbox control endpoint is for local test processes only' });
   }
   if (req.method === 'GET') {
     req.resume();
-    return sendJson(res, 200, { injected: control.injectedFaults() });
+    return sendJson(res, 200, route.get(control));
   }
   if (req.method !== 'PUT') {
     req.resume();
@@ -57,22 +114,23 @@ function handleControl(req: IncomingMessage, res: ServerResponse, control: Sandb
   }
   readBody(req, 1024)
     .then((raw) => {
-      const text = raw.toString('utf8').trim();
-      const json = parseJsonObject(raw);
-      const spec = typeof json?.['fault'] === 'string' ? json['fault'] : text;
-      const problem = control.setPutFault(spec);
-      if (problem) return sendJson(res, 400, { message: problem });
-      log(`[sandbox] S3 PUT fault switch set to ${spec}`);
-      sendJson(res, 200, { fault: spec, injected: control.injectedFaults() });
+      const result = route.put(control, raw, log);
+      if ('error' in result) return sendJson(res, 400, { message: result.error });
+      sendJson(res, 200, result.answer);
     })
     .catch(() => sendJson(res, 400, { message: 'Unreadable body' }));
 }
 
 export function createAnalytics(deps: { db: SandboxDb; log: (line: string) => void; control?: SandboxControl }): RequestListener {
   return (req, res) => {
-    if (new URL(req.url ?? '/', 'http://localhost').pathname === CONTROL_PATH) return handleControl(req, res, deps.control, deps.log);
+    const url = requestUrl(req);
+    const route = url && CONTROL_ROUTES.get(url.pathname);
+    if (route) return handleControl(req, res, route, deps.control, deps.log);
     if (applyCors(req, res, 'GET, POST, OPTIONS')) return;
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!url) {
+      req.resume();
+      return sendJson(res, 400, { message: 'Malformed request URL' });
+    }
     if (url.pathname !== '/events') {
       req.resume();
       return sendJson(res, 404, { message: `No such resource: ${url.pathname}` });

@@ -3,11 +3,15 @@
  * `Authorization: Bearer <id token>` verified against the user pool's published JWKS (as an API
  * Gateway Cognito authorizer would): 401 missing/invalid/expired, 403 another ranch or email,
  * 400 malformed ids or yearmo, 404 unknown paths or ranches. Errors are `{ message }`.
+ * The API fault switch (`fault.ts`) fails chosen routes before authentication, after CORS, so a
+ * browser test sees the status as the site would.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { JWTVerifyGetKey } from 'jose';
 import type { SandboxDb } from './db';
-import { applyCors, sendJson } from './http-util';
+import { apiRouteOf } from './fault';
+import type { ApiFault } from './fault';
+import { applyCors, requestUrl, sendJson } from './http-util';
 import { checkToken } from './tokens';
 
 const RANCH_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -63,6 +67,8 @@ export interface ApiDeps {
   issuer: string;
   clientId: string;
   log: (line: string) => void;
+  /** The API fault switch's current setting (default: none). */
+  fault?: () => ApiFault;
 }
 
 async function authenticate(req: IncomingMessage, deps: ApiDeps): Promise<Caller> {
@@ -78,8 +84,7 @@ async function authenticate(req: IncomingMessage, deps: ApiDeps): Promise<Caller
 }
 
 export function createApi(deps: ApiDeps): RequestListener {
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     if (req.method !== 'GET') throw new ApiError(405, `Method ${req.method ?? ''} not allowed`);
     const caller = await authenticate(req, deps);
     sendJson(res, 200, answer(deps.db, caller, url.pathname, url.searchParams));
@@ -87,7 +92,15 @@ export function createApi(deps: ApiDeps): RequestListener {
   return (req, res) => {
     if (applyCors(req, res, 'GET, OPTIONS')) return;
     req.resume(); // GETs have no body; drain anything sent anyway
-    handle(req, res).catch((err: unknown) => {
+    const url = requestUrl(req);
+    if (!url) return sendJson(res, 400, { message: 'Malformed request URL' });
+    const route = apiRouteOf(url.pathname);
+    const injected = route === undefined ? undefined : deps.fault?.()[route];
+    if (injected !== undefined) {
+      deps.log(`[api] fault switch: ${req.method ?? ''} ${url.pathname} -> ${injected}`);
+      return sendJson(res, injected, { message: `Injected failure ${injected} (sandbox fault switch)` });
+    }
+    handle(req, res, url).catch((err: unknown) => {
       if (err instanceof ApiError) return sendJson(res, err.status, { message: err.message });
       if (err instanceof URIError) return sendJson(res, 400, { message: 'Malformed path encoding' });
       deps.log(`[api] internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

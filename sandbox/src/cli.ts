@@ -1,8 +1,9 @@
 /**
- * `npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault 0.3:503] [--link 20:80]`
+ * `npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault 0.3:503 | 1:400:ExpiredToken] [--link 20:80]`
  * Starts the sandbox, prints the seed accounts and where everything listens, and stops cleanly on
  * Ctrl-C, SIGTERM, or when any piece dies (exit code 1 then).
  */
+import { parsePutFault } from './fault';
 import { formatLink, parseLink } from './link';
 import { seedBanner } from './seed';
 import { startSandbox, PortInUseError } from './index';
@@ -33,10 +34,13 @@ export function parseArgs(argv: readonly string[]): CliArgs | string {
         args.dataDir = value();
         if (!args.dataDir) return '--data-dir needs a directory';
         break;
-      case '--s3-put-fault':
+      case '--s3-put-fault': {
         args.s3PutFault = value();
-        if (!args.s3PutFault) return '--s3-put-fault needs <fraction>[:<status>], e.g. 0.3:503';
+        if (!args.s3PutFault) return '--s3-put-fault needs <fraction>[:<status>[:<Code>]], e.g. 0.3:503 or 1:400:ExpiredToken';
+        const parsed = parsePutFault(args.s3PutFault);
+        if (typeof parsed === 'string') return parsed;
         break;
+      }
       case '--link': {
         args.link = value();
         if (!args.link) return '--link needs <mbit>[:<rttMs>], e.g. 20:80, or off';
@@ -46,7 +50,7 @@ export function parseArgs(argv: readonly string[]): CliArgs | string {
       }
       case '--help':
       case '-h':
-        return 'usage: npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault FRACTION[:STATUS]] [--link MBIT[:RTT_MS]]';
+        return 'usage: npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault FRACTION[:STATUS[:CODE]]] [--link MBIT[:RTT_MS]]';
       default:
         return `unknown option ${arg} (try --help)`;
     }

@@ -39,6 +39,15 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> | undefin
   }
 }
 
+/** The request's URL, or undefined when it cannot be parsed (e.g. `//`): a 400, never a throw. */
+export function requestUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, contentType = 'application/json'): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) });

@@ -24,8 +24,8 @@ import { contractPorts, issuerFor, readLocalContract, REPO_ROOT, runtimeConfigFo
 import type { SandboxPorts } from './config';
 import { openDb } from './db';
 import type { StoredEvent } from './db';
-import { NO_FAULT, parsePutFault } from './fault';
-import type { PutFault } from './fault';
+import { formatApiFault, NO_FAULT, parseApiFault, parsePutFault } from './fault';
+import type { ApiFault, PutFault } from './fault';
 import { startCognitoLocal, writePoolFiles } from './gateway/cognito-local';
 import type { DeliveredCode } from './gateway/cognito-local';
 import { createGateway } from './gateway/gateway';
@@ -38,8 +38,9 @@ import type { Listener } from './listen';
 import { startS3 } from './s3';
 import type { S3Piece } from './s3';
 import { seedDatabase, SEED_USERS } from './seed';
+import { parseStallCount } from './stall';
 
-export type { RuntimeConfig, SandboxPorts, PutFault, DeliveredCode, StoredEvent, LinkSpec };
+export type { RuntimeConfig, SandboxPorts, PutFault, ApiFault, DeliveredCode, StoredEvent, LinkSpec };
 export { parseLink, formatLink } from './link';
 export { PortInUseError } from './listen';
 export { SEED_USERS, SEED_RANCHES, yearMonth } from './seed';
@@ -58,7 +59,7 @@ export interface SandboxOptions {
   quiet?: boolean;
   /** Ports for the gateway, API and analytics sink; default config/local.json's; 0 = any free port. */
   ports?: Partial<SandboxPorts>;
-  /** The S3 PUT fault switch, e.g. "0.3:503"; default `$SANDBOX_S3_PUT_FAULT` or off. */
+  /** The S3 PUT fault switch, e.g. "0.3:503" or "1:400:ExpiredToken"; default `$SANDBOX_S3_PUT_FAULT` or off. */
   s3PutFault?: PutFault | string;
   /** Where log lines go (default console.log unless quiet). */
   log?: (line: string) => void;
@@ -82,10 +83,16 @@ export interface Sandbox {
   lastCode(email: string): string | undefined;
   /** Analytics events received, optionally for one ranch. */
   analyticsEvents(ranchid?: string): StoredEvent[];
-  /** Changes the S3 PUT fault switch at run time ("0.3:503", "1:403", "0" to switch off). */
+  /** Changes the S3 PUT fault switch at run time ("0.3:503", "1:403", "1:400:ExpiredToken", "0" to switch off). */
   setPutFault(fault: PutFault | string): void;
   /** How many PUTs the fault switch has failed. */
   injectedFaults(): number;
+  /** Holds the next `count` object PUTs (0..1000) unanswered until their clients give up; 0 holds no more. */
+  stallPuts(count: number): void;
+  /** How many object PUTs the stall switch has held so far. */
+  heldPuts(): number;
+  /** Fails product API routes before authentication ("upload-metrics:500,ranch:503"; "0" or "" for none). */
+  setApiFault(fault: ApiFault | string): void;
   /** The emulated link on the storage path, or null when S3 is plain loopback. */
   link: LinkSpec | null;
   /** Bytes that have crossed the emulated uplink so far (0 without a link). */
@@ -108,6 +115,12 @@ function toLink(value: LinkSpec | string | null | undefined): LinkSpec | null {
   const parsed = parseLink(value);
   if ('error' in parsed) throw new Error(parsed.error);
   return parsed.link;
+}
+
+function toApiFault(value: ApiFault | string): ApiFault {
+  const parsed = parseApiFault(typeof value === 'string' ? value : formatApiFault(value));
+  if (typeof parsed === 'string') throw new Error(parsed);
+  return parsed;
 }
 
 function toFault(value: PutFault | string | undefined): PutFault {
@@ -139,6 +152,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const contract = readLocalContract();
   const wanted: SandboxPorts = { ...contractPorts(contract), ...options.ports };
   let fault = toFault(options.s3PutFault ?? process.env['SANDBOX_S3_PUT_FAULT']);
+  let apiFault: ApiFault = {};
   const link = toLink(options.link !== undefined ? options.link : process.env['SANDBOX_LINK']);
 
   if (options.reset) resetDataDir(dataDir);
@@ -215,7 +229,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     handlers.set('cognito', createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk: publicJwk as Record<string, unknown>, userPool, identityPool, log }));
     // The API trusts only what the pool publishes, like an API Gateway authorizer.
     const remoteKeys = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
-    handlers.set('api', createApi({ db, keys: remoteKeys, issuer, clientId: ids.clientId, log }));
+    handlers.set('api', createApi({ db, keys: remoteKeys, issuer, clientId: ids.clientId, log, fault: () => apiFault }));
     const s3ForControl = s3;
     handlers.set(
       'analytics',
@@ -231,6 +245,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
             return undefined;
           },
           injectedFaults: () => s3ForControl.injectedFaults(),
+          stallPuts: (spec) => {
+            const count = parseStallCount(spec);
+            if (typeof count === 'string') return count;
+            s3ForControl.stallPuts(count);
+            return undefined;
+          },
+          putStall: () => s3ForControl.putStall(),
+          setApiFault: (spec) => {
+            const parsed = parseApiFault(spec);
+            if (typeof parsed === 'string') return parsed;
+            apiFault = parsed;
+            return undefined;
+          },
+          apiFault: () => apiFault,
         },
       }),
     );
@@ -256,6 +284,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       s3Piece.setPutFault(fault);
     },
     injectedFaults: () => s3Piece.injectedFaults(),
+    stallPuts: (count) => {
+      const parsed = parseStallCount(String(count));
+      if (typeof parsed === 'string') throw new Error(parsed);
+      s3Piece.stallPuts(parsed);
+    },
+    heldPuts: () => s3Piece.putStall().held,
+    setApiFault: (next) => {
+      apiFault = toApiFault(next);
+    },
     link,
     linkBytesSent: () => s3Piece.front?.link.sent ?? 0,
     stopped,

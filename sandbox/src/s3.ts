@@ -4,16 +4,18 @@
  * on disk under the data directory, and in front of s3rver's own routes:
  * - the object-created hook (production: an S3 ObjectCreated function) that copies
  *   `x-amz-meta-ranchid` into the object's `ranchid` tag and counts the upload for upload-metrics;
- * - the PUT fault switch.
+ * - the PUT switches: stall (hold the next N PUTs unanswered) and fault (fail a share of them);
+ * - S3's US-ASCII rule for user metadata (`x-amz-meta-*`).
  * With a link (`link.ts`), s3rver listens on an internal loopback port instead and the link
  * emulator's proxy (`link-proxy.ts`) takes the S3 port; without one, nothing stands in between.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
 import S3rver from 's3rver';
 import type { KoaContext, KoaMiddleware } from 's3rver';
 import { TaggingConfiguration } from 's3rver/lib/models/config';
 import type { SandboxDb } from './db';
-import { faultXml, NO_FAULT, shouldFail } from './fault';
+import { faultXml, NO_FAULT, s3ErrorXml, shouldFail } from './fault';
 import type { PutFault } from './fault';
 import { SITE_ORIGINS } from './http-util';
 import type { LinkSpec } from './link';
@@ -22,6 +24,8 @@ import type { LinkProxy } from './link-proxy';
 import { listenLoopback } from './listen';
 import type { Listener } from './listen';
 import { yearMonth } from './seed';
+import { createPutStall, HOLD_LIMIT_MS, holdUntilClosed } from './stall';
+import type { PutStallState } from './stall';
 
 function xmlEscape(text: string): string {
   return text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] as string);
@@ -55,6 +59,43 @@ function isObjectPut(ctx: KoaContext): boolean {
   return !['tagging', 'acl', 'legal-hold', 'retention'].some((sub) => sub in ctx.query);
 }
 
+/** CreateMultipartUpload: a POST on an object key with ?uploads (it carries the object's metadata). */
+function isCreateMultipartUpload(ctx: KoaContext): boolean {
+  return ctx.method === 'POST' && ctx.path.split('/').filter(Boolean).length >= 2 && 'uploads' in ctx.query;
+}
+
+/**
+ * The first `x-amz-meta-*` header whose value is not printable US-ASCII, or undefined. S3 wants
+ * user metadata in US-ASCII: a browser sends "Réservoir" as Latin-1 bytes (Node gives bytes
+ * ≥ 0x80 as latin1 characters) while SigV4 signed the UTF-8 text, so real S3 finds the signature
+ * wrong. RFC 2047 words (`=?UTF-8?B?…?=`) are ASCII and pass.
+ */
+export function nonAsciiMetadata(headers: IncomingHttpHeaders): string | undefined {
+  const bad = (value: string | string[] | undefined) => [value ?? ''].flat().some((v) => /[^\x20-\x7e]/.test(v));
+  return Object.keys(headers).find((name) => name.startsWith('x-amz-meta-') && bad(headers[name]));
+}
+
+/**
+ * Answers an S3 error the browser can read: the body is drained first (answering mid-upload makes
+ * some clients see a reset, not the status), and a site origin gets the CORS headers s3rver's own
+ * CORS step (which this answer skips) would have added.
+ */
+async function answerS3Error(ctx: KoaContext, status: number, xml: string): Promise<void> {
+  await new Promise<void>((resolve) => {
+    // 'close' too: a client that aborts mid-body may bring neither 'end' nor 'error'.
+    ctx.req.on('end', resolve).on('error', () => resolve()).on('close', resolve);
+    ctx.req.resume();
+  });
+  const origin = ctx.get('Origin');
+  if (SITE_ORIGINS.includes(origin)) {
+    ctx.set('Access-Control-Allow-Origin', origin);
+    ctx.set('Access-Control-Expose-Headers', 'ETag, x-amz-request-id');
+  }
+  ctx.status = status;
+  ctx.type = 'application/xml';
+  ctx.body = xml;
+}
+
 export interface S3Piece {
   /** s3rver's own listener (on the S3 port, or on an internal one behind the link). */
   listener: Listener;
@@ -63,6 +104,10 @@ export interface S3Piece {
   setPutFault(fault: PutFault): void;
   /** How many PUTs the switch has failed so far. */
   injectedFaults(): number;
+  /** Holds the next `count` object PUTs unanswered (0: hold no more). */
+  stallPuts(count: number): void;
+  /** How many PUTs have been held, and how many are still to be. */
+  putStall(): PutStallState;
   s3rver: S3rver;
   stop(): Promise<void>;
 }
@@ -86,6 +131,7 @@ export async function startS3(opts: {
   await s3rver.configureBuckets();
   let fault = opts.fault ?? NO_FAULT;
   let injected = 0;
+  const stall = createPutStall();
   const pending = new Set<Promise<void>>();
 
   async function onObjectCreated(bucket: string, key: string): Promise<void> {
@@ -114,23 +160,30 @@ export async function startS3(opts: {
     if ((err.status ?? 500) >= 500) opts.log(`[s3] ${err.stack ?? err.message}`);
   });
 
+  // Order: a stalled connection never reaches S3; S3 checks the signature before anything else.
   const front: KoaMiddleware = async (ctx, next) => {
-    if (isObjectPut(ctx) && shouldFail(fault)) {
-      injected++;
-      // Read the body first: answering mid-upload makes some clients see a reset, not the status.
-      await new Promise<void>((resolve) => {
-        ctx.req.on('end', resolve).on('error', () => resolve());
-        ctx.req.resume();
-      });
-      const origin = ctx.get('Origin');
-      if (SITE_ORIGINS.includes(origin)) {
-        ctx.set('Access-Control-Allow-Origin', origin);
-        ctx.set('Access-Control-Expose-Headers', 'ETag, x-amz-request-id');
+    const objectPut = isObjectPut(ctx);
+    if (objectPut && stall.take()) {
+      opts.log(`[s3] stall switch: holding ${ctx.method} ${ctx.path} unanswered`);
+      const end = await holdUntilClosed(ctx.req.socket);
+      // No answer, ever: Koa must not write one either.
+      ctx.respond = false;
+      ctx.req.socket.destroy();
+      opts.log(`[s3] stall switch: ${ctx.method} ${ctx.path} ended (${end === 'limit' ? `held for the limit, ${HOLD_LIMIT_MS / 60_000} minutes` : 'the connection closed'})`);
+      return;
+    }
+    if (objectPut || isCreateMultipartUpload(ctx)) {
+      const header = nonAsciiMetadata(ctx.req.headers);
+      if (header) {
+        await answerS3Error(ctx, 403, s3ErrorXml('SignatureDoesNotMatch'));
+        opts.log(`[s3] ${ctx.method} ${ctx.path} -> 403 SignatureDoesNotMatch: ${header} is not US-ASCII`);
+        return;
       }
-      ctx.status = fault.status;
-      ctx.type = 'application/xml';
-      ctx.body = faultXml(fault.status);
-      opts.log(`[s3] fault switch: ${ctx.method} ${ctx.path} -> ${fault.status}`);
+    }
+    if (objectPut && shouldFail(fault)) {
+      injected++;
+      await answerS3Error(ctx, fault.status, faultXml(fault.status, fault.code));
+      opts.log(`[s3] fault switch: ${ctx.method} ${ctx.path} -> ${fault.status}${fault.code ? ` ${fault.code}` : ''}`);
       return;
     }
     await next();
@@ -155,6 +208,9 @@ export async function startS3(opts: {
   } else {
     listener = await listenLoopback('S3 emulator (s3rver)', opts.port, s3rver.callback());
   }
+  // Node answers 408 to a request whose body has not all arrived after requestTimeout (5 min by
+  // default): a held PUT with a large body would get that answer. The hold limit ends it instead.
+  for (const server of listener.servers) server.requestTimeout = HOLD_LIMIT_MS + 60_000;
   return {
     listener,
     ...(linkProxy ? { front: linkProxy } : {}),
@@ -163,6 +219,8 @@ export async function startS3(opts: {
       fault = next;
     },
     injectedFaults: () => injected,
+    stallPuts: (count) => stall.set(count),
+    putStall: () => stall.state(),
     stop: async () => {
       await linkProxy?.close();
       await listener.close();

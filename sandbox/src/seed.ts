@@ -33,7 +33,9 @@ export const SEED_RANCHES: readonly SeedRanch[] = [
     countedThisMonth: 0,
   },
   { id: 'mesquite-flats', name: 'Mesquite Flats Ranch', maxMonthlyUploads: 0, cameras: ['Windmill Tank', 'Sendero East'], countedThisMonth: 985 },
-  { id: 'pine-hollow', name: 'Pine Hollow Ranch', maxMonthlyUploads: 0, cameras: ['Hollow Trail'], countedThisMonth: 0 },
+  // Camera names beyond ASCII, as people type them: S3 metadata must be US-ASCII, so the site
+  // encodes them (uploader-remote/src/features/upload/model/metadata-encoding.ts).
+  { id: 'pine-hollow', name: 'Pine Hollow Ranch', maxMonthlyUploads: 0, cameras: ['Hollow Trail', 'Réservoir', 'Hog pen 🐗'], countedThisMonth: 0 },
 ];
 
 export const SEED_USERS: readonly SeedUser[] = [

@@ -1,7 +1,7 @@
 /**
  * Object storage through Amplify's uploadData: metadata, cache-control and content type stored,
- * the ranchid tag set by the object-created hook, upload-metrics counting real uploads, and the
- * PUT fault switch.
+ * the ranchid tag set by the object-created hook, upload-metrics counting real uploads, the PUT
+ * fault switch (with S3 error codes), and S3's US-ASCII rule for user metadata.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -11,6 +11,8 @@ import { uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
 import { SEED_USERS, yearMonth } from '../src/index';
 import { installFileReader } from './support/file-reader';
+import { rawRequest } from './support/raw-http';
+import type { RawAnswer } from './support/raw-http';
 import { apiGet, configureAmplify, startTestSandbox, stopTestSandbox } from './support/sandbox';
 
 installFileReader();
@@ -120,5 +122,70 @@ describe('uploadData against s3rver', () => {
     const injected = sandbox.injectedFaults() - faultsBefore;
     expect(injected).toBeGreaterThan(0);
     expect(results.filter((r) => r.status === 'fulfilled').length).toBeGreaterThan(0);
+  });
+});
+
+describe('S3 error codes from the fault switch', () => {
+  it('1:400:ExpiredToken: Amplify reports the expired credentials by name', async () => {
+    sandbox.setPutFault('1:400:ExpiredToken');
+    const faultsBefore = sandbox.injectedFaults();
+    await expect(upload(`public/${randomUUID()}.jpg`, Buffer.from('e'))).rejects.toMatchObject({
+      name: 'ExpiredToken',
+      message: 'The provided token has expired.',
+    });
+    expect(sandbox.injectedFaults() - faultsBefore).toBeGreaterThanOrEqual(1);
+  });
+
+  it('1:400:RequestTimeout: the S3 XML error, readable by the site', async () => {
+    sandbox.setPutFault('1:400:RequestTimeout');
+    const res = await rawPut(`public/${randomUUID()}.jpg`, { Origin: 'http://localhost:3002' });
+    expect(res.status).toBe(400);
+    expect(res.headers['access-control-allow-origin']).toBe('http://localhost:3002');
+    expect(res.body).toContain(
+      '<Error><Code>RequestTimeout</Code><Message>Your socket connection to the server was not read from or written to within the timeout period.</Message></Error>',
+    );
+  });
+});
+
+const objectUrl = (key: string, query = '') => `http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/${key}${query}`;
+
+async function rawPut(key: string, headers: Record<string, string>): Promise<RawAnswer> {
+  const res = await rawRequest(objectUrl(key), { method: 'PUT', headers: { 'Content-Type': 'image/jpg', ...headers }, body: 'bytes', timeoutMs: 10_000 });
+  if (res === 'no answer') throw new Error(`no answer to PUT ${key}`);
+  return res;
+}
+
+describe('user metadata must be US-ASCII, as real S3 requires', () => {
+  // "Réservoir" as a browser sends it: Latin-1 bytes (node:http writes a header string as latin1).
+  const latin1 = 'R\u00e9servoir';
+  const rfc2047 = `=?UTF-8?B?${Buffer.from(latin1, 'utf8').toString('base64')}?=`;
+
+  it('refuses a PUT with a non-ASCII x-amz-meta-* value: 403 SignatureDoesNotMatch, readable by the site', async () => {
+    const key = `public/${randomUUID()}.jpg`;
+    const res = await rawPut(key, { Origin: 'http://localhost:3002', 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-camera_name': latin1 });
+    expect(res.status).toBe(403);
+    expect(res.headers['access-control-allow-origin']).toBe('http://localhost:3002');
+    expect(res.body).toContain(
+      '<Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided. Check your key and signing method.</Message>',
+    );
+    expect(objectFiles(key)).toEqual([]);
+  });
+
+  it('stores an RFC 2047 encoded value as sent', async () => {
+    const key = `public/${randomUUID()}.jpg`;
+    const res = await rawPut(key, { 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-camera_name': rfc2047 });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(readObjectFile(key, '._S3rver_metadata.json'))).toMatchObject({ 'x-amz-meta-camera_name': rfc2047 });
+  });
+
+  it('checks CreateMultipartUpload too', async () => {
+    const post = (headers: Record<string, string>) =>
+      rawRequest(objectUrl(`public/${randomUUID()}.jpg`, '?uploads'), { method: 'POST', headers: { Origin: 'http://localhost:3000', ...headers }, timeoutMs: 10_000 });
+    const refused = await post({ 'x-amz-meta-camera_name': latin1 });
+    expect(refused).toMatchObject({ status: 403, headers: { 'access-control-allow-origin': 'http://localhost:3000' } });
+    expect((refused as RawAnswer).body).toContain('<Code>SignatureDoesNotMatch</Code>');
+    const accepted = await post({ 'x-amz-meta-camera_name': rfc2047 });
+    expect(accepted).toMatchObject({ status: 200 });
+    expect((accepted as RawAnswer).body).toContain('<UploadId>');
   });
 });

@@ -1,11 +1,17 @@
-/** The pure pieces: SRP math, fault switch, password policy, identity ids, event validation, CLI flags. */
+/**
+ * The pure pieces: SRP math, fault and stall switches, the metadata check, password policy,
+ * identity ids, event validation, CLI flags.
+ */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { parseEvent } from '../src/analytics';
 import { parseArgs } from '../src/cli';
-import { parsePutFault, shouldFail } from '../src/fault';
+import { apiRouteOf, faultXml, formatApiFault, parseApiFault, parsePutFault, shouldFail } from '../src/fault';
 import { identityIdFor } from '../src/gateway/identity-pool';
 import { passwordPolicyViolation } from '../src/gateway/password-policy';
 import { g, modPow, N, paddedHex, parseClientA, startChallenge, verifyClaim } from '../src/gateway/srp';
+import { nonAsciiMetadata } from '../src/s3';
+import { createPutStall, holdUntilClosed, parseStallCount } from '../src/stall';
 
 /** The client half written from the protocol description (not from srp.ts's helpers). */
 function clientProof(poolName: string, userId: string, password: string, saltHex: string, B: bigint, secretBlock: string, timestamp: string) {
@@ -57,10 +63,138 @@ describe('parsePutFault', () => {
     expect(parsePutFault('0.3:200')).toMatch(/4xx or 5xx/);
     expect(parsePutFault('often')).toMatch(/expected/);
   });
+  it('reads an S3 error code after the status', () => {
+    expect(parsePutFault('1:400:ExpiredToken')).toEqual({ fraction: 1, status: 400, code: 'ExpiredToken' });
+    expect(parsePutFault(' 0.5 : 400 : RequestTimeout ')).toEqual({ fraction: 0.5, status: 400, code: 'RequestTimeout' });
+    expect(parsePutFault('1:400')).not.toHaveProperty('code');
+  });
+  it('explains bad codes', () => {
+    expect(parsePutFault('1:400:')).toMatch(/error code must be letters and digits/);
+    expect(parsePutFault('1:400:<Code>')).toMatch(/error code must be letters and digits/);
+    expect(parsePutFault('1:ExpiredToken')).toMatch(/expected <fraction>\[:<status>\[:<Code>\]\]/);
+    expect(parsePutFault('1:400:Expired:Token')).toMatch(/expected/);
+  });
   it('fails by the random draw', () => {
     expect(shouldFail({ fraction: 0.3, status: 503 }, () => 0.29)).toBe(true);
     expect(shouldFail({ fraction: 0.3, status: 503 }, () => 0.3)).toBe(false);
     expect(shouldFail({ fraction: 0, status: 503 }, () => 0)).toBe(false);
+  });
+});
+
+describe('faultXml', () => {
+  it('keeps the default code per status, marked as injected', () => {
+    expect(faultXml(503)).toContain('<Code>SlowDown</Code><Message>Please reduce your request rate. (sandbox fault switch)</Message>');
+    expect(faultXml(403)).toContain('<Code>AccessDenied</Code>');
+    expect(faultXml(418)).toContain('<Code>Injected418</Code>');
+  });
+  it("answers a named code with S3's own message", () => {
+    expect(faultXml(400, 'ExpiredToken')).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message></Error>',
+    );
+    expect(faultXml(400, 'RequestTimeout')).toContain(
+      '<Message>Your socket connection to the server was not read from or written to within the timeout period.</Message>',
+    );
+    expect(faultXml(409, 'SomethingElse')).toContain('<Code>SomethingElse</Code><Message>Injected failure 409</Message>');
+  });
+});
+
+describe('parseApiFault', () => {
+  it('reads one or several routes, and 0 or empty as none', () => {
+    expect(parseApiFault('upload-metrics:500')).toEqual({ 'upload-metrics': 500 });
+    expect(parseApiFault(' upload-metrics:500, ranch : 503 ,cameras:500,subscriptions:500')).toEqual({
+      'upload-metrics': 500,
+      ranch: 503,
+      cameras: 500,
+      subscriptions: 500,
+    });
+    expect(parseApiFault('0')).toEqual({});
+    expect(parseApiFault('  ')).toEqual({});
+  });
+  it('names what is wrong', () => {
+    expect(parseApiFault('metrics:500')).toMatch(/unknown route "metrics"/);
+    expect(parseApiFault('ranch')).toMatch(/"ranch" is not <route>:<status>/);
+    expect(parseApiFault('ranch:200')).toMatch(/status for ranch must be 4xx or 5xx/);
+    expect(parseApiFault('ranch:500,ranch:503')).toMatch(/ranch is named twice/);
+    expect(parseApiFault('ranch:500,')).toMatch(/"" is not <route>:<status>/);
+    expect(parseApiFault('constructor:500')).toMatch(/unknown route/);
+  });
+  it('formats back to a spec', () => {
+    expect(formatApiFault({ ranch: 503, 'upload-metrics': 500 })).toBe('upload-metrics:500,ranch:503');
+    expect(formatApiFault({})).toBe('0');
+  });
+  it('maps paths to route names', () => {
+    expect(apiRouteOf('/ranches/cedar-creek/upload-metrics')).toBe('upload-metrics');
+    expect(apiRouteOf('/ranches/cedar-creek')).toBe('ranch');
+    expect(apiRouteOf('/ranches/cedar-creek/cameras')).toBe('cameras');
+    expect(apiRouteOf('/subscriptions/a%40b.example')).toBe('subscriptions');
+    expect(apiRouteOf('/ranches')).toBeUndefined();
+    expect(apiRouteOf('/ranches/x/cameras/1')).toBeUndefined();
+    expect(apiRouteOf('/ranches/x/other')).toBeUndefined();
+    expect(apiRouteOf('/subscriptions/a/b')).toBeUndefined();
+    expect(apiRouteOf('/events')).toBeUndefined();
+  });
+});
+
+describe('the PUT stall switch', () => {
+  it('reads a whole number 0..1000', () => {
+    expect(parseStallCount('3')).toBe(3);
+    expect(parseStallCount(' 0 ')).toBe(0);
+    expect(parseStallCount('')).toBe(0);
+    expect(parseStallCount('1000')).toBe(1000);
+    expect(parseStallCount('1001')).toMatch(/at most 1000/);
+    expect(parseStallCount('-1')).toMatch(/whole number/);
+    expect(parseStallCount('1.5')).toMatch(/whole number/);
+    expect(parseStallCount('lots')).toMatch(/whole number/);
+  });
+  it('holds the next N and counts them', () => {
+    const stall = createPutStall();
+    expect(stall.take()).toBe(false);
+    stall.set(2);
+    expect(stall.state()).toEqual({ held: 0, pending: 2 });
+    expect([stall.take(), stall.take(), stall.take()]).toEqual([true, true, false]);
+    expect(stall.state()).toEqual({ held: 2, pending: 0 });
+    stall.set(5);
+    stall.set(0);
+    expect(stall.take()).toBe(false);
+    expect(stall.state()).toEqual({ held: 2, pending: 0 });
+  });
+
+  async function socketPair(): Promise<{ server: net.Server; client: net.Socket; accepted: net.Socket }> {
+    const server = net.createServer();
+    const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+    return { server, client, accepted: await accepted };
+  }
+
+  it('a hold ends when the client closes', async () => {
+    const { server, client, accepted } = await socketPair();
+    const held = holdUntilClosed(accepted, 60_000);
+    client.destroy();
+    await expect(held).resolves.toBe('closed');
+    server.close();
+  });
+  it('a hold ends at the limit, closing the connection', async () => {
+    const { server, client, accepted } = await socketPair();
+    const clientClosed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    await expect(holdUntilClosed(accepted, 50)).resolves.toBe('limit');
+    await clientClosed;
+    expect(accepted.destroyed).toBe(true);
+    server.close();
+  });
+});
+
+describe('nonAsciiMetadata', () => {
+  it('finds user metadata outside printable US-ASCII, and only user metadata', () => {
+    expect(nonAsciiMetadata({ 'x-amz-meta-camera_name': 'North Feeder', 'x-amz-meta-ranchid': 'cedar-creek' })).toBeUndefined();
+    expect(nonAsciiMetadata({ 'x-amz-meta-camera_name': '=?UTF-8?B?UsOpc2Vydm9pcg==?=' })).toBeUndefined();
+    // "Réservoir" as the Latin-1 bytes a browser sends, as Node hands them over.
+    expect(nonAsciiMetadata({ 'x-amz-meta-ranchid': 'r', 'x-amz-meta-camera_name': Buffer.from('Réservoir', 'latin1').toString('latin1') })).toBe(
+      'x-amz-meta-camera_name',
+    );
+    expect(nonAsciiMetadata({ 'x-amz-meta-camera_name': 'R\u00c3\u00a9servoir' })).toBe('x-amz-meta-camera_name'); // UTF-8 bytes read as latin1
+    expect(nonAsciiMetadata({ 'x-amz-meta-note': 'tab\there' })).toBe('x-amz-meta-note');
+    expect(nonAsciiMetadata({ 'content-disposition': 'Réservoir.jpg' })).toBeUndefined();
   });
 });
 
@@ -94,5 +228,10 @@ describe('parseArgs', () => {
   it('reads the flags and refuses unknown ones', () => {
     expect(parseArgs(['--reset', '--data-dir', '/tmp/x', '--s3-put-fault=0.3:503'])).toEqual({ reset: true, quiet: false, dataDir: '/tmp/x', s3PutFault: '0.3:503' });
     expect(parseArgs(['--nope'])).toMatch(/unknown option/);
+  });
+  it('takes an S3 error code in --s3-put-fault and explains a bad spec', () => {
+    expect(parseArgs(['--s3-put-fault', '1:400:ExpiredToken'])).toMatchObject({ s3PutFault: '1:400:ExpiredToken' });
+    expect(parseArgs(['--s3-put-fault', '1:400:Bad Code'])).toMatch(/bad S3 PUT fault "1:400:Bad Code": expected/);
+    expect(parseArgs(['--s3-put-fault=2'])).toMatch(/between 0 and 1/);
   });
 });

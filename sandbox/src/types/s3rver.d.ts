@@ -11,6 +11,8 @@ declare module 's3rver' {
     body: unknown;
     type: string;
     req: import('node:http').IncomingMessage;
+    /** false: Koa leaves the response alone (the middleware answers, or never does). */
+    respond: boolean;
     set(field: string, value: string): void;
     get(field: string): string;
   }
