@@ -59,7 +59,7 @@ describe('BatchController: the journal', () => {
     const t = open();
     t.controller.addFiles([photo('IMG_0001.JPG', 'same-bytes'), photo('copy of IMG_0001.JPG', 'same-bytes'), photo('IMG_0002.JPG', 'other-bytes')]);
     await until(() => ready(t.state()));
-    expect(t.state().queue.files.map((f) => f.name)).toEqual(['IMG_0002.JPG', 'IMG_0001.JPG']);
+    expect(t.state().queue.files.map((f) => f.name)).toEqual(['IMG_0001.JPG', 'IMG_0002.JPG']);
     expect(t.state().queue.notice).toBe('1 file skipped: copy of IMG_0001.JPG (already in the list).');
   });
 

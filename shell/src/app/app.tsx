@@ -5,6 +5,7 @@ import {
   BrandProvider,
   ConfigProvider,
   LOGIN_PATH,
+  loginPathFor,
   NavigationProvider,
   UserProvider,
   useUser,
@@ -70,7 +71,7 @@ function Layout() {
   const location = useLocation();
   const route = findRoute(location.pathname);
   useRouteHead(route);
-  useAuthRedirects(location.pathname);
+  useAuthRedirects(location.pathname, location.search);
   const mainRef = useFocusMainOnNavigation(location.pathname);
   return (
     <>
@@ -93,22 +94,26 @@ function Layout() {
 }
 
 /**
- * SPEC.md §4 auth-state routing. On a sign-out (by the user or an invalid session) the browser
- * goes to /login — except after an account deletion, which its own screen confirms. On start, a
+ * SPEC.md §4 auth-state routing. On a sign-out the browser goes to /login — except after an
+ * account deletion, which its own screen confirms. A session that ended by itself (a refresh the
+ * pool refused) goes to /login?returnTo=<here>, so signing in again comes back to it (the
+ * uploader's paused batch waits there). On start, a
  * user already signed in who opens the home or sign-in page goes on to the uploader (or the
  * profile, without a ranch); deep links to other pages are respected.
  */
-function useAuthRedirects(pathname: string) {
+function useAuthRedirects(pathname: string, search: string) {
   const user = useUser();
   const navigate = useNavigate();
   const previous = useRef(user.status);
   const startPath = useRef(pathname);
   const startHandled = useRef(false);
+  const here = useRef(`${pathname}${search}`);
+  here.current = `${pathname}${search}`;
   useEffect(() => {
     const was = previous.current;
     previous.current = user.status;
     if (was === 'authenticated' && user.status === 'unauthenticated' && user.reason !== 'account-deleted') {
-      void navigate(LOGIN_PATH);
+      void navigate(user.reason === 'session-ended' ? loginPathFor(here.current) : LOGIN_PATH);
     } else if (user.status === 'authenticated' && startPath.current === '/' && !startHandled.current) {
       // At start only (the session may be known from the first render, or once it is read).
       startHandled.current = true;

@@ -103,6 +103,8 @@ export class BatchController {
   private batchId: string | null = null;
   private batchCreatedAt = 0;
   private readonly probes = new Map<string, Promise<FileProbe>>();
+  /** Which listed file is each photo (by fingerprint): a second copy is dropped as a duplicate. */
+  private readonly listedFingerprints = new Map<string, string>();
   private engine: RunningBatch | null = null;
   private releaseLock: (() => void) | null = null;
   private lockWait: AbortController | null = null;
@@ -352,11 +354,10 @@ export class BatchController {
 
   /**
    * Lists a selection. The instant checks (empty, not named as a JPEG, too large) skip at once.
-   * A file whose size matches nothing in the journal, the list or the rest of the selection
-   * cannot be a photo already uploaded or listed: it is listed at once and read in the
-   * background. The others are held until their fingerprints tell: already uploaded (skipped,
-   * counted in the notice), the same photo twice (skipped), interrupted earlier (listed with its
-   * old key), or new.
+   * A file whose size matches nothing in the journal cannot be a photo already uploaded: it is
+   * listed at once and read in the background (a second copy of a listed photo is dropped then).
+   * The others are held until their fingerprints tell: already uploaded (skipped, counted in the
+   * notice), the same photo twice (skipped), interrupted earlier (listed with its old key), or new.
    */
   addFiles(files: readonly File[]): void {
     if (files.length === 0 || this.disposed) return;
@@ -379,13 +380,10 @@ export class BatchController {
       this.services.logError('Could not read the upload journal', error);
       known = new Set(accepted.map((f) => f.size));
     }
-    const sizes = new Map<number, number>();
-    for (const f of accepted) sizes.set(f.size, (sizes.get(f.size) ?? 0) + 1);
-    const listedSizes = new Set(this.state.queue.files.map((f) => f.size));
     const now: ListedFile[] = [];
     const held: File[] = [];
     for (const file of accepted) {
-      if (known.has(file.size) || listedSizes.has(file.size) || (sizes.get(file.size) ?? 0) > 1) held.push(file);
+      if (known.has(file.size)) held.push(file);
       else now.push(this.listed(file, { kind: 'checking' }));
     }
     // The files that cannot be known already are listed now; the held wait for their fingerprints.
@@ -446,8 +444,10 @@ export class BatchController {
         const probe = probes[i]!;
         if (probe.kind === 'unreadable') verdicts.push({ id: file.id, ok: false, reason: 'unreadable' });
         else if (!probe.isJpeg) verdicts.push({ id: file.id, ok: false, reason: 'not-jpeg' });
+        else if (this.isListedAlready(probe.fingerprint, file.id, stillListed)) verdicts.push({ id: file.id, ok: false, reason: 'duplicate' });
         else {
           verdicts.push({ id: file.id, ok: true, fingerprint: probe.fingerprint });
+          this.listedFingerprints.set(probe.fingerprint, file.id);
           // Still listed (not removed or cleared meanwhile): recorded as waiting in its batch.
           if (stillListed.has(file.id)) entries.push(this.entryFor(file, probe.fingerprint, batchId));
         }
@@ -455,6 +455,12 @@ export class BatchController {
       this.dispatch({ type: 'files-checked', verdicts });
       await this.services.journal.putEntries(entries).catch((error: unknown) => this.services.logError('Could not write the upload journal', error));
     }
+  }
+
+  /** Whether another file still listed is this photo (the first one read keeps its place). */
+  private isListedAlready(fingerprint: string, id: string, listed: ReadonlySet<string>): boolean {
+    const other = this.listedFingerprints.get(fingerprint);
+    return other !== undefined && other !== id && listed.has(other);
   }
 
   /** Decides the held files by their fingerprints, a chunk at a time. */
@@ -474,6 +480,7 @@ export class BatchController {
       const sameSize = this.state.queue.files.filter((f) => chunkSizes.has(f.size));
       const listedProbes = await Promise.all(sameSize.map((f) => this.probe(f.id, f.file)));
       for (const p of listedProbes) if (p.kind === 'ok') seen.add(p.fingerprint);
+      const stillListed = new Set(this.state.queue.files.map((f) => f.id));
 
       const add: ListedFile[] = [];
       const skipped: SkippedFile[] = [];
@@ -484,8 +491,11 @@ export class BatchController {
         if (!probe.isJpeg) return void skipped.push({ name: file.name, reason: 'not-jpeg' });
         const entry = journaled.get(probe.fingerprint);
         if (entry?.status === 'uploaded') return void skipped.push({ name: file.name, reason: 'already-uploaded' });
-        if (seen.has(probe.fingerprint)) return void skipped.push({ name: file.name, reason: 'duplicate' });
+        if (seen.has(probe.fingerprint) || this.isListedAlready(probe.fingerprint, ids[i]!, stillListed)) {
+          return void skipped.push({ name: file.name, reason: 'duplicate' });
+        }
         seen.add(probe.fingerprint);
+        this.listedFingerprints.set(probe.fingerprint, ids[i]!);
         const listed = { ...this.listed(file, { kind: 'waiting' }, { fingerprint: probe.fingerprint, ...(entry ? { entry } : {}) }), id: ids[i]! };
         add.push(listed);
         entries.push(this.entryFor(listed, probe.fingerprint, batchId));
@@ -512,6 +522,7 @@ export class BatchController {
     const batchId = this.batchId;
     this.batchId = null;
     this.probes.clear();
+    this.listedFingerprints.clear();
     this.dispatch({ type: 'list-cleared' });
     if (batchId) {
       void this.checking.then(() => this.services.journal.endBatch(batchId)).catch((error: unknown) => this.services.logError('Could not clear the upload journal', error));
