@@ -75,9 +75,9 @@ test('a subscriber uploads 25 JPEGs with a camera; bad files are skipped with on
   fs.utimesSync(duplicate, when, when);
 
   await chooseFiles(page, [...jpegs, video, empty, duplicate, fake]);
-  // One grouped notice: the instant skips, then fake.jpg and the copy join once their bytes are read.
+  // One grouped notice: the instant skips, then the copy and fake.jpg join once their bytes are read.
   await expect(page.getByRole('status').filter({ hasText: 'skipped' })).toHaveText(
-    '4 files skipped: IMG_0026.MP4 (not a JPEG image), empty.jpg (empty file), fake.jpg (not a JPEG image), IMG_0001.JPG (already in the list).',
+    '4 files skipped: IMG_0026.MP4 (not a JPEG image), empty.jpg (empty file), IMG_0001.JPG (already in the list), fake.jpg (not a JPEG image).',
   );
   await expect(page.getByRole('status').filter({ hasText: /^Checking/ })).toHaveCount(0);
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 25 = 0%');

@@ -501,6 +501,9 @@ export class BatchController {
         entries.push(this.entryFor(listed, probe.fingerprint, batchId));
       });
       await this.services.journal.putEntries(entries).catch((error: unknown) => this.services.logError('Could not write the upload journal', error));
+      // Skipped files are gone from this page: so are their probes (9,000 of a card picked again).
+      const kept = new Set(add.map((f) => f.id));
+      for (const id of ids) if (!kept.has(id)) this.probes.delete(id);
       this.dispatch({ type: 'held-resolved', files: add, skipped, resolved: chunk.length });
       // Files found while a batch runs join it.
       if (this.engine && add.length > 0) this.engine.add(add.map((f) => ({ id: f.id, key: f.key, file: f.file })));
