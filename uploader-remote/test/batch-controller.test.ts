@@ -256,6 +256,25 @@ describe('BatchController: two tabs', () => {
 });
 
 describe('BatchController: sending', () => {
+  it('a photo still being checked when Upload is pressed joins the running batch once found new', async () => {
+    const t = open();
+    // The journal knows a photo of this size (another photo): the new one is held until it is read.
+    await t.journal.putEntries([{ owner: 'sub-1', ranchId: 'mesquite-flats', fingerprint: 'v1-10-other-1234', batchId: null, name: 'OLD.JPG', path: '', size: 10, lastModified: 1, key: 'old.jpg', status: 'uploaded', updatedAt: Date.now() }]);
+    let read!: () => void;
+    const slow = photo('SLOW.JPG', 'slow-12345', { readAfter: new Promise<void>((r) => (read = r)) });
+    t.world.autoAnswer = false;
+    t.controller.addFiles([photo('FAST.JPG', 'a-longer-content'), slow]);
+    await until(() => t.state().queue.files.length === 1 && t.state().allowance.kind === 'known', 'the fast one to be listed');
+    t.controller.requestUpload();
+    await until(() => t.world.pending.size === 1);
+    read();
+    await until(() => t.world.pending.size === 2, 'the slow one to join the batch');
+    for (const p of [...t.world.pending.values()]) p.resolve();
+    await until(() => idle(t.state()));
+    expect(t.world.stored.size).toBe(2);
+    expect(t.state().queue).toMatchObject({ uploaded: 2, total: 2 });
+  });
+
   it('sends with the chosen camera and level, records analytics, and a file once sent keeps its target', async () => {
     const t = open();
     t.controller.setCamera('Windmill Tank');

@@ -14,19 +14,25 @@ import type { UploadJob } from '../../src/features/upload/services/upload-engine
 import type { LockPort, SessionEnd, TabChannel, TabMessage, UploaderServices } from '../../src/features/upload/services/uploader-services';
 
 const probes = new WeakMap<Blob, FileProbe>();
+const gates = new WeakMap<Blob, Promise<void>>();
 
 /**
  * A photo whose probe the fake prober knows: its fingerprint is its content, so the same content
  * under another name is the same photo. The bytes are the content (sizes follow its length).
  */
-export function photo(name: string, content = name, options: { notJpeg?: boolean; lastModified?: number } = {}): File {
+export function photo(name: string, content = name, options: { notJpeg?: boolean; lastModified?: number; readAfter?: Promise<void> } = {}): File {
   const file = new File([content], name, { type: 'image/jpeg', lastModified: options.lastModified ?? 1 });
   probes.set(file, { kind: 'ok', fingerprint: `v1-${content.length}-${content}`, isJpeg: !options.notJpeg });
+  // A slow card: this photo's bytes are read only once `readAfter` settles.
+  if (options.readAfter) gates.set(file, options.readAfter);
   return file;
 }
 
 export const fakeProber: FileProber = {
-  probe: async (file) => probes.get(file) ?? { kind: 'unreadable', reason: 'not a test photo' },
+  probe: async (file) => {
+    await gates.get(file);
+    return probes.get(file) ?? { kind: 'unreadable', reason: 'not a test photo' };
+  },
   dispose: () => undefined,
 };
 

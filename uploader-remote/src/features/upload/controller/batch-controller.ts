@@ -549,7 +549,9 @@ export class BatchController {
   requestUpload(): void {
     const plan = planUpload(this.state.queue, remainingOf(this.state.allowance));
     if (plan.kind === 'confirm') this.set({ confirm: { remaining: plan.remaining, listed: plan.listed } });
-    else if (plan.kind === 'upload') void this.startBatch(this.state.queue.files, plan.limit);
+    // No count of its own: files still being checked join the batch when they are found to be
+    // new, and the allowance (read before every start) bounds it all.
+    else if (plan.kind === 'upload') void this.startBatch(this.state.queue.files, Number.POSITIVE_INFINITY);
   }
 
   answerConfirm(uploadRemaining: boolean): void {
