@@ -88,7 +88,7 @@ describe('allowanceFrom', () => {
     expect(allowanceFrom(inputs({ ranchMax: 10_000, subscribed: new Error('boom') }), [])).toMatchObject({ kind: 'known', limit: 10_000 });
   });
   it('subtracts the successes since the usage request was sent', () => {
-    const a = allowanceFrom(inputs({ totalRequestedAt: 1_000 }), [500, 1_000, 1_500]);
+    const a = allowanceFrom(inputs({ totalRequestedAt: 1_000 }), [500, 1_000, 1_001, 1_500]);
     expect(a).toMatchObject({ since: 2 });
     expect(remainingOf(a)).toBe(13);
   });

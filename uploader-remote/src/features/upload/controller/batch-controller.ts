@@ -233,7 +233,7 @@ export class BatchController {
         if (generation !== this.generations.total) return;
         this.accountInputs = { ...this.accountInputs, total: metrics.total ?? '', totalRequestedAt: requestedAt };
         // Successes before this request are in its count (or will never be missed again).
-        this.successes = this.successes.filter((at) => at >= requestedAt);
+        this.successes = this.successes.filter((at) => at > requestedAt);
         this.updateAllowance();
       },
       (error: unknown) => {
@@ -657,8 +657,13 @@ export class BatchController {
       const probe = await this.probe(file.id, file.file);
       if (probe.kind === 'unreadable') return { go: false, reason: 'unreadable' };
       if (!probe.isJpeg) return { go: false, reason: 'not-jpeg' };
-      // Asked again just before sending: another tab may have sent it meanwhile.
-      const entry = (await services.journal.entries(this.scope, [probe.fingerprint])).get(probe.fingerprint);
+      // Asked again just before sending: another tab may have sent it meanwhile. A journal that
+      // cannot be read (storage broken or full) must not stop the upload: it is logged, and only
+      // the record across reloads is lost.
+      const entry = await services.journal.entries(this.scope, [probe.fingerprint]).then(
+        (found) => found.get(probe.fingerprint),
+        (error: unknown) => void services.logError('Could not read the upload journal', error),
+      );
       if (entry?.status === 'uploaded') return { go: false, reason: 'already-uploaded' };
       const key = entry?.key ?? file.key;
       const target = entry?.target ?? file.target ?? this.targetFor(undefined);
@@ -669,7 +674,7 @@ export class BatchController {
       // Recorded with its key and target before a byte is sent: a crash mid-upload resumes it
       // under the same key, so it never becomes two objects.
       this.sending.set(file.id, { key, target: { ...target, ranchId }, entry: journaled });
-      await services.journal.putEntries([journaled]);
+      await services.journal.putEntries([journaled]).catch((error: unknown) => services.logError('Could not write the upload journal', error));
       return { go: true, key };
     };
 

@@ -62,7 +62,7 @@ export type Allowance =
       limit: number;
       /** The month's total as the server counted it. */
       counted: number;
-      /** When the usage request was sent (ms): uploads that succeeded from then on may be missing from `counted`. */
+      /** When the usage request was sent (ms): uploads that succeeded after it may be missing from `counted`. */
       countedFrom: number;
       /** Successes since `countedFrom`, from this tab and the user's other tabs: subtracted at once. */
       since: number;
@@ -100,16 +100,19 @@ export function allowanceFrom(inputs: AllowanceInputs, successes: readonly numbe
   return { kind: 'known', limit, counted, countedFrom: inputs.totalRequestedAt, since: successesSince(successes, inputs.totalRequestedAt) };
 }
 
-/** How many of `successes` (times in ms) happened at or after `from`. */
+/**
+ * How many of `successes` (times in ms) happened after `from`. One in the same millisecond as the
+ * usage request was heard before it was sent, so the count it asks for includes it.
+ */
 export function successesSince(successes: readonly number[], from: number): number {
   let n = 0;
-  for (const at of successes) if (at >= from) n++;
+  for (const at of successes) if (at > from) n++;
   return n;
 }
 
 /** Records successes (at time `at`) in a known allowance: they count from now on, before any refetch. */
 export function withSuccesses(allowance: Allowance, at: number, count = 1): Allowance {
-  return allowance.kind === 'known' && at >= allowance.countedFrom ? { ...allowance, since: allowance.since + count } : allowance;
+  return allowance.kind === 'known' && at > allowance.countedFrom ? { ...allowance, since: allowance.since + count } : allowance;
 }
 
 /** This month's uploads as far as this browser knows: the server's count and the successes since. */
