@@ -15,8 +15,12 @@ const subtle = webcrypto.subtle as unknown as SubtleCrypto;
 const JPEG_HEAD = [0xff, 0xd8, 0xff, 0xe0];
 const blobOf = (...bytes: number[]): Blob => new NodeBlob([Uint8Array.from(bytes)]) as unknown as Blob;
 const ok = (fingerprint: string): FileProbe => ({ kind: 'ok', fingerprint, isJpeg: true });
-/** Lets every settled promise's callbacks run. */
-const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+// On jest's fake clock: `flush` lets queued callbacks run without real time passing.
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
+const flush = () => jest.advanceTimersByTimeAsync(10);
+/** A SubtleCrypto whose digest answers at once (the reads are what these tests pace). */
+const instantSubtle = { digest: async () => new ArrayBuffer(32) } as unknown as SubtleCrypto;
 
 /** A Worker the test drives: it records what is posted and answers, fails or breaks on demand. */
 class FakeWorker implements ProbeWorker {
@@ -81,7 +85,7 @@ describe('createInlineProber', () => {
         size: 3,
         slice: () => ({ arrayBuffer: () => new Promise<ArrayBuffer>((resolve) => reads.push({ answer: () => resolve(Uint8Array.from([0xff, 0xd8, 0xff]).buffer) })) }),
       }) as unknown as Blob;
-    const prober = createInlineProber(subtle, 2);
+    const prober = createInlineProber(instantSubtle, 2);
     const probes = [prober.probe(slowBlob()), prober.probe(slowBlob()), prober.probe(slowBlob())];
     await flush();
     expect(reads).toHaveLength(2);
