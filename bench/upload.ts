@@ -28,6 +28,7 @@ const PADDING = 1_500_000;
 const LINK_FILES = Number(process.env.BENCH_LINK_FILES ?? 200);
 const REPICK_OLD = Number(process.env.BENCH_REPICK_OLD ?? 9000);
 const REPICK_NEW = Number(process.env.BENCH_REPICK_NEW ?? 1000);
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'loopback,repick,link').split(',').map((s) => s.trim()));
 const LINK_PADDING = 2_000_000;
 const LINK: LinkSpec = (() => {
   const parsed = parseLink(process.env.BENCH_LINK ?? '20:80');
@@ -84,7 +85,9 @@ const longestTaskProbe = () => {
 async function rePick(browser: Browser, shellUrl: string, work: string): Promise<string[][]> {
   const rows: string[][] = [];
   const old = writeVariedJpegs(path.join(work, 'repick-old'), REPICK_OLD, 'OLD_', 20_000);
-  const page = await browser.newPage();
+  // One browser profile for both visits, as a hunter's own browser: the journal is in its IndexedDB.
+  const profile = await browser.newContext();
+  const page = await profile.newPage();
   await startSignedIn(page, accounts.subscriber);
   await page.goto(`${shellUrl}/uploader`);
   await page.getByText(/You have uploaded/).waitFor();
@@ -100,7 +103,7 @@ async function rePick(browser: Browser, shellUrl: string, work: string): Promise
   const fresh = writeVariedJpegs(path.join(work, 'repick-new'), REPICK_NEW, 'NEW_', 2_500_000);
   const freshBytes = fresh.reduce((n, f) => n + fs.statSync(f).size, 0);
   const card = [...old, ...fresh];
-  const repick = await browser.newPage();
+  const repick = await profile.newPage();
   await startSignedIn(repick, accounts.subscriber);
   await repick.goto(`${shellUrl}/uploader`);
   await repick.getByText(/You have uploaded/).waitFor();
@@ -109,7 +112,13 @@ async function rePick(browser: Browser, shellUrl: string, work: string): Promise
   await cdp.send('Performance.enable');
   await chooseFiles(repick, card);
   const picked = Date.now();
-  await repick.getByRole('region', { name: `File list, ${formatNumber(REPICK_NEW)} files` }).waitFor({ timeout: 120_000 });
+  await repick
+    .getByRole('region', { name: `File list, ${formatNumber(REPICK_NEW)} files` })
+    .waitFor({ timeout: 120_000 })
+    .catch(async (error: unknown) => {
+      const shown = await repick.locator('main').innerText().catch(() => '(no page)');
+      throw new Error(`The re-picked list never showed the ${REPICK_NEW} new photos. The page says:\n${shown.slice(0, 1500)}`, { cause: error });
+    });
   const listed = (Date.now() - picked) / 1000;
   await repick.getByText(/^Checking [\d,]+ files…$/).waitFor({ state: 'hidden', timeout: 600_000 });
   const decided = (Date.now() - picked) / 1000;
@@ -127,7 +136,7 @@ async function rePick(browser: Browser, shellUrl: string, work: string): Promise
     `longest main-thread task ${longest > 0 ? `${longest.toFixed(0)} ms` : '< 50 ms (none reported)'}`,
   ]);
   rows.push([`  … all ${formatNumber(card.length)} decided (fingerprinted, journal asked)`, `${decided.toFixed(2)} s`, `notice: ${skipped.slice(0, 60)}`, '', '']);
-  await repick.close();
+  await profile.close();
 
   // Fingerprints of the multi-MB photos alone, in a fresh page: how fast a card is read.
   const alone = await browser.newPage();
@@ -152,6 +161,75 @@ async function rePick(browser: Browser, shellUrl: string, work: string): Promise
 
 const formatNumber = (n: number) => new Intl.NumberFormat('en-US').format(n);
 
+/** The loopback rows: upload throughput by concurrency, and 10,000 files selected. */
+async function loopback(browser: Browser, shellUrl: string, work: string): Promise<string[][]> {
+  const rows: string[][] = [];
+  const big = writeJpegs(path.join(work, 'big'), FILES, { padding: PADDING });
+  const mb = big.reduce((n, f) => n + fs.statSync(f).size, 0) / 1e6;
+  const runs: { concurrency: number; seconds: number }[] = [];
+  for (const concurrency of [...new Set([1, 4, DEFAULT_CONCURRENCY])]) {
+    runs.push({ concurrency, seconds: await timeUpload(browser, shellUrl, big, concurrency) });
+  }
+  const base = runs[0]!.seconds;
+  for (const r of runs) {
+    rows.push([`upload ${FILES} × ~1.5 MB, concurrency ${r.concurrency}${r.concurrency === DEFAULT_CONCURRENCY ? ' (default)' : ''}`, `${r.seconds.toFixed(1)} s`, `${(FILES / r.seconds).toFixed(1)} files/s`, `${(mb / r.seconds).toFixed(1)} MB/s`, `×${(base / r.seconds).toFixed(2)} vs 1`]);
+  }
+
+  const small = writeJpegs(path.join(work, 'small'), 10_000);
+  const page = await browser.newPage();
+  await startSignedIn(page, accounts.subscriber);
+  await page.goto(`${shellUrl}/uploader`);
+  await page.getByText(/You have uploaded/).waitFor();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const start = Date.now();
+  await chooseFiles(page, small);
+  // Playwright's own transfer of 10,000 paths into the page is part of `start`; this is not.
+  const picked = Date.now();
+  await page.getByRole('region', { name: 'File list, 10,000 files' }).waitFor({ timeout: 120_000 });
+  const listed = (Date.now() - picked) / 1000;
+  // Interactive: a click on a row's Remove button is handled (the list shrinks by one).
+  await page.getByRole('button', { name: 'Remove IMG_0001.JPG' }).click();
+  await page.getByRole('region', { name: 'File list, 9,999 files' }).waitFor();
+  const seconds = (Date.now() - start) / 1000;
+  // The first bytes are checked in the background after the list is shown; the status goes when done.
+  await page.getByText(/^Checking [\d,]+ files…$/).waitFor({ state: 'hidden', timeout: 120_000 });
+  const checked = (Date.now() - picked) / 1000;
+  await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
+  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+  const heap = (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1e6;
+  const domRows = await page.locator('li.file-row').count();
+  rows.push([`select 10,000 small files → list interactive (${listed.toFixed(2)} s after the picker returned)`, `${seconds.toFixed(2)} s`, `JS heap ${heap.toFixed(1)} MB`, `${domRows} DOM rows`, '']);
+  rows.push([`  … first bytes of all 10,000 checked in the background`, `${checked.toFixed(2)} s after the picker returned`, '', '', '']);
+  await page.close();
+  return rows;
+}
+/** The link rows: goodput through the emulated shared uplink, default and sequential. */
+async function throughLink(browser: Browser, shellUrl: string, work: string, sandbox: Sandbox): Promise<string[][]> {
+  const linkRows: string[][] = [];
+  const linked = writeJpegs(path.join(work, 'linked'), LINK_FILES, { padding: LINK_PADDING });
+  const linkBytes = linked.reduce((n, f) => n + fs.statSync(f).size, 0);
+  const capacity = (LINK.mbit * 1e6) / 8; // bytes per second
+  const linkRuns: { concurrency: number; seconds: number; carried: number }[] = [];
+  for (const concurrency of [DEFAULT_CONCURRENCY, 1]) {
+    const before = sandbox.linkBytesSent();
+    const seconds = await timeUpload(browser, shellUrl, linked, concurrency);
+    linkRuns.push({ concurrency, seconds, carried: sandbox.linkBytesSent() - before });
+  }
+  const ideal = linkBytes / capacity;
+  for (const r of linkRuns) {
+    const goodput = linkBytes / (capacity * r.seconds);
+    linkRows.push([
+      `upload ${LINK_FILES} × ~${(LINK_PADDING / 1e6).toFixed(0)} MB, concurrency ${r.concurrency}${r.concurrency === DEFAULT_CONCURRENCY ? ' (default)' : ' (sequential)'}`,
+      `${r.seconds.toFixed(1)} s (ideal ${ideal.toFixed(1)} s)`,
+      `${((linkBytes * 8) / 1e6 / r.seconds).toFixed(2)} Mbit/s`,
+      `goodput ${(goodput * 100).toFixed(1)} % of the link${r.concurrency === DEFAULT_CONCURRENCY ? (goodput >= 0.9 ? ' (goal ≥ 90 %: met)' : ' (goal ≥ 90 %: MISSED)') : ''}`,
+      `link carried ${(r.carried / 1e6).toFixed(1)} MB for ${(linkBytes / 1e6).toFixed(1)} MB of files`,
+    ]);
+  }
+  return linkRows;
+}
+
 async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-upload-'));
   let sandbox: Sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), reset: true, quiet: true, link: null });
@@ -161,72 +239,18 @@ async function main() {
   const linkRows: string[][] = [];
   const repickRows: string[][] = [];
   try {
-    const big = writeJpegs(path.join(work, 'big'), FILES, { padding: PADDING });
-    const mb = big.reduce((n, f) => n + fs.statSync(f).size, 0) / 1e6;
-    const runs: { concurrency: number; seconds: number }[] = [];
-    for (const concurrency of [...new Set([1, 4, DEFAULT_CONCURRENCY])]) {
-      runs.push({ concurrency, seconds: await timeUpload(browser, stack.shellUrl, big, concurrency) });
+    if (SECTIONS.has('loopback')) rows.push(...(await loopback(browser, stack.shellUrl, work)));
+    if (SECTIONS.has('repick')) {
+      // On a fresh sandbox: its 9,000 uploads need the month's allowance.
+      await sandbox.stop();
+      sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), reset: true, quiet: true, link: null });
+      repickRows.push(...(await rePick(browser, stack.shellUrl, work)));
     }
-    const base = runs[0]!.seconds;
-    for (const r of runs) {
-      rows.push([`upload ${FILES} × ~1.5 MB, concurrency ${r.concurrency}${r.concurrency === DEFAULT_CONCURRENCY ? ' (default)' : ''}`, `${r.seconds.toFixed(1)} s`, `${(FILES / r.seconds).toFixed(1)} files/s`, `${(mb / r.seconds).toFixed(1)} MB/s`, `×${(base / r.seconds).toFixed(2)} vs 1`]);
-    }
-
-    const small = writeJpegs(path.join(work, 'small'), 10_000);
-    const page = await browser.newPage();
-    await startSignedIn(page, accounts.subscriber);
-    await page.goto(`${stack.shellUrl}/uploader`);
-    await page.getByText(/You have uploaded/).waitFor();
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Performance.enable');
-    const start = Date.now();
-    await chooseFiles(page, small);
-    // Playwright's own transfer of 10,000 paths into the page is part of `start`; this is not.
-    const picked = Date.now();
-    await page.getByRole('region', { name: 'File list, 10,000 files' }).waitFor({ timeout: 120_000 });
-    const listed = (Date.now() - picked) / 1000;
-    // Interactive: a click on a row's Remove button is handled (the list shrinks by one).
-    await page.getByRole('button', { name: 'Remove IMG_0001.JPG' }).click();
-    await page.getByRole('region', { name: 'File list, 9,999 files' }).waitFor();
-    const seconds = (Date.now() - start) / 1000;
-    // The first bytes are checked in the background after the list is shown; the status goes when done.
-    await page.getByText(/^Checking [\d,]+ files…$/).waitFor({ state: 'hidden', timeout: 120_000 });
-    const checked = (Date.now() - picked) / 1000;
-    await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
-    const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
-    const heap = (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1e6;
-    const domRows = await page.locator('li.file-row').count();
-    rows.push([`select 10,000 small files → list interactive (${listed.toFixed(2)} s after the picker returned)`, `${seconds.toFixed(2)} s`, `JS heap ${heap.toFixed(1)} MB`, `${domRows} DOM rows`, '']);
-    rows.push([`  … first bytes of all 10,000 checked in the background`, `${checked.toFixed(2)} s after the picker returned`, '', '', '']);
-    await page.close();
-
-    // The re-pick, on a fresh sandbox (its 9,000 uploads need the month's allowance).
-    await sandbox.stop();
-    sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), reset: true, quiet: true, link: null });
-    repickRows.push(...(await rePick(browser, stack.shellUrl, work)));
-
-    // Through the link: the same sandbox state behind the emulated shared uplink.
-    await sandbox.stop();
-    sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), quiet: true, link: LINK });
-    const linked = writeJpegs(path.join(work, 'linked'), LINK_FILES, { padding: LINK_PADDING });
-    const linkBytes = linked.reduce((n, f) => n + fs.statSync(f).size, 0);
-    const capacity = (LINK.mbit * 1e6) / 8; // bytes per second
-    const linkRuns: { concurrency: number; seconds: number; carried: number }[] = [];
-    for (const concurrency of [DEFAULT_CONCURRENCY, 1]) {
-      const before = sandbox.linkBytesSent();
-      const seconds = await timeUpload(browser, stack.shellUrl, linked, concurrency);
-      linkRuns.push({ concurrency, seconds, carried: sandbox.linkBytesSent() - before });
-    }
-    const ideal = linkBytes / capacity;
-    for (const r of linkRuns) {
-      const goodput = linkBytes / (capacity * r.seconds);
-      linkRows.push([
-        `upload ${LINK_FILES} × ~${(LINK_PADDING / 1e6).toFixed(0)} MB, concurrency ${r.concurrency}${r.concurrency === DEFAULT_CONCURRENCY ? ' (default)' : ' (sequential)'}`,
-        `${r.seconds.toFixed(1)} s (ideal ${ideal.toFixed(1)} s)`,
-        `${((linkBytes * 8) / 1e6 / r.seconds).toFixed(2)} Mbit/s`,
-        `goodput ${(goodput * 100).toFixed(1)} % of the link${r.concurrency === DEFAULT_CONCURRENCY ? (goodput >= 0.9 ? ' (goal ≥ 90 %: met)' : ' (goal ≥ 90 %: MISSED)') : ''}`,
-        `link carried ${(r.carried / 1e6).toFixed(1)} MB for ${(linkBytes / 1e6).toFixed(1)} MB of files`,
-      ]);
+    if (SECTIONS.has('link')) {
+      // The same sandbox state behind the emulated shared uplink.
+      await sandbox.stop();
+      sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), quiet: true, link: LINK });
+      linkRows.push(...(await throughLink(browser, stack.shellUrl, work, sandbox)));
     }
   } finally {
     await browser.close();
@@ -235,6 +259,7 @@ async function main() {
     fs.rmSync(work, { recursive: true, force: true });
   }
   const print = (table: string[][]) => {
+    if (table.length === 0) return console.log('(not run: BENCH_SECTIONS)');
     const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...table.map((r) => r[i]!.length)));
     for (const r of table) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join(' | ').trimEnd());
   };
@@ -245,6 +270,7 @@ async function main() {
   console.log(`\nThrough the link emulator (one shared uplink of ${formatLink(LINK)}; goodput = file bytes / (capacity × time))\n`);
   print(linkRows);
 }
+
 
 main().catch((error: unknown) => {
   console.error(error);

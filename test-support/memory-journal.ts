@@ -34,7 +34,11 @@ export function memoryJournal(): UploadJournal & { entriesOf(owner: string): Jou
       return out.sort((a, b) => b.batch.updatedAt - a.batch.updatedAt);
     },
     async putEntries(entries) {
-      for (const e of entries) files.set(id(e.owner, e.ranchId, e.fingerprint), clone(e));
+      for (const e of entries) {
+        const key = id(e.owner, e.ranchId, e.fingerprint);
+        if (e.status !== 'uploaded' && files.get(key)?.status === 'uploaded') continue;
+        files.set(key, clone(e));
+      }
     },
     async putBatch(batch) {
       batches.set(batch.id, clone(batch));

@@ -49,6 +49,15 @@ describe.each(implementations)('%s', (_name, make) => {
     expect((await journal.entries(scope, ['a'])).get('a')).toMatchObject({ status: 'uploaded', uploadedAt: 5 });
   });
 
+  it('uploaded is final: a later write of another status for the photo is dropped', async () => {
+    await journal.putEntries([entry('a', { status: 'uploaded', uploadedAt: 5 })]);
+    await journal.putEntries([entry('a', { status: 'waiting', batchId: 'late' }), entry('b', { status: 'waiting' })]);
+    await journal.putEntries([entry('b', { status: 'failed', reason: 'x' })]);
+    const found = await journal.entries(scope, ['a', 'b']);
+    expect(found.get('a')).toMatchObject({ status: 'uploaded', batchId: 'b1', uploadedAt: 5 });
+    expect(found.get('b')).toMatchObject({ status: 'failed' });
+  });
+
   it('tells which sizes it has seen for the scope, before any fingerprint is known', async () => {
     await journal.putEntries([entry('a', { size: 2_000_000 }), entry('b', { size: 3_000_000, owner: 'someone-else' })]);
     expect(await journal.sizesKnown(scope, [2_000_000, 3_000_000, 2_000_000, 4])).toEqual(new Set([2_000_000]));

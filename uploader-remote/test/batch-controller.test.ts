@@ -55,6 +55,25 @@ describe('BatchController: the journal', () => {
     expect(t.world.puts).toHaveLength(5);
   });
 
+  it('a photo sent before the background check of its chunk ends stays recorded as uploaded', async () => {
+    const t = open();
+    let read!: () => void;
+    const fast = photo('FAST.JPG', 'fast-bytes-1');
+    const slow = photo('SLOW.JPG', 'slow-bytes-22', { readAfter: new Promise<void>((r) => (read = r)) });
+    t.controller.addFiles([fast, slow]);
+    await until(() => t.state().allowance.kind === 'known' && t.state().queue.files.length === 2);
+    t.controller.requestUpload();
+    await until(() => t.world.stored.size === 1, 'the fast photo to go up');
+    read(); // the chunk's check ends after the upload, and must not undo its record
+    await until(() => idle(t.state()));
+    expect(t.journal.entriesOf('sub-1').map((e) => [e.name, e.status]).sort()).toEqual([
+      ['FAST.JPG', 'uploaded'],
+      ['SLOW.JPG', 'uploaded'],
+    ]);
+    t.controller.addFiles([fast]);
+    await until(() => t.state().queue.notice === '1 file skipped: 1 already uploaded.');
+  });
+
   it('two identical photos in one selection count once', async () => {
     const t = open();
     t.controller.addFiles([photo('IMG_0001.JPG', 'same-bytes'), photo('copy of IMG_0001.JPG', 'same-bytes'), photo('IMG_0002.JPG', 'other-bytes')]);

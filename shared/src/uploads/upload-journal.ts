@@ -108,7 +108,10 @@ export interface UploadJournal {
   entries(scope: JournalScope, fingerprints: readonly string[]): Promise<Map<string, JournalEntry>>;
   /** The scope's batches with files still to send, newest first. */
   openBatches(scope: JournalScope): Promise<BatchSummary[]>;
-  /** Writes (insert or replace) entries; resolves once they are committed. */
+  /**
+   * Writes (insert or replace) entries; resolves once they are committed. An entry recorded as
+   * uploaded stays so: a write of another status for it is dropped.
+   */
   putEntries(entries: readonly JournalEntry[]): Promise<void>;
   /** Writes a batch record; resolves once committed. */
   putBatch(batch: JournalBatch): Promise<void>;
@@ -175,7 +178,14 @@ export function openUploadJournal(options: { name?: string } = {}): UploadJourna
       waiters = [];
       try {
         const tx = (await db()).transaction(['files', 'batches'], 'readwrite');
-        for (const e of entries) void tx.objectStore('files').put(e);
+        const files = tx.objectStore('files');
+        await Promise.all(
+          entries.map(async (e) => {
+            // Uploaded is final: a late "waiting" (a background check, another tab) never undoes it.
+            if (e.status !== 'uploaded' && (await files.get([e.owner, e.ranchId, e.fingerprint]))?.status === 'uploaded') return;
+            await files.put(e);
+          }),
+        );
         for (const b of batches) void tx.objectStore('batches').put(b);
         await tx.done;
         for (const w of settled) w.resolve();

@@ -108,6 +108,8 @@ export class BatchController {
   private engine: RunningBatch | null = null;
   private releaseLock: (() => void) | null = null;
   private lockWait: AbortController | null = null;
+  /** Files whose journal entry the upload path writes (admitted): the background check leaves them be. */
+  private readonly claimed = new Set<string>();
   /** The key and target each file of the running batch is sent with. */
   private readonly sending = new Map<string, { key: string; target: UploadTarget; entry: JournalEntry }>();
 
@@ -448,8 +450,9 @@ export class BatchController {
         else {
           verdicts.push({ id: file.id, ok: true, fingerprint: probe.fingerprint });
           this.listedFingerprints.set(probe.fingerprint, file.id);
-          // Still listed (not removed or cleared meanwhile): recorded as waiting in its batch.
-          if (stillListed.has(file.id)) entries.push(this.entryFor(file, probe.fingerprint, batchId));
+          // Still listed (not removed or cleared meanwhile) and not already taken by an upload,
+          // whose own record (with its target) must not be replaced: recorded as waiting.
+          if (stillListed.has(file.id) && !this.claimed.has(file.id)) entries.push(this.entryFor(file, probe.fingerprint, batchId));
         }
       });
       this.dispatch({ type: 'files-checked', verdicts });
@@ -526,6 +529,7 @@ export class BatchController {
     this.batchId = null;
     this.probes.clear();
     this.listedFingerprints.clear();
+    this.claimed.clear();
     this.dispatch({ type: 'list-cleared' });
     if (batchId) {
       void this.checking.then(() => this.services.journal.endBatch(batchId)).catch((error: unknown) => this.services.logError('Could not clear the upload journal', error));
@@ -673,6 +677,7 @@ export class BatchController {
       };
       // Recorded with its key and target before a byte is sent: a crash mid-upload resumes it
       // under the same key, so it never becomes two objects.
+      this.claimed.add(file.id);
       this.sending.set(file.id, { key, target: { ...target, ranchId }, entry: journaled });
       await services.journal.putEntries([journaled]).catch((error: unknown) => services.logError('Could not write the upload journal', error));
       return { go: true, key };
