@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { Authenticator } from '@aws-amplify/ui-react';
-import { afterSignInPath, useBrand, useConfig, useNavigation, usePausedWorkNotice, useUser, type LoginProps } from '@trailsense/shared';
+import { afterSignInPath, setPausedWorkNotice, useBrand, useConfig, useNavigation, usePausedWorkNotice, useUser, type LoginProps } from '@trailsense/shared';
 import { AccountHelpDialog } from './account-help-dialog';
 import {
   addAuthVocabulary,
@@ -53,7 +53,10 @@ function AfterSignIn({ returnTo }: LoginProps) {
   const user = useUser();
   const { navigate } = useNavigation();
   useEffect(() => {
-    if (user.status === 'authenticated') navigate(afterSignInPath(user.user, returnTo), { replace: true });
+    if (user.status !== 'authenticated') return;
+    // Said to whoever signs in next; once someone has, the uploader speaks for itself.
+    setPausedWorkNotice(null);
+    navigate(afterSignInPath(user.user, returnTo), { replace: true });
   }, [user, returnTo, navigate]);
   return <p role="status">Signed in. Taking you on…</p>;
 }
