@@ -73,13 +73,28 @@ function writeVariedJpegs(dir: string, count: number, prefix: string, base: numb
   });
 }
 
-const longestTaskProbe = () => {
-  const w = window as unknown as { __longestTask: number };
-  w.__longestTask = 0;
+/**
+ * Records the page's long tasks and when the picker's change event fired. The task that delivers a
+ * selection is Chromium's own (building a FileList of 10,000 files takes about 1.1 s on a bare page
+ * here, before any of our code runs), so it is reported apart from the longest of the others.
+ */
+const longTaskProbe = () => {
+  const w = window as unknown as { __tasks: { start: number; duration: number }[]; __changeAt: number };
+  w.__tasks = [];
+  w.__changeAt = -1;
+  document.addEventListener('change', () => (w.__changeAt = performance.now()), { capture: true });
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) w.__longestTask = Math.max(w.__longestTask, entry.duration);
+    for (const entry of list.getEntries()) w.__tasks.push({ start: entry.startTime, duration: entry.duration });
   }).observe({ type: 'longtask' });
 };
+
+const longTasks = () =>
+  (() => {
+    const w = window as unknown as { __tasks: { start: number; duration: number }[]; __changeAt: number };
+    const picker = w.__tasks.find((t) => t.start <= w.__changeAt && w.__changeAt <= t.start + t.duration);
+    const others = w.__tasks.filter((t) => t !== picker).map((t) => t.duration);
+    return { picker: picker?.duration ?? 0, longest: others.length > 0 ? Math.max(...others) : 0 };
+  })();
 
 /** The re-pick rows: a card of which most photos were uploaded before, picked again. */
 async function rePick(browser: Browser, shellUrl: string, work: string): Promise<string[][]> {
@@ -107,7 +122,7 @@ async function rePick(browser: Browser, shellUrl: string, work: string): Promise
   await startSignedIn(repick, accounts.subscriber);
   await repick.goto(`${shellUrl}/uploader`);
   await repick.getByText(/You have uploaded/).waitFor();
-  await repick.evaluate(longestTaskProbe);
+  await repick.evaluate(longTaskProbe);
   const cdp = await repick.context().newCDPSession(repick);
   await cdp.send('Performance.enable');
   await chooseFiles(repick, card);
@@ -126,14 +141,14 @@ async function rePick(browser: Browser, shellUrl: string, work: string): Promise
   await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
   const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
   const heap = (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1e6;
-  const longest = await repick.evaluate(() => (window as unknown as { __longestTask: number }).__longestTask);
+  const tasks = await repick.evaluate(longTasks);
   const goal = (ok: boolean, text: string) => `${text}: ${ok ? 'met' : 'MISSED'}`;
   rows.push([
     `re-pick ${formatNumber(card.length)} (${formatNumber(REPICK_OLD)} uploaded before) → list shows the ${formatNumber(REPICK_NEW)} to go`,
     `${listed.toFixed(2)} s`,
     goal(listed <= 2, 'goal ≤ 2 s'),
     `JS heap ${heap.toFixed(1)} MB (${goal(heap <= 200, 'goal ≤ 200 MB')})`,
-    `longest main-thread task ${longest > 0 ? `${longest.toFixed(0)} ms` : '< 50 ms (none reported)'}`,
+    `longest main-thread task ${tasks.longest > 0 ? `${tasks.longest.toFixed(0)} ms` : '< 50 ms'} (the picker's own: ${tasks.picker.toFixed(0)} ms)`,
   ]);
   rows.push([`  … all ${formatNumber(card.length)} decided (fingerprinted, journal asked)`, `${decided.toFixed(2)} s`, `notice: ${skipped.slice(0, 60)}`, '', '']);
   await profile.close();

@@ -6,6 +6,8 @@ import {
   createInlineProber,
   createWorkerProber,
   ProberDisposedError,
+  STAT_SLICE,
+  statInSlices,
   type FileProber,
   type ProbeWorker,
 } from '../src/features/upload/services/file-prober';
@@ -65,6 +67,7 @@ function recordingFallback() {
   const names = new Map<Blob, string>();
   const prober: FileProber = {
     probe: async (file) => (probed.push(file), ok(`inline-${names.get(file) ?? '?'}`)),
+    stat: async (files: readonly Blob[]) => files.map((f) => ({ size: f.size, lastModified: -1 })),
     dispose: jest.fn(),
   };
   return { prober, probed, names };
@@ -132,7 +135,7 @@ describe('createWorkerProber', () => {
     const files = [blobOf(1), blobOf(2), blobOf(3)];
     const probes = files.map((f) => prober.probe(f));
     await flush();
-    expect(worker.posted.map((m) => m.file)).toEqual(files);
+    expect(worker.posted.map((m) => ('file' in m ? m.file : null))).toEqual(files);
     const [first, second, third] = worker.posted;
     worker.answerOk(third!.id);
     worker.answer({ id: first!.id, result: { kind: 'unreadable', reason: 'gone' } });
@@ -233,7 +236,7 @@ describe('createWorkerProber', () => {
     fallback.names.set(unclonable, 'unclonable');
     const post = worker.postMessage.bind(worker);
     worker.postMessage = (m) => {
-      if (m.file === unclonable) throw new DOMException('could not be cloned', 'DataCloneError');
+      if ('file' in m && m.file === unclonable) throw new DOMException('could not be cloned', 'DataCloneError');
       post(m);
     };
     const prober = createWorkerProber({ createWorker: () => worker, createFallback: () => fallback.prober, warn });
@@ -289,6 +292,21 @@ describe('createWorkerProber', () => {
     expect(worker.terminated).toBe(true);
     expect(worker.posted).toEqual([]);
     await rejected;
+  });
+});
+
+describe('statInSlices', () => {
+  it('reads sizes and modified times a slice per task, so the page gets turns in between', async () => {
+    const files = Array.from({ length: STAT_SLICE * 2 + 1 }, (_, i) => new File([new Uint8Array(i % 7)], `f${i}`, { lastModified: i }) as unknown as Blob);
+    let done = false;
+    const stats = statInSlices(files).then((s) => ((done = true), s));
+    await Promise.resolve();
+    expect(done).toBe(false);
+    await flush();
+    expect(done).toBe(true);
+    const result = await stats;
+    expect(result).toHaveLength(files.length);
+    expect(result[9]).toEqual({ size: 2, lastModified: 9 });
   });
 });
 

@@ -33,6 +33,7 @@ export const fakeProber: FileProber = {
     await gates.get(file);
     return probes.get(file) ?? { kind: 'unreadable', reason: 'not a test photo' };
   },
+  stat: async (files) => files.map((f) => ({ size: f.size, lastModified: (f as File).lastModified })),
   dispose: () => undefined,
 };
 

@@ -80,6 +80,17 @@ export interface ControllerOptions {
 const FLUSH_MS = 200;
 /** Files read per background step: one state update and one journal transaction per chunk. */
 const CHECK_CHUNK = 256;
+/** Files whose sizes are read per message to the worker: the first ones are listed soon. */
+const STAT_CHUNK = 1000;
+
+/** A chosen file with what the list needs of it, read once (never `File.size` on this thread). */
+interface PickedFile {
+  file: File;
+  name: string;
+  path: string;
+  size: number;
+  lastModified: number;
+}
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -363,46 +374,62 @@ export class BatchController {
    */
   addFiles(files: readonly File[]): void {
     if (files.length === 0 || this.disposed) return;
-    const { accepted, skipped } = precheckSelection(files);
     const batchId = this.ensureBatch();
-    // At once: the instant skips, and every other file counted as being checked.
-    this.dispatch({ type: 'files-added', files: [], skipped, held: accepted.length });
-    this.checking = this.checking.then(() => this.listSelection(accepted, batchId)).catch((error: unknown) => {
+    // At once, before any file is touched: every chosen file counts as being checked.
+    this.dispatch({ type: 'files-added', files: [], skipped: [], held: files.length });
+    this.checking = this.checking.then(() => this.listSelection(files, batchId)).catch((error: unknown) => {
       this.services.logError('Could not check the chosen files', error);
     });
   }
 
-  private async listSelection(accepted: readonly File[], batchId: string): Promise<void> {
-    let known = new Set<number>();
-    try {
-      known = await this.services.journal.sizesKnown(this.scope, accepted.map((f) => f.size));
-    } catch (error) {
-      // Without the journal every file is held and fingerprinted, and nothing is sent twice
-      // within this page; across reloads the journal is what remembers.
-      this.services.logError('Could not read the upload journal', error);
-      known = new Set(accepted.map((f) => f.size));
+  private async listSelection(files: readonly File[], batchId: string): Promise<void> {
+    const work: Promise<void>[] = [];
+    for (let start = 0; start < files.length && !this.disposed; start += STAT_CHUNK) {
+      const chunk = files.slice(start, start + STAT_CHUNK);
+      // Sizes are read off the main thread (file-prober.ts says why), a chunk at a time.
+      const stats = await this.services.prober.stat(chunk).catch((error: unknown) => {
+        this.services.logError('Could not read the chosen files', error);
+        return null;
+      });
+      if (!stats) {
+        const skipped = chunk.map((f): SkippedFile => ({ name: f.name, reason: 'unreadable' }));
+        this.dispatch({ type: 'held-resolved', files: [], skipped, resolved: chunk.length });
+        continue;
+      }
+      const picked = chunk.map((file, i): PickedFile => ({ file, name: file.name, path: file.webkitRelativePath ?? '', ...stats[i]! }));
+      const { accepted, skipped } = precheckSelection(picked);
+      let known: Set<number>;
+      try {
+        known = await this.services.journal.sizesKnown(this.scope, accepted.map((f) => f.size));
+      } catch (error) {
+        // Without the journal every file is held and fingerprinted, and nothing is sent twice
+        // within this page; across reloads the journal is what remembers.
+        this.services.logError('Could not read the upload journal', error);
+        known = new Set(accepted.map((f) => f.size));
+      }
+      const now: ListedFile[] = [];
+      const held: PickedFile[] = [];
+      for (const file of accepted) {
+        if (known.has(file.size)) held.push(file);
+        else now.push(this.listed(file, { kind: 'checking' }));
+      }
+      // The files that cannot be known already are listed now; the held wait for their fingerprints.
+      this.dispatch({ type: 'held-resolved', files: now, skipped, resolved: now.length + skipped.length });
+      work.push(this.checkListed(now, batchId), this.resolveHeld(held, batchId));
     }
-    const now: ListedFile[] = [];
-    const held: File[] = [];
-    for (const file of accepted) {
-      if (known.has(file.size)) held.push(file);
-      else now.push(this.listed(file, { kind: 'checking' }));
-    }
-    // The files that cannot be known already are listed now; the held wait for their fingerprints.
-    this.dispatch({ type: 'held-resolved', files: now, skipped: [], resolved: now.length });
-    await Promise.all([this.checkListed(now, batchId), this.resolveHeld(held, batchId)]);
+    await Promise.all(work);
   }
 
-  private listed(file: File, status: ListedFile['status'], from?: { fingerprint: string; entry?: JournalEntry }): ListedFile {
+  private listed(file: PickedFile, status: ListedFile['status'], from?: { fingerprint: string; entry?: JournalEntry }): ListedFile {
     const id = this.services.newId();
     return {
       id,
       key: from?.entry?.key ?? `${this.services.newId()}${extensionOf(file.name)}`,
       name: file.name,
-      path: file.webkitRelativePath ?? '',
+      path: file.path,
       size: file.size,
       lastModified: file.lastModified,
-      file,
+      file: file.file,
       status,
       ...(from ? { fingerprint: from.fingerprint } : {}),
       ...(from?.entry?.target ? { target: from.entry.target } : {}),
@@ -467,12 +494,12 @@ export class BatchController {
   }
 
   /** Decides the held files by their fingerprints, a chunk at a time. */
-  private async resolveHeld(files: readonly File[], batchId: string): Promise<void> {
+  private async resolveHeld(files: readonly PickedFile[], batchId: string): Promise<void> {
     const seen = new Set<string>();
     for (let start = 0; start < files.length && !this.disposed; start += CHECK_CHUNK) {
       const chunk = files.slice(start, start + CHECK_CHUNK);
       const ids = chunk.map(() => this.services.newId());
-      const probes = await Promise.all(chunk.map((file, i) => this.probe(ids[i]!, file)));
+      const probes = await Promise.all(chunk.map((file, i) => this.probe(ids[i]!, file.file)));
       const fingerprints = probes.flatMap((p) => (p.kind === 'ok' ? [p.fingerprint] : []));
       const journaled = await this.services.journal.entries(this.scope, fingerprints).catch((error: unknown) => {
         this.services.logError('Could not read the upload journal', error);
