@@ -102,7 +102,10 @@ interface JournalDb extends DBSchema {
 }
 
 export interface UploadJournal {
-  /** Which of `sizes` some entry of the scope has (a cheap pre-check before fingerprints are known). */
+  /**
+   * Which of `sizes` some committed entry of the scope has (a cheap pre-check before fingerprints
+   * are known; writes still queued may be missed).
+   */
   sizesKnown(scope: JournalScope, sizes: readonly number[]): Promise<Set<number>>;
   /** The entries of the scope with these fingerprints. */
   entries(scope: JournalScope, fingerprints: readonly string[]): Promise<Map<string, JournalEntry>>;
@@ -218,7 +221,8 @@ export function openUploadJournal(options: { name?: string } = {}): UploadJourna
 
   return {
     async sizesKnown(scope, sizes) {
-      await settle();
+      // Not waiting for queued writes: this is a quick first sort of a selection, and whatever
+      // it misses is caught by the fingerprint check before each upload (`entries`, which waits).
       const distinct = [...new Set(sizes)];
       const index = (await db()).transaction('files').store.index('bySize');
       const found = await Promise.all(distinct.map((size) => index.getKey(IDBKeyRange.only([scope.owner, scope.ranchId, size]))));

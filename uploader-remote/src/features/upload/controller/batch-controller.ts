@@ -383,10 +383,14 @@ export class BatchController {
   }
 
   private async listSelection(files: readonly File[], batchId: string): Promise<void> {
-    const work: Promise<void>[] = [];
+    // First the whole selection is listed or held, a thousand at a time: on a card picked again
+    // the new photos are the last ones, and the user is waiting to see them. Reading fingerprints
+    // starts after, so it does not compete with the listing for the main thread.
+    const listedNow: ListedFile[] = [];
+    const heldBack: PickedFile[] = [];
     for (let start = 0; start < files.length && !this.disposed; start += STAT_CHUNK) {
       const chunk = files.slice(start, start + STAT_CHUNK);
-      // Sizes are read off the main thread (file-prober.ts says why), a chunk at a time.
+      // Sizes a slice per task (file-prober.ts says why).
       const stats = await this.services.prober.stat(chunk).catch((error: unknown) => {
         this.services.logError('Could not read the chosen files', error);
         return null;
@@ -408,16 +412,15 @@ export class BatchController {
         known = new Set(accepted.map((f) => f.size));
       }
       const now: ListedFile[] = [];
-      const held: PickedFile[] = [];
       for (const file of accepted) {
-        if (known.has(file.size)) held.push(file);
+        if (known.has(file.size)) heldBack.push(file);
         else now.push(this.listed(file, { kind: 'checking' }));
       }
+      listedNow.push(...now);
       // The files that cannot be known already are listed now; the held wait for their fingerprints.
       this.dispatch({ type: 'held-resolved', files: now, skipped, resolved: now.length + skipped.length });
-      work.push(this.checkListed(now, batchId), this.resolveHeld(held, batchId));
     }
-    await Promise.all(work);
+    await Promise.all([this.checkListed(listedNow, batchId), this.resolveHeld(heldBack, batchId)]);
   }
 
   private listed(file: PickedFile, status: ListedFile['status'], from?: { fingerprint: string; entry?: JournalEntry }): ListedFile {
