@@ -18,7 +18,11 @@ export const UPLOADER_CSS = `
 .uploader .tip__text { position: absolute; z-index: 10; top: 110%; right: 0; width: min(18rem, 80vw); padding: 0.5rem 0.75rem; background: #1f2a1f; color: #fff; border-radius: 6px; font-size: 0.9rem; }
 .uploader__errors p { color: #8a1c1c; font-weight: 600; margin: 0.25rem 0; }
 .uploader__progress progress { width: 100%; height: 1.25rem; }
-.uploader__notice p { background: #fff7e0; border: 1px solid #e0c36a; padding: 0.5rem 0.75rem; border-radius: 6px; overflow-wrap: anywhere; }
+.uploader__notice p, .uploader__paused p { background: #fff7e0; border: 1px solid #e0c36a; padding: 0.5rem 0.75rem; border-radius: 6px; overflow-wrap: anywhere; }
+.uploader__resume { background: #eef4ec; border: 1px solid var(--color-brand, #2f5d34); border-radius: 8px; padding: 0.75rem 1rem; margin: 1rem 0; }
+.uploader__resume p { margin: 0 0 0.5rem; font-weight: 600; }
+.uploader__allowance-problem { background: #fdecec; border: 1px solid #8a1c1c; border-radius: 8px; padding: 0.75rem 1rem; margin: 1rem 0; }
+.uploader__allowance-problem p { margin: 0 0 0.5rem; color: #8a1c1c; font-weight: 600; }
 .uploader__actions { display: flex; gap: 0.75rem; flex-wrap: wrap; margin: 0.5rem 0; }
 .uploader .file-list { position: relative; overflow-y: auto; border: 1px solid var(--color-border, #d9d4c5); border-radius: 8px; background: #fff; }
 .uploader .file-list__rows { position: relative; list-style: none; margin: 0; padding: 0; }
