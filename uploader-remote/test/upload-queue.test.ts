@@ -185,7 +185,7 @@ describe('canUpload and planUpload', () => {
     expect(canUpload(withFiles(2), 2)).toBe(true);
     expect(canUpload(queueReducer(withFiles(2), { type: 'batch-started', ids: [] }), 10)).toBe(false);
   });
-  it('uploads everything when the allowance covers the list', () => expect(planUpload(withFiles(15), 15)).toEqual({ kind: 'upload', limit: 15 }));
+  it('uploads everything when the allowance covers the list', () => expect(planUpload(withFiles(15), 15)).toEqual({ kind: 'upload' }));
   it('asks first when the list is longer than the allowance', () => expect(planUpload(withFiles(20), 15)).toEqual({ kind: 'confirm', remaining: 15, listed: 20 }));
   it('Cancel advises removing files or upgrading', () =>
     expect(queueReducer(withFiles(20), { type: 'upload-declined' }).notice).toBe(

@@ -2,7 +2,7 @@ import { Amplify } from 'aws-amplify';
 import { deleteUser, signOut } from 'aws-amplify/auth';
 import { Hub } from 'aws-amplify/utils';
 import { openUploadJournal } from '../uploads/upload-journal';
-import { isStoredSessionRemoved } from './session-end';
+import { onStoredSessionRemoved } from './session-end';
 import { userFromIdTokenClaims } from './user-attributes';
 import type { AuthEvent, SessionSource } from './session-source';
 
@@ -45,13 +45,10 @@ export const amplifySessionSource: SessionSource = {
     });
     // A sign-out in another tab removes the stored session; Amplify does not follow other tabs.
     const clientId = Amplify.getConfig().Auth?.Cognito?.userPoolClientId;
-    const onStorage = (event: StorageEvent) => {
-      if (clientId && event.storageArea === window.localStorage && isStoredSessionRemoved(event, clientId)) listener('signedOut');
-    };
-    window.addEventListener('storage', onStorage);
+    const stopStorage = clientId ? onStoredSessionRemoved(clientId, () => listener('signedOut')) : () => undefined;
     return () => {
       stopHub();
-      window.removeEventListener('storage', onStorage);
+      stopStorage();
     };
   },
 };

@@ -21,6 +21,18 @@ export function isStoredSessionRemoved(change: StorageChange, clientId: string):
 }
 
 /**
+ * Calls back when another tab of this browser ends this app client's session (the storage event;
+ * Amplify itself does not follow other tabs).
+ */
+export function onStoredSessionRemoved(clientId: string, listener: () => void): () => void {
+  const onStorage = (event: StorageEvent) => {
+    if (event.storageArea === window.localStorage && isStoredSessionRemoved(event, clientId)) listener();
+  };
+  window.addEventListener('storage', onStorage);
+  return () => window.removeEventListener('storage', onStorage);
+}
+
+/**
  * Calls back when the session ends: a sign-out or a refused refresh in this tab (Amplify's Hub),
  * or a sign-out in another tab of the same browser (the storage event, which Amplify itself does
  * not follow: without this, a tab keeps uploading with its cached credentials for up to an hour
@@ -31,12 +43,9 @@ export function watchSessionEnd(clientId: string, listener: (why: SessionEndReas
     if (payload.event === 'signedOut') listener('signed-out');
     else if (payload.event === 'tokenRefresh_failure') listener('session-ended');
   });
-  const onStorage = (event: StorageEvent) => {
-    if (event.storageArea === window.localStorage && isStoredSessionRemoved(event, clientId)) listener('signed-out');
-  };
-  window.addEventListener('storage', onStorage);
+  const stopStorage = onStoredSessionRemoved(clientId, () => listener('signed-out'));
   return () => {
     stopHub();
-    window.removeEventListener('storage', onStorage);
+    stopStorage();
   };
 }

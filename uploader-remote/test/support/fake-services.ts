@@ -5,13 +5,13 @@
  * clock; nothing here waits on real time.
  */
 import type { AnalyticsEvent } from '@trailsense/shared';
-import type { ProductApi } from '@trailsense/shared/aws';
+import type { ProductApi, SessionEndReason } from '@trailsense/shared/aws';
 import { memoryJournal } from '../../../test-support/memory-journal';
 import type { UploadTarget } from '../../src/features/upload/services/amplify-storage';
 import type { FileProbe } from '../../src/features/upload/services/file-probe';
 import type { FileProber } from '../../src/features/upload/services/file-prober';
 import type { UploadJob } from '../../src/features/upload/services/upload-engine';
-import type { LockPort, SessionEnd, TabChannel, TabMessage, UploaderServices } from '../../src/features/upload/services/uploader-services';
+import type { LockPort, TabChannel, TabMessage, UploaderServices } from '../../src/features/upload/services/uploader-services';
 
 const probes = new WeakMap<Blob, FileProbe>();
 const gates = new WeakMap<Blob, Promise<void>>();
@@ -111,7 +111,7 @@ export interface FakeWorld {
   /** Uploads answer by themselves when true; by hand (`pending`) when false. */
   autoAnswer: boolean;
   setOnline(online: boolean): void;
-  endSession(why?: SessionEnd): void;
+  endSession(why?: SessionEndReason): void;
   usageTotal: number;
   failUsage: boolean;
   notices: (string | null)[];
@@ -130,7 +130,7 @@ export function fakeServices(
 ): { services: UploaderServices; world: FakeWorld; journal: ReturnType<typeof memoryJournal> } {
   let online = true;
   const networkListeners = new Set<(online: boolean) => void>();
-  const sessionListeners = new Set<(why: SessionEnd) => void>();
+  const sessionListeners = new Set<(why: SessionEndReason) => void>();
   const world: FakeWorld = {
     stored: new Map(),
     puts: [],

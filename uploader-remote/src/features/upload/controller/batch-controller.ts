@@ -34,7 +34,6 @@ export type SubscriptionState =
 
 /** An unfinished batch found in the journal when the uploader opens. */
 export interface ResumeOffer {
-  batchId: string;
   uploaded: number;
   total: number;
   lastActivity: Date;
@@ -291,7 +290,7 @@ export class BatchController {
       await this.services.journal.prune(this.now());
       const [newest] = await this.services.journal.openBatches(this.scope);
       if (!newest || this.batchId || this.state.queue.files.length > 0) return;
-      this.set({ offer: { batchId: newest.batch.id, uploaded: newest.uploaded, total: newest.total, lastActivity: new Date(newest.batch.updatedAt) } });
+      this.set({ offer: { uploaded: newest.uploaded, total: newest.total, lastActivity: new Date(newest.batch.updatedAt) } });
       this.offered = newest.batch;
     } catch (error) {
       this.services.logError('Could not read the upload journal', error);

@@ -275,11 +275,14 @@ export function canUpload(state: QueueState, remaining: number | null): boolean 
   return state.batch.kind === 'idle' && state.files.length > 0 && remaining !== null && remaining > 0;
 }
 
-/** What clicking Upload does: upload all, ask first (list over the allowance), or nothing. */
-export type UploadPlan = { kind: 'upload'; limit: number } | { kind: 'confirm'; remaining: number; listed: number } | { kind: 'none' };
+/**
+ * What clicking Upload does: upload all (bounded by the allowance as it goes), ask first (the list
+ * is over the allowance), or nothing.
+ */
+export type UploadPlan = { kind: 'upload' } | { kind: 'confirm'; remaining: number; listed: number } | { kind: 'none' };
 
 export function planUpload(state: QueueState, remaining: number | null): UploadPlan {
   if (!canUpload(state, remaining) || remaining === null) return { kind: 'none' };
   const listed = state.files.length;
-  return listed > remaining ? { kind: 'confirm', remaining, listed } : { kind: 'upload', limit: listed };
+  return listed > remaining ? { kind: 'confirm', remaining, listed } : { kind: 'upload' };
 }

@@ -1,5 +1,11 @@
 import { probeFile, type FileProbe } from './file-probe';
-import type { FileStat, ProbeRequest, ProbeResponse } from './probe-protocol';
+import type { ProbeRequest, ProbeResponse } from './probe-protocol';
+
+/** A chosen file's size and modified time. */
+export interface FileStat {
+  size: number;
+  lastModified: number;
+}
 
 /** Probes chosen files (fingerprint and JPEG signature, file-probe.ts). */
 export interface FileProber {

@@ -1,11 +1,5 @@
 import type { FileProbe } from './file-probe';
 
-/** A chosen file's size and modified time. */
-export interface FileStat {
-  size: number;
-  lastModified: number;
-}
-
 /** What the page posts to the probe worker: one file, with an id to match the answer to. */
 export interface ProbeRequest {
   id: number;

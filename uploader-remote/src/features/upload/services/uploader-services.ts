@@ -1,5 +1,5 @@
 import type { Analytics } from '@trailsense/shared';
-import type { ProductApi, UploadJournal } from '@trailsense/shared/aws';
+import type { ProductApi, SessionEndReason, UploadJournal } from '@trailsense/shared/aws';
 import type { RetryPolicy } from '../model/retry';
 import type { UploadTarget } from './amplify-storage';
 import type { FileProber } from './file-prober';
@@ -36,12 +36,9 @@ export interface TabChannel {
   subscribe(listener: (message: TabMessage) => void): () => void;
 }
 
-/** Why a session ended under a running batch. */
-export type SessionEnd = 'signed-out' | 'session-ended';
-
 /** Tells when the signed-in session ends: a sign-out (in any tab) or a refresh the pool refused. */
 export interface SessionWatch {
-  subscribe(listener: (why: SessionEnd) => void): () => void;
+  subscribe(listener: (why: SessionEndReason) => void): () => void;
 }
 
 /** Thrown by `refreshCredentials` when no session is left to refresh: the batch pauses for a sign-in. */
