@@ -77,7 +77,7 @@ test('a subscriber uploads 25 JPEGs with a camera; bad files are skipped with on
   await chooseFiles(page, [...jpegs, video, empty, duplicate, fake]);
   // One grouped notice: the instant skips, then the copy and fake.jpg join once their bytes are read.
   await expect(page.getByRole('status').filter({ hasText: 'skipped' })).toHaveText(
-    '4 files skipped: IMG_0026.MP4 (not a JPEG image), empty.jpg (empty file), IMG_0001.JPG (already in the list), fake.jpg (not a JPEG image).',
+    '4 files skipped: 1 video, empty.jpg (empty file), IMG_0001.JPG (already in the list), fake.jpg (not a JPEG image).',
   );
   await expect(page.getByRole('status').filter({ hasText: /^Checking/ })).toHaveCount(0);
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 25 = 0%');
@@ -187,7 +187,7 @@ test('permanent failures: the error text, the failure counter, uploadFailure eve
   await expect(errors).toContainText('Problem with Storage.put operation: Access Denied', { timeout: 30_000 });
   await expect(errors).toContainText('Failed uploads: 3');
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 3 = 0%');
-  await expect(page.getByText(/^[\d.]+ MB · Failed: Access Denied/)).toHaveCount(3);
+  await expect(page.getByText(/^[\d.,]+ (B|KB|MB) · Failed: Access Denied/)).toHaveCount(3);
   const failures = (await analyticsEvents('cedar-creek')).slice(eventsBefore);
   // Concurrent uploads fail together, so their events may reach the sink in any order.
   expect(failures.map((e) => [e.name, e.failureCount]).sort()).toEqual([

@@ -178,6 +178,48 @@ describe('resume and allowance messages', () => {
   });
 });
 
+describe('skippedNotice with videos and hidden or system files', () => {
+  const many = (n: number, reason: 'video' | 'hidden' | 'already-uploaded' | 'not-jpeg', name = (i: number) => `f${i}`) =>
+    Array.from({ length: n }, (_, i) => ({ name: name(i), reason }));
+  it('counts videos instead of naming them', () => {
+    expect(skippedNotice(many(1, 'video'))).toBe('1 file skipped: 1 video.');
+    expect(skippedNotice(many(340, 'video'))).toBe('340 files skipped: 340 videos.');
+  });
+  it('counts hidden and system files and never names them', () => {
+    const text = skippedNotice([...many(3, 'hidden', () => '.DS_Store'), ...many(2, 'hidden', () => 'Thumbs.db')])!;
+    expect(text).toBe('5 files skipped: 5 hidden or system files.');
+    expect(text).not.toMatch(/DS_Store|Thumbs/);
+    expect(skippedNotice(many(1, 'hidden'))).toBe('1 file skipped: 1 hidden or system file.');
+  });
+  it('gives the counts first, in a fixed order, then the named files', () => {
+    const skipped = [
+      { name: 'notes.txt', reason: 'not-jpeg' as const },
+      ...many(2, 'hidden'),
+      ...many(3, 'video'),
+      ...many(2000, 'already-uploaded'),
+      { name: 'empty.jpg', reason: 'empty' as const },
+    ];
+    expect(skippedNotice(skipped)).toBe(
+      '2,007 files skipped: 2,000 already uploaded, 3 videos, 2 hidden or system files, notes.txt (not a JPEG image), empty.jpg (empty file).',
+    );
+  });
+  it('counted files take none of the named places', () => {
+    const skipped = [...many(5000, 'hidden'), ...many(12, 'not-jpeg', (i) => `n${i}.txt`), ...many(7, 'video')];
+    expect(skippedNotice(skipped)).toBe(
+      '5,019 files skipped: 7 videos, 5,000 hidden or system files, n0.txt (not a JPEG image), n1.txt (not a JPEG image), n2.txt (not a JPEG image), n3.txt (not a JPEG image), n4.txt (not a JPEG image), n5.txt (not a JPEG image), n6.txt (not a JPEG image), n7.txt (not a JPEG image), n8.txt (not a JPEG image), n9.txt (not a JPEG image) and 2 more.',
+    );
+  });
+  it('a card with a video, an empty file, a copy and a fake reads as one notice', () =>
+    expect(
+      skippedNotice([
+        { name: 'IMG_0026.MP4', reason: 'video' },
+        { name: 'empty.jpg', reason: 'empty' },
+        { name: 'IMG_0001.JPG', reason: 'duplicate' },
+        { name: 'fake.jpg', reason: 'not-jpeg' },
+      ]),
+    ).toBe('4 files skipped: 1 video, empty.jpg (empty file), IMG_0001.JPG (already in the list), fake.jpg (not a JPEG image).'));
+});
+
 describe('parseStallMs', () => {
   it('takes whole seconds from 5 to 600', () => {
     expect(parseStallMs('5', 60_000)).toBe(5_000);

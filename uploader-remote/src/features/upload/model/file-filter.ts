@@ -6,14 +6,28 @@ export interface FileFacts {
   name: string;
   size: number;
   lastModified: number;
+  /**
+   * Where the file sits in a picked or dropped folder, top folder first ("DCIM/100MEDIA/a.jpg"):
+   * a photo-named file inside ".Trashes/" is a deleted copy, not one to send. Empty or absent
+   * for a loose file.
+   */
+  path?: string;
 }
 
 /**
- * Why a chosen file is not sent: the instant checks (empty, not named as a JPEG, too large) and
- * those that read the file (not a JPEG's bytes, unreadable, the same photo listed twice, or
- * already uploaded for this ranch according to the journal).
+ * Why a chosen file is not sent: the instant checks (hidden or system file, empty, a video, not
+ * named as a JPEG, too large) and those that read the file (not a JPEG's bytes, unreadable, the
+ * same photo listed twice, or already uploaded for this ranch according to the journal).
  */
-export type SkipReason = 'empty' | 'not-jpeg' | 'too-large' | 'duplicate' | 'unreadable' | 'already-uploaded';
+export type SkipReason =
+  | 'hidden'
+  | 'empty'
+  | 'video'
+  | 'not-jpeg'
+  | 'too-large'
+  | 'duplicate'
+  | 'unreadable'
+  | 'already-uploaded';
 
 export interface SkippedFile {
   name: string;
@@ -36,12 +50,40 @@ export function extensionOf(name: string): string {
   return m ? m[0].toLowerCase() : '';
 }
 
+/** Files Windows leaves on a card: thumbnail caches and folder settings (lower-cased). */
+const SYSTEM_FILE_NAMES = new Set(['thumbs.db', 'ehthumbs.db', 'desktop.ini']);
+/** Folders Windows keeps on removable drives (lower-cased); macOS's all start with ".". */
+const SYSTEM_FOLDER_NAMES = new Set(['system volume information', '$recycle.bin']);
+
 /**
- * The checks that need no bytes: empty, too large, not named as a JPEG. `null` means the file's
- * first bytes decide.
+ * A file no one chose on purpose: a name starting with "." (macOS's .DS_Store and `._*`
+ * AppleDouble metadata, which keep the photo's name and extension but hold no photo), Windows'
+ * Thumbs.db and desktop.ini, or anything inside a hidden or system folder (.Trashes,
+ * .Spotlight-V100, System Volume Information, $RECYCLE.BIN), as the path tells.
+ */
+export function isHiddenOrSystemFile(name: string, path = ''): boolean {
+  if (name.startsWith('.') || SYSTEM_FILE_NAMES.has(name.toLowerCase())) return true;
+  const folders = path.split('/').slice(0, -1);
+  return folders.some((folder) => folder.startsWith('.') || SYSTEM_FOLDER_NAMES.has(folder.toLowerCase()));
+}
+
+/** What cameras record besides photos (trail cameras: AVI, MP4, MOV), by extension in any case. */
+const VIDEO_EXTENSIONS = new Set(['.mp4', '.mov', '.avi', '.mts', '.m2ts', '.3gp', '.mkv', '.wmv', '.m4v', '.mpg', '.mpeg', '.asf']);
+
+/** Named as a video: told apart from other non-JPEGs because a card can hold hundreds. */
+export function hasVideoExtension(name: string): boolean {
+  return VIDEO_EXTENSIONS.has(extensionOf(name));
+}
+
+/**
+ * The checks that need no bytes, first match wins: hidden or system file (even when empty or
+ * named ".JPG"), empty, a video, not named as a JPEG, too large. `null` means the file's first
+ * bytes decide.
  */
 export function precheck(file: FileFacts): SkipReason | null {
+  if (isHiddenOrSystemFile(file.name, file.path)) return 'hidden';
   if (file.size === 0) return 'empty';
+  if (hasVideoExtension(file.name)) return 'video';
   if (!hasJpegExtension(file.name)) return 'not-jpeg';
   if (file.size > MAX_FILE_BYTES) return 'too-large';
   return null;

@@ -50,30 +50,52 @@ export function overAllowanceQuestion(remaining: number, listed: number): string
 export const OVER_ALLOWANCE_ADVICE =
   'Nothing was uploaded. Remove some files from the list or upgrade your subscription to upload more images.';
 
-const reasonText: Record<SkipReason, string> = {
+/**
+ * Skips counted rather than named, in the notice's order: each can be thousands on one card
+ * (photos already sent, a trail camera's clips, .DS_Store and `._*` beside every photo), and
+ * naming them would hide the few files worth a look.
+ */
+const countedReasons = [
+  { reason: 'already-uploaded', one: 'already uploaded', many: 'already uploaded' },
+  { reason: 'video', one: 'video', many: 'videos' },
+  { reason: 'hidden', one: 'hidden or system file', many: 'hidden or system files' },
+] as const satisfies readonly { reason: SkipReason; one: string; many: string }[];
+
+type CountedReason = (typeof countedReasons)[number]['reason'];
+const isCounted = (reason: SkipReason): reason is CountedReason => countedReasons.some((c) => c.reason === reason);
+
+const reasonText: Record<Exclude<SkipReason, CountedReason>, string> = {
   empty: 'empty file',
   'not-jpeg': 'not a JPEG image',
   'too-large': 'larger than 50 MB',
   duplicate: 'already in the list',
   unreadable: 'could not be read',
-  'already-uploaded': 'already uploaded',
 };
 
 /** How many skipped names the notice lists before "and N more". */
 export const NOTICE_NAME_LIMIT = 10;
 
 /**
- * The one grouped notice for a selection's skipped files: "3 files skipped: a.mp4 (not a JPEG
- * image), …". Photos already uploaded can be thousands (a card picked again), so they are counted
- * rather than named: "9,002 files skipped: 9,000 already uploaded, a.mp4 (not a JPEG image), …".
+ * The one grouped notice for a selection's skipped files: "3 files skipped: a.txt (not a JPEG
+ * image), …". Photos already uploaded, videos and hidden or system files are counted first
+ * rather than named: "9,012 files skipped: 9,000 already uploaded, 3 videos, 8 hidden or system
+ * files, notes.txt (not a JPEG image)."
  */
 export function skippedNotice(skipped: readonly SkippedFile[]): string | null {
   if (skipped.length === 0) return null;
-  const sent = skipped.filter((s) => s.reason === 'already-uploaded').length;
-  const named = skipped.filter((s) => s.reason !== 'already-uploaded');
-  const listed = named.slice(0, NOTICE_NAME_LIMIT).map((s) => `${s.name} (${reasonText[s.reason]})`);
-  const more = named.length - listed.length;
-  const parts = [...(sent > 0 ? [`${formatCount(sent)} already uploaded`] : []), ...listed];
+  const counts = new Map<CountedReason, number>();
+  const listed: string[] = [];
+  let more = 0;
+  for (const s of skipped) {
+    if (isCounted(s.reason)) counts.set(s.reason, (counts.get(s.reason) ?? 0) + 1);
+    else if (listed.length < NOTICE_NAME_LIMIT) listed.push(`${s.name} (${reasonText[s.reason]})`);
+    else more++;
+  }
+  const tallies = countedReasons.flatMap(({ reason, one, many }) => {
+    const n = counts.get(reason) ?? 0;
+    return n > 0 ? [`${formatCount(n)} ${n === 1 ? one : many}`] : [];
+  });
+  const parts = [...tallies, ...listed];
   const noun = skipped.length === 1 ? 'file' : 'files';
   return `${formatCount(skipped.length)} ${noun} skipped: ${parts.join(', ')}${more > 0 ? ` and ${formatCount(more)} more` : ''}.`;
 }
@@ -133,3 +155,11 @@ export function sessionPauseMessage(uploaded: number, total: number): string {
 
 /** After the same user signed in again. */
 export const SESSION_RESUMED = 'Signed in again: uploading continues.';
+
+/** While a dropped or picked folder is walked: "Reading the folder… 2,300 files found". */
+export function readingMessage(found: number): string {
+  return found === 0 ? 'Reading the folder…' : `Reading the folder… ${formatCount(found)} ${found === 1 ? 'file' : 'files'} found`;
+}
+
+/** Resume from a kept folder when the browser was not allowed to read it again. */
+export const FOLDER_NOT_ALLOWED = 'The card’s folder could not be read again (permission was not given). Use Add Folder and pick it to finish this batch.';
