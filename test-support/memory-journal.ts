@@ -10,6 +10,9 @@ export function memoryJournal(): UploadJournal & { entriesOf(owner: string): Jou
   const batches = new Map<string, JournalBatch>();
   const id = (owner: string, ranchId: string, fingerprint: string) => `${owner}\u0000${ranchId}\u0000${fingerprint}`;
   const clone = <T>(v: T): T => structuredClone(v);
+  // A kept folder is a FileSystemDirectoryHandle: a platform object IndexedDB stores as it is
+  // (serialisable), which structuredClone cannot copy outside a browser. It is kept by reference.
+  const cloneBatch = (b: JournalBatch): JournalBatch => (b.folder === undefined ? clone(b) : { ...clone({ ...b, folder: undefined }), folder: b.folder });
   return {
     async sizesKnown(scope, sizes) {
       const known = new Set([...files.values()].filter((e) => e.owner === scope.owner && e.ranchId === scope.ranchId).map((e) => e.size));
@@ -29,7 +32,7 @@ export function memoryJournal(): UploadJournal & { entriesOf(owner: string): Jou
         if (batch.owner !== scope.owner || batch.ranchId !== scope.ranchId) continue;
         const mine = [...files.values()].filter((e) => e.batchId === batch.id);
         const uploaded = mine.filter((e) => e.status === 'uploaded').length;
-        if (uploaded < mine.length) out.push({ batch: clone(batch), uploaded, total: mine.length });
+        if (uploaded < mine.length) out.push({ batch: cloneBatch(batch), uploaded, total: mine.length });
       }
       return out.sort((a, b) => b.batch.updatedAt - a.batch.updatedAt);
     },
@@ -41,7 +44,7 @@ export function memoryJournal(): UploadJournal & { entriesOf(owner: string): Jou
       }
     },
     async putBatch(batch) {
-      batches.set(batch.id, clone(batch));
+      batches.set(batch.id, cloneBatch(batch));
     },
     async endBatch(batchId) {
       for (const [key, e] of files) {

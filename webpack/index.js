@@ -187,8 +187,9 @@ function createConfig(options) {
         chunkIds: 'deterministic',
         // The shell's first load in a few scripts (React, the router, the app): each is evaluated
         // in its own task, so no single long task holds a slow phone's main thread.
-        // Worker chunks are left whole (SelfContainedWorkersPlugin says why).
-        ...(federated ? {} : { splitChunks: { chunks: (chunk) => !isWorkerChunk(chunk) } }),
+        // Worker chunks are left whole (SelfContainedWorkersPlugin says why); a remote keeps
+        // webpack's default of splitting async chunks only, worker chunks excepted.
+        splitChunks: { chunks: federated ? (chunk) => !chunk.canBeInitial() && !isWorkerChunk(chunk) : (chunk) => !isWorkerChunk(chunk) },
       },
       devServer: {
         port,

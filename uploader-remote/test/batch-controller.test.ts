@@ -5,7 +5,10 @@
 // its boundary (test/support/fake-services.ts): storage, API, journal, browser ports.
 import { BatchController, type UploaderState } from '../src/features/upload/controller/batch-controller';
 import { remainingOf } from '../src/features/upload/model/quota';
-import { fakeLocks, fakeServices, fakeTabsBus, photo } from './support/fake-services';
+import { memoryJournal } from '../../test-support/memory-journal';
+import { FOLDER_NOT_ALLOWED } from '../src/features/upload/model/messages';
+import { storedPreferences } from '../src/features/upload/services/uploader-preferences';
+import { fakeLocks, fakeServices, fakeTabsBus, mapStorage, photo } from './support/fake-services';
 
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-21T22:00:00') }));
 afterEach(() => jest.useRealTimers());
@@ -315,3 +318,154 @@ describe('BatchController: sending', () => {
     expect(t.world.tracked.map((e) => e.name)).toEqual(['imageUpload', 'imageUpload']);
   });
 });
+
+describe('BatchController: a whole card', () => {
+  const browning = { make: 'Browning', model: 'BTC-8E', serial: 'B1234' };
+  const stealth = { make: 'Stealth Cam', model: 'G42NG' };
+  const card = (n: number, exif: object, prefix = 'IMG_') =>
+    Array.from({ length: n }, (_, i) =>
+      photo(`${prefix}${String(i + 1).padStart(4, '0')}.JPG`, `${prefix}${i + 1}`.padEnd(12, '.'), { exif: { captureTime: `2026-10-0${(i % 9) + 1}T05:12:44`, ...exif } }),
+    );
+
+  it('sends each photo with what its EXIF says', async () => {
+    const t = open();
+    const [a] = card(1, { ...browning, captureOffset: '-05:00' });
+    await uploadAll(t, [a!]);
+    const [key] = [...t.world.stored.keys()];
+    expect(t.world.photos.get(key!)).toEqual({ captureTime: '2026-10-01T05:12:44', captureOffset: '-05:00', ...browning });
+  });
+
+  it('remembers the camera a camera’s photos were sent as, and preselects it for that camera’s next card', async () => {
+    const prefs = storedPreferences(mapStorage());
+    const first = open(fakeServices({ prefs }));
+    await until(() => first.state().cameras.length > 0, 'the cameras');
+    first.controller.setCamera('Windmill Tank');
+    await uploadAll(first, card(3, browning));
+    first.controller.dispose();
+
+    // Another visit: the same camera's next card.
+    const next = open(fakeServices({ prefs }));
+    next.controller.addFiles(card(2, browning, 'NEXT_'));
+    await until(() => ready(next.state()) && next.state().cameras.length > 0, 'the next card to be checked');
+    expect(next.state().choices.camera).toBe('Windmill Tank');
+
+    // Another camera's card suggests nothing; "Indicate camera" stays.
+    const other = open(fakeServices({ prefs }));
+    other.controller.addFiles(card(2, stealth, 'STEALTH_'));
+    await until(() => ready(other.state()), 'the other card to be checked');
+    expect(other.state().choices.camera).toBe('');
+  });
+
+  it('a mixed selection is not given a camera, and a camera the user chose is never replaced', async () => {
+    const prefs = storedPreferences(mapStorage());
+    prefs.rememberCamera('mesquite-flats', 'browning|btc-8e|b1234', 'Windmill Tank');
+    const mixed = open(fakeServices({ prefs }));
+    mixed.controller.addFiles([...card(2, browning), ...card(1, stealth, 'S_')]);
+    await until(() => ready(mixed.state()), 'the selection to be checked');
+    expect(mixed.state().choices.camera).toBe('');
+
+    const chosen = open(fakeServices({ prefs }));
+    chosen.controller.setCamera('Sendero East');
+    chosen.controller.addFiles(card(2, browning));
+    await until(() => ready(chosen.state()), 'the selection to be checked');
+    expect(chosen.state().choices.camera).toBe('Sendero East');
+  });
+
+  it('a picked folder is walked, subfolders too; system files and videos are counted in the one notice', async () => {
+    const t = open();
+    const photos = card(3, browning);
+    const handle = dir('DCIM', [dir('100MEDIA', [...photos.slice(0, 2).map(fileHandle), fileHandle(new File(['x'], 'CLIP0001.AVI'))]), dir('101MEDIA', [fileHandle(photos[2]!)]), fileHandle(new File(['x'], '.DS_Store'))]);
+    t.controller.addFolder(handle);
+    await until(() => ready(t.state()) && t.state().queue.files.length === 3, 'the folder to be listed');
+    expect(t.state().queue.files.map((f) => f.path)).toEqual(['DCIM/100MEDIA/IMG_0001.JPG', 'DCIM/100MEDIA/IMG_0002.JPG', 'DCIM/101MEDIA/IMG_0003.JPG']);
+    expect(t.state().queue.notice).toBe('2 files skipped: 1 video, 1 hidden or system file.');
+    expect(t.state().reading).toBeNull();
+  });
+
+  it('Resume reads the kept folder again after asking, and sends only what did not go up', async () => {
+    const journal = memoryJournal();
+    const photos = card(4, browning);
+    let permission = 'prompt';
+    const asked: string[] = [];
+    const handle = Object.assign(dir('DCIM', photos.map(fileHandle)), {
+      queryPermission: async () => permission,
+      requestPermission: async () => (asked.push('read'), permission),
+    });
+    const first = open(fakeServices({ journal, world: { autoAnswer: false } }));
+    first.controller.addFolder(handle);
+    await until(() => ready(first.state()) && first.state().queue.files.length === 4, 'the folder to be listed');
+    first.controller.requestUpload();
+    await until(() => first.world.pending.size === 3, 'three uploads in flight');
+    [...first.world.pending.values()][0]!.resolve();
+    await until(() => first.state().queue.uploaded === 1, 'one upload');
+    first.controller.dispose(); // the tab crashed
+
+    const denied = open(fakeServices({ journal }));
+    await until(() => denied.state().offer !== null, 'the resume offer');
+    expect(denied.state().offer?.folder).toBe('DCIM');
+    permission = 'denied';
+    expect(await denied.controller.resumeFromFolder()).toBe(false);
+    expect(denied.state().queue.notice).toBe(FOLDER_NOT_ALLOWED);
+    denied.controller.dispose();
+
+    const again = open(fakeServices({ journal }));
+    await until(() => again.state().offer !== null, 'the resume offer');
+    permission = 'granted';
+    expect(await again.controller.resumeFromFolder()).toBe(true);
+    await until(() => ready(again.state()) && again.state().queue.files.length === 3, 'the rest to be listed');
+    expect(again.state().queue.notice).toBe('1 file skipped: 1 already uploaded.');
+    again.controller.requestUpload();
+    await until(() => idle(again.state()) && again.state().queue.files.length === 0, 'the rest to be sent');
+    expect(again.world.stored.size).toBe(3);
+    expect(asked).toEqual(['read']); // asked once: the second visit found it granted
+  });
+
+  it('files a walk could not read are named in the notice; the rest are listed', async () => {
+    const t = open();
+    const [a] = card(1, browning);
+    t.controller.addWalk(async (onProgress) => {
+      onProgress(500);
+      return { files: [{ file: a!, path: 'DCIM/IMG_0001.JPG' }], unreadable: [{ path: 'DCIM/101MEDIA', reason: 'NotReadableError' }] };
+    });
+    await until(() => ready(t.state()) && t.state().queue.files.length === 1, 'the walk to be listed');
+    expect(t.state().queue.notice).toBe('1 file skipped: 101MEDIA (could not be read).');
+  });
+
+  it('measures the speed while sending (nothing at first), and remembers it for the next summary', async () => {
+    const t = open(fakeServices({ world: { autoAnswer: false } }));
+    const big = Array.from({ length: 12 }, (_, i) => photo(`BIG_${i}.JPG`, `big-${i}`.padEnd(512 * 1024, '.')));
+    t.controller.addFiles(big);
+    await until(() => ready(t.state()), 'the files to be checked');
+    expect(t.state().recentSpeed).toBeNull();
+    t.controller.requestUpload();
+    await until(() => t.world.pending.size === 3, 'uploads in flight');
+    // One 512 KiB photo confirmed per second.
+    const seen: (number | null)[] = [];
+    while (t.state().queue.uploaded < 12) {
+      await jest.advanceTimersByTimeAsync(1000);
+      [...t.world.pending.values()][0]?.resolve();
+      await jest.advanceTimersByTimeAsync(0);
+      seen.push(t.state().speed?.bytesPerSecond ?? null);
+    }
+    expect(seen[0]).toBeNull(); // honest at the start
+    const last = seen.at(-2)!;
+    expect(last / (512 * 1024)).toBeCloseTo(1, 1);
+    await until(() => idle(t.state()), 'the batch to end');
+    expect(t.state().speed).toBeNull();
+    expect(t.state().recentSpeed! / (512 * 1024)).toBeCloseTo(1, 1);
+  });
+});
+
+/** A fake FileSystemDirectoryHandle over files and folders (the File System Access API's shape). */
+function dir(name: string, children: ({ kind: 'file' | 'directory'; name: string })[]) {
+  return {
+    kind: 'directory' as const,
+    name,
+    async *values() {
+      yield* children;
+    },
+  };
+}
+function fileHandle(file: File) {
+  return { kind: 'file' as const, name: file.name, getFile: async () => file };
+}

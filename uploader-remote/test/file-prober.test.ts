@@ -12,11 +12,12 @@ import {
   type ProbeWorker,
 } from '../src/features/upload/services/file-prober';
 import type { ProbeRequest, ProbeResponse } from '../src/features/upload/services/probe-protocol';
+import { fakeThumbnailJpeg, jpegWithExif } from './support/exif-jpeg';
 
 const subtle = webcrypto.subtle as unknown as SubtleCrypto;
 const JPEG_HEAD = [0xff, 0xd8, 0xff, 0xe0];
 const blobOf = (...bytes: number[]): Blob => new NodeBlob([Uint8Array.from(bytes)]) as unknown as Blob;
-const ok = (fingerprint: string): FileProbe => ({ kind: 'ok', fingerprint, isJpeg: true });
+const ok = (fingerprint: string): FileProbe => ({ kind: 'ok', fingerprint, isJpeg: true, exif: null });
 // On jest's fake clock: `flush` lets queued callbacks run without real time passing.
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());
@@ -53,6 +54,10 @@ class FakeWorker implements ProbeWorker {
   answerOk(id: number): void {
     this.answer({ id, result: ok(`fp-${id}`) });
   }
+  /** The thumbnail requests posted, in order. */
+  thumbnailRequests(): ProbeRequest[] {
+    return this.posted.filter((m) => m.kind === 'thumbnail');
+  }
   crash(message = 'Uncaught ReferenceError: x is not defined'): void {
     this.dispatch('error', { type: 'error', message, error: null });
   }
@@ -64,14 +69,40 @@ class FakeWorker implements ProbeWorker {
 /** A fallback prober that records what it probes and answers each with its name. */
 function recordingFallback() {
   const probed: Blob[] = [];
+  const thumbnailed: Blob[] = [];
   const names = new Map<Blob, string>();
   const prober: FileProber = {
     probe: async (file) => (probed.push(file), ok(`inline-${names.get(file) ?? '?'}`)),
+    thumbnail: async (file) => (thumbnailed.push(file), `inline-thumbnail-${names.get(file) ?? '?'}`),
     stat: async (files: readonly Blob[]) => files.map((f) => ({ size: f.size, lastModified: -1 })),
     dispose: jest.fn(),
   };
-  return { prober, probed, names };
+  return { prober, probed, thumbnailed, names };
 }
+
+/**
+ * Files whose first bytes are read only when the test says: `reads` lists the reads started, by
+ * file name, and `answer(name)` lets one finish (with a JPEG holding an EXIF thumbnail).
+ */
+function slowFiles() {
+  const reads: string[] = [];
+  const pending = new Map<string, () => void>();
+  const thumbnail = fakeThumbnailJpeg(40);
+  const bytes = jpegWithExif({ make: 'Browning', thumbnail });
+  const file = (name: string): Blob =>
+    ({
+      size: bytes.length,
+      slice: () => ({
+        arrayBuffer: () =>
+          new Promise<ArrayBuffer>((resolve) => {
+            reads.push(name);
+            pending.set(name, () => resolve(bytes.slice().buffer));
+          }),
+      }),
+    }) as unknown as Blob;
+  return { file, reads, answer: (name: string) => pending.get(name)!(), url: `data:image/jpeg;base64,${Buffer.from(thumbnail).toString('base64')}` };
+}
+
 
 describe('createInlineProber', () => {
   it('probes on the calling thread, exactly as probeFile does', async () => {
@@ -109,6 +140,102 @@ describe('createInlineProber', () => {
     await expect(running).rejects.toBeInstanceOf(ProberDisposedError);
     await expect(queued).rejects.toBeInstanceOf(ProberDisposedError);
     await expect(prober.probe(blobOf(1))).rejects.toBeInstanceOf(ProberDisposedError);
+  });
+});
+
+describe('createInlineProber thumbnails', () => {
+  it('makes only EXIF thumbnails: the embedded one as a data: URL, none without it (no decoding on the page’s thread)', async () => {
+    const decode = jest.fn();
+    const scope = globalThis as { createImageBitmap?: unknown; OffscreenCanvas?: unknown };
+    const before = { createImageBitmap: scope.createImageBitmap, OffscreenCanvas: scope.OffscreenCanvas };
+    Object.assign(scope, { createImageBitmap: decode, OffscreenCanvas: class {} });
+    try {
+      const prober = createInlineProber(subtle);
+      const thumbnail = fakeThumbnailJpeg(200);
+      const withThumbnail = new NodeBlob([jpegWithExif({ make: 'Browning', thumbnail })]) as unknown as Blob;
+      expect(await prober.thumbnail(withThumbnail)).toBe(`data:image/jpeg;base64,${Buffer.from(thumbnail).toString('base64')}`);
+      expect(await prober.thumbnail(new NodeBlob([jpegWithExif({ make: 'Browning' })]) as unknown as Blob)).toBeNull();
+      expect(await prober.thumbnail(blobOf(0x89, 0x50))).toBeNull();
+      expect(decode).not.toHaveBeenCalled();
+    } finally {
+      Object.assign(scope, before);
+    }
+  });
+
+  it('makes at most 4 at once, the newest waiting one first, apart from the probes', async () => {
+    const slow = slowFiles();
+    const prober = createInlineProber(instantSubtle, 1);
+    // A probe that never ends holds the probes' only slot: thumbnails do not wait for it.
+    const never = { size: 3, slice: () => ({ arrayBuffer: () => new Promise<ArrayBuffer>(() => undefined) }) } as unknown as Blob;
+    void prober.probe(never);
+    void prober.probe(never);
+    const thumbnails = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => prober.thumbnail(slow.file(name)));
+    await flush();
+    expect(slow.reads).toEqual(['a', 'b', 'c', 'd']);
+    slow.answer('a');
+    await flush();
+    expect(slow.reads).toEqual(['a', 'b', 'c', 'd', 'f']);
+    expect(await thumbnails[0]).toBe(slow.url);
+    slow.answer('b');
+    await flush();
+    expect(slow.reads).toEqual(['a', 'b', 'c', 'd', 'f', 'e']);
+    for (const name of ['c', 'd', 'e', 'f']) slow.answer(name);
+    expect(await Promise.all(thumbnails)).toEqual(Array(6).fill(slow.url));
+  });
+
+  it('drops a waiting request whose signal aborts (its row scrolled away), resolving it null', async () => {
+    const slow = slowFiles();
+    const prober = createInlineProber(instantSubtle, 1, 1);
+    const first = prober.thumbnail(slow.file('first'));
+    const scrolledAway = new AbortController();
+    const dropped = prober.thumbnail(slow.file('dropped'), scrolledAway.signal);
+    const last = prober.thumbnail(slow.file('last'));
+    await flush();
+    scrolledAway.abort();
+    expect(await dropped).toBeNull();
+    slow.answer('first');
+    await flush();
+    slow.answer('last');
+    expect(await Promise.all([first, last])).toEqual([slow.url, slow.url]);
+    expect(slow.reads).toEqual(['first', 'last']);
+    // Already aborted: nothing is read.
+    const gone = new AbortController();
+    gone.abort();
+    expect(await prober.thumbnail(slow.file('never'), gone.signal)).toBeNull();
+    expect(slow.reads).not.toContain('never');
+  });
+
+  it('answers null at once when a running request aborts, and keeps its slot until it ends', async () => {
+    const slow = slowFiles();
+    const prober = createInlineProber(instantSubtle, 1, 1);
+    const shown = new AbortController();
+    const running = prober.thumbnail(slow.file('running'), shown.signal);
+    const next = prober.thumbnail(slow.file('next'));
+    await flush();
+    shown.abort();
+    expect(await running).toBeNull();
+    await flush();
+    expect(slow.reads).toEqual(['running']);
+    slow.answer('running');
+    await flush();
+    expect(slow.reads).toEqual(['running', 'next']);
+    slow.answer('next');
+    expect(await next).toBe(slow.url);
+  });
+
+  it('rejects running and waiting thumbnails, and later ones, once disposed', async () => {
+    const slow = slowFiles();
+    const prober = createInlineProber(instantSubtle, 1, 1);
+    const running = prober.thumbnail(slow.file('a'));
+    const waiting = prober.thumbnail(slow.file('b'));
+    await flush();
+    prober.dispose();
+    await expect(running).rejects.toBeInstanceOf(ProberDisposedError);
+    await expect(waiting).rejects.toBeInstanceOf(ProberDisposedError);
+    await expect(prober.thumbnail(slow.file('c'))).rejects.toBeInstanceOf(ProberDisposedError);
+    slow.answer('a'); // a late answer changes nothing
+    await flush();
+    expect(slow.reads).toEqual(['a']);
   });
 });
 
@@ -292,6 +419,103 @@ describe('createWorkerProber', () => {
     expect(worker.terminated).toBe(true);
     expect(worker.posted).toEqual([]);
     await rejected;
+  });
+});
+
+describe('createWorkerProber thumbnails', () => {
+  it('posts thumbnails apart from the probes: at most 4, newest first, ahead of thousands of queued probes', async () => {
+    const worker = new FakeWorker();
+    const prober = createWorkerProber({ createWorker: () => worker, maxInFlight: 2 });
+    for (let i = 0; i < 10_000; i++) void prober.probe(blobOf(i));
+    const files = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => new File([name], name) as unknown as Blob);
+    const thumbnails = files.map((f) => prober.thumbnail(f));
+    await flush();
+    const named = () => worker.thumbnailRequests().map((m) => (m.file as File).name);
+    expect(named()).toEqual(['f', 'e', 'd', 'c']);
+    expect(worker.posted.filter((m) => m.kind === 'probe')).toHaveLength(2);
+    const [f, e] = worker.thumbnailRequests();
+    worker.answer({ id: f!.id, thumbnail: 'data:image/jpeg;base64,Zg==' });
+    worker.answer({ id: 999, thumbnail: 'nobody asked' }); // ignored
+    await flush();
+    expect(named()).toEqual(['f', 'e', 'd', 'c', 'b']);
+    worker.answer({ id: e!.id, thumbnail: null });
+    await flush();
+    expect(named()).toEqual(['f', 'e', 'd', 'c', 'b', 'a']);
+    for (const m of worker.thumbnailRequests().slice(2)) worker.answer({ id: m.id, thumbnail: `url-${(m.file as File).name}` });
+    expect(await Promise.all(thumbnails)).toEqual(['url-a', 'url-b', 'url-c', 'url-d', null, 'data:image/jpeg;base64,Zg==']);
+  });
+
+  it('starts the worker on the first thumbnail too', async () => {
+    const worker = new FakeWorker();
+    const createWorker = jest.fn(() => worker);
+    const prober = createWorkerProber({ createWorker });
+    const thumbnail = prober.thumbnail(blobOf(1));
+    await flush();
+    expect(createWorker).toHaveBeenCalledTimes(1);
+    expect(worker.posted).toEqual([{ id: 1, kind: 'thumbnail', file: expect.anything() }]);
+    worker.answer({ id: 1, thumbnail: 'data:image/jpeg;base64,AA==' });
+    expect(await thumbnail).toBe('data:image/jpeg;base64,AA==');
+  });
+
+  it('never posts a request whose row scrolled away while it waited, and answers it null', async () => {
+    const worker = new FakeWorker();
+    const prober = createWorkerProber({ createWorker: () => worker, maxThumbnailsInFlight: 1 });
+    const first = prober.thumbnail(blobOf(1));
+    await flush();
+    const scrolledAway = new AbortController();
+    const dropped = prober.thumbnail(blobOf(2), scrolledAway.signal);
+    await flush();
+    scrolledAway.abort();
+    expect(await dropped).toBeNull();
+    worker.answer({ id: worker.posted[0]!.id, thumbnail: 'url-1' });
+    expect(await first).toBe('url-1');
+    await flush();
+    expect(worker.posted).toHaveLength(1);
+  });
+
+  it('makes on the fallback the thumbnails a failed worker never answered, and every later one', async () => {
+    const worker = new FakeWorker();
+    const fallback = recordingFallback();
+    const warn = jest.fn();
+    const prober = createWorkerProber({ createWorker: () => worker, createFallback: () => fallback.prober, warn, maxThumbnailsInFlight: 1 });
+    const a = blobOf(1);
+    const b = blobOf(2);
+    fallback.names.set(a, 'a').set(b, 'b');
+    const thumbnails = [prober.thumbnail(a), prober.thumbnail(b)];
+    await flush();
+    expect(worker.thumbnailRequests()).toHaveLength(1);
+    worker.crash();
+    expect(await Promise.all(thumbnails)).toEqual(['inline-thumbnail-a', 'inline-thumbnail-b']);
+    const later = blobOf(3);
+    fallback.names.set(later, 'later');
+    expect(await prober.thumbnail(later)).toBe('inline-thumbnail-later');
+    expect(fallback.thumbnailed).toEqual([b, a, later]);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+
+  it('makes thumbnails on the fallback when the worker cannot be created', async () => {
+    const fallback = recordingFallback();
+    const prober = createWorkerProber({
+      createWorker: () => Promise.reject(new Error('chunk load failed')),
+      createFallback: () => fallback.prober,
+      warn: jest.fn(),
+    });
+    const file = blobOf(1);
+    fallback.names.set(file, 'one');
+    expect(await prober.thumbnail(file)).toBe('inline-thumbnail-one');
+  });
+
+  it('rejects posted and waiting thumbnails, and later ones, once disposed', async () => {
+    const worker = new FakeWorker();
+    const prober = createWorkerProber({ createWorker: () => worker, maxThumbnailsInFlight: 1 });
+    const posted = prober.thumbnail(blobOf(1));
+    const waiting = prober.thumbnail(blobOf(2));
+    await flush();
+    prober.dispose();
+    await expect(posted).rejects.toBeInstanceOf(ProberDisposedError);
+    await expect(waiting).rejects.toBeInstanceOf(ProberDisposedError);
+    await expect(prober.thumbnail(blobOf(3))).rejects.toBeInstanceOf(ProberDisposedError);
+    expect(worker.terminated).toBe(true);
   });
 });
 

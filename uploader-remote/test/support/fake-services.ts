@@ -7,9 +7,12 @@
 import type { AnalyticsEvent } from '@trailsense/shared';
 import type { ProductApi, SessionEndReason } from '@trailsense/shared/aws';
 import { memoryJournal } from '../../../test-support/memory-journal';
+import type { PhotoExif } from '../../src/features/upload/model/photo-exif';
 import type { UploadTarget } from '../../src/features/upload/services/amplify-storage';
 import type { FileProbe } from '../../src/features/upload/services/file-probe';
 import type { FileProber } from '../../src/features/upload/services/file-prober';
+import { thumbnailCache } from '../../src/features/upload/services/thumbnail-cache';
+import { storedPreferences, type PreferenceStorage, type UploaderPreferences } from '../../src/features/upload/services/uploader-preferences';
 import type { UploadJob } from '../../src/features/upload/services/upload-engine';
 import type { LockPort, TabChannel, TabMessage, UploaderServices } from '../../src/features/upload/services/uploader-services';
 
@@ -20,9 +23,9 @@ const gates = new WeakMap<Blob, Promise<void>>();
  * A photo whose probe the fake prober knows: its fingerprint is its content, so the same content
  * under another name is the same photo. The bytes are the content (sizes follow its length).
  */
-export function photo(name: string, content = name, options: { notJpeg?: boolean; lastModified?: number; readAfter?: Promise<void> } = {}): File {
+export function photo(name: string, content = name, options: { notJpeg?: boolean; lastModified?: number; readAfter?: Promise<void>; exif?: PhotoExif } = {}): File {
   const file = new File([content], name, { type: 'image/jpeg', lastModified: options.lastModified ?? 1 });
-  probes.set(file, { kind: 'ok', fingerprint: `v1-${content.length}-${content}`, isJpeg: !options.notJpeg });
+  probes.set(file, { kind: 'ok', fingerprint: `v1-${content.length}-${content}`, isJpeg: !options.notJpeg, exif: options.exif ?? null });
   // A slow card: this photo's bytes are read only once `readAfter` settles.
   if (options.readAfter) gates.set(file, options.readAfter);
   return file;
@@ -34,6 +37,7 @@ export const fakeProber: FileProber = {
     return probes.get(file) ?? { kind: 'unreadable', reason: 'not a test photo' };
   },
   stat: async (files) => files.map((f) => ({ size: f.size, lastModified: (f as File).lastModified })),
+  thumbnail: async () => null,
   dispose: () => undefined,
 };
 
@@ -104,6 +108,8 @@ interface PendingUpload {
 export interface FakeWorld {
   /** What the fake S3 stored: one entry per key (a second PUT of a key overwrites it). */
   stored: Map<string, UploadTarget>;
+  /** What each stored object's EXIF metadata came from (only photos that had EXIF). */
+  photos: Map<string, PhotoExif>;
   /** Every PUT sent, in order. */
   puts: string[];
   pending: Map<string, PendingUpload>;
@@ -117,6 +123,11 @@ export interface FakeWorld {
   notices: (string | null)[];
 }
 
+/** A localStorage stand-in: the preferences' own code runs, in memory. */
+export function mapStorage(items = new Map<string, string>()): PreferenceStorage {
+  return { getItem: (key) => items.get(key) ?? null, setItem: (key, value) => void items.set(key, value) };
+}
+
 export function fakeServices(
   options: {
     world?: Partial<FakeWorld>;
@@ -126,6 +137,8 @@ export function fakeServices(
     tabs?: () => TabChannel;
     ranchMax?: number;
     now?: () => Date;
+    /** Shared between "visits" to test what is remembered (default: a fresh, empty store). */
+    prefs?: UploaderPreferences;
   } = {},
 ): { services: UploaderServices; world: FakeWorld; journal: ReturnType<typeof memoryJournal> } {
   let online = true;
@@ -133,6 +146,7 @@ export function fakeServices(
   const sessionListeners = new Set<(why: SessionEndReason) => void>();
   const world: FakeWorld = {
     stored: new Map(),
+    photos: new Map(),
     puts: [],
     pending: new Map(),
     tracked: [],
@@ -165,13 +179,17 @@ export function fakeServices(
     analytics: { track: async (e) => void world.tracked.push(e) },
     journal,
     prober: fakeProber,
+    prefs: options.prefs ?? storedPreferences(mapStorage()),
+    thumbnails: thumbnailCache(async () => null),
     upload: (target, job, { signal, onProgress }) =>
       new Promise<void>((resolve, reject) => {
         world.puts.push(job.key);
         const done = () => world.pending.delete(job.id);
         const succeed = () => {
           done();
-          world.stored.set(job.key, target);
+          const { photo: exif, ...where } = target;
+          world.stored.set(job.key, where);
+          if (exif) world.photos.set(job.key, exif);
           world.usageTotal++;
           resolve();
         };

@@ -1,6 +1,8 @@
-import { memo, useState, type UIEvent } from 'react';
+import { memo, useEffect, useState, type UIEvent } from 'react';
+import { formatBytes } from '../model/format-size';
 import type { FileStatus, ListedFile } from '../model/upload-queue';
 import { formatCount } from '../model/messages';
+import type { ThumbnailSource } from '../services/thumbnail-cache';
 import { visibleRange } from './virtual-range';
 
 const ROW_HEIGHT = 56;
@@ -23,10 +25,28 @@ export function statusText(status: FileStatus): string {
   }
 }
 
-const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+/**
+ * The row's thumbnail, asked for when the row is shown and dropped from the queue if the row
+ * goes before its turn (fast scrolling asks for nothing it does not show).
+ */
+function useThumbnail(file: Blob, thumbnails: ThumbnailSource | undefined): string | null {
+  const [url, setUrl] = useState<{ file: Blob; url: string | null } | null>(null);
+  const cached = thumbnails?.cached(file);
+  useEffect(() => {
+    if (!thumbnails || cached !== undefined) return;
+    const abort = new AbortController();
+    void thumbnails.load(file, abort.signal).then((made) => {
+      if (!abort.signal.aborted) setUrl({ file, url: made });
+    });
+    return () => abort.abort();
+  }, [file, thumbnails, cached]);
+  if (cached !== undefined) return cached;
+  return url?.file === file ? url.url : null;
+}
 
 interface RowProps {
   file: ListedFile;
+  thumbnails: ThumbnailSource | undefined;
   index: number;
   count: number;
   busy: boolean;
@@ -34,7 +54,8 @@ interface RowProps {
   onRetry: (id: string) => void;
 }
 
-const Row = memo(function Row({ file, index, count, busy, onRemove, onRetry }: RowProps) {
+const Row = memo(function Row({ file, thumbnails, index, count, busy, onRemove, onRetry }: RowProps) {
+  const thumbnail = useThumbnail(file.file, thumbnails);
   return (
     <li
       className={`file-row file-row--${file.status.kind}`}
@@ -42,13 +63,17 @@ const Row = memo(function Row({ file, index, count, busy, onRemove, onRetry }: R
       aria-setsize={count}
       aria-posinset={index + 1}
     >
+      {/* Decorative: the name beside it says which photo it is. */}
+      <span className="file-row__thumb" aria-hidden="true">
+        {thumbnail && <img src={thumbnail} alt="" width={48} height={36} decoding="async" />}
+      </span>
       <span className="file-row__text">
         {/* Names are text, never markup. */}
         <span className="file-row__name" title={file.name}>
           {file.name}
         </span>
         <span className="file-row__status">
-          {megabytes(file.size)} · {statusText(file.status)}
+          {formatBytes(file.size)} · {statusText(file.status)}
         </span>
       </span>
       {file.status.kind === 'failed' && (
@@ -70,6 +95,8 @@ export interface FileListProps {
   busy: boolean;
   onRemove: (id: string) => void;
   onRetry: (id: string) => void;
+  /** Where row thumbnails come from; none are shown without it. */
+  thumbnails?: ThumbnailSource;
 }
 
 /**
@@ -77,7 +104,7 @@ export interface FileListProps {
  * files cost about 20 rows. Written here rather than added as a dependency: fixed-height rows
  * need thirty lines, and the shared-singleton list stays as it is.
  */
-export function FileList({ files, busy, onRemove, onRetry }: FileListProps) {
+export function FileList({ files, busy, onRemove, onRetry, thumbnails }: FileListProps) {
   const [scrollTop, setScrollTop] = useState(0);
   const count = files.length;
   // The scroll box goes while the list is empty; a list filled again starts at its top, or the
@@ -91,7 +118,7 @@ export function FileList({ files, busy, onRemove, onRetry }: FileListProps) {
     <div className="file-list" style={{ height }} onScroll={onScroll} tabIndex={0} role="region" aria-label={`File list, ${formatCount(count)} files`}>
       <ul className="file-list__rows" style={{ height: count * ROW_HEIGHT }} aria-label="Files to upload">
         {files.slice(start, end).map((file, i) => (
-          <Row key={file.id} file={file} index={start + i} count={count} busy={busy} onRemove={onRemove} onRetry={onRetry} />
+          <Row key={file.id} file={file} thumbnails={thumbnails} index={start + i} count={count} busy={busy} onRemove={onRemove} onRetry={onRetry} />
         ))}
       </ul>
     </div>

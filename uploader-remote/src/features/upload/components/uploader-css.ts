@@ -37,4 +37,15 @@ export const UPLOADER_CSS = `
 .uploader .dialog-backdrop { position: fixed; inset: 0; background: rgb(0 0 0 / 0.45); display: flex; align-items: center; justify-content: center; z-index: 100; padding: 1rem; }
 .uploader .dialog { background: #fff; border-radius: 10px; padding: 1.25rem; max-width: 30rem; width: 100%; }
 .uploader .dialog__buttons { display: flex; gap: 0.75rem; justify-content: flex-end; }
+.uploader__drop { border: 2px dashed var(--color-border, #b9b3a0); border-radius: 10px; padding: 0.75rem 1rem; margin: 1rem 0; background: #fbfaf6; }
+.uploader__drop--over { border-color: var(--color-brand, #2f5d34); background: #eef4ec; }
+.uploader__drop-text { margin: 0; color: var(--color-muted, #4a5a4a); }
+.uploader__drop .uploader__controls { margin: 0.75rem 0 0; }
+.uploader .field--check { flex-wrap: nowrap; align-items: flex-start; max-width: 100%; }
+.uploader .field--check input { flex: none; margin: 0.1rem 0 0; }
+.uploader .field--check label { flex: 1 1 auto; min-width: 0; }
+.uploader__summary { font-weight: 600; margin: 0.25rem 0; overflow-wrap: anywhere; }
+.uploader__speed { margin: 0.25rem 0; color: var(--color-muted, #4a5a4a); }
+.uploader .file-row__thumb { flex: none; width: 48px; height: 36px; border-radius: 4px; background: #ece9df; overflow: hidden; }
+.uploader .file-row__thumb img { display: block; width: 48px; height: 36px; object-fit: cover; }
 `;

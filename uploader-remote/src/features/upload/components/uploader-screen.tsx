@@ -6,6 +6,7 @@ import {
   allowanceUnknownMessage,
   checkingMessage,
   formatCount,
+  readingMessage,
   OFFLINE_PAUSE,
   OTHER_TAB_WAIT,
   overAllowanceQuestion,
@@ -16,9 +17,13 @@ import {
   subscriptionMessage,
 } from '../model/messages';
 import { remainingOf, usedOf } from '../model/quota';
+import { selectionFacts } from '../model/selection';
+import { progressDetail } from '../model/speed-meter';
 import { canUpload, percentOf } from '../model/upload-queue';
+import { filesFromInput, walkEntries } from '../services/folder-walk';
 import type { UploaderServices } from '../services/uploader-services';
 import { ConfirmDialog } from './confirm-dialog';
+import { DropZone, useNoDropNavigation, type Dropped } from './drop-zone';
 import { FileList } from './file-list';
 import { InfoTip } from './info-tip';
 import { UPLOADER_CSS } from './uploader-css';
@@ -74,6 +79,9 @@ function NoRanch({ email, signOut }: { email: string; signOut: () => Promise<voi
         <button type="button" className="button button--primary" disabled>
           Add Images
         </button>
+        <button type="button" className="button" disabled>
+          Add Folder
+        </button>
       </div>
       <p>
         <button type="button" className="button" onClick={() => void signOut()}>
@@ -95,9 +103,13 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
   const { controller, state } = useBatchController(services, { owner, email, ranchId }, options);
   const { queue, allowance, subscription, choices } = state;
   const input = useRef<HTMLInputElement>(null);
+  const folderInput = useRef<HTMLInputElement>(null);
   const running = queue.batch.kind === 'running';
   const remaining = remainingOf(allowance);
   useLeaveGuard(running, LEAVE_MESSAGE);
+  useNoDropNavigation();
+  // One pass over the list per change of it (not per progress flush of other state).
+  const facts = useMemo(() => selectionFacts(queue.files, services.now().getTime(), state.recentSpeed), [queue.files, state.recentSpeed, services]);
 
   // Stable, so the list's memoised rows do not re-render on every progress flush.
   const onRemove = useCallback((id: string) => controller.remove(id), [controller]);
@@ -107,7 +119,36 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
     event.currentTarget.value = '';
     controller.addFiles(files);
   };
+  const onFolderInput = (event: ChangeEvent<HTMLInputElement>) => {
+    const found = filesFromInput(event.currentTarget.files ?? ([] as unknown as FileList));
+    event.currentTarget.value = '';
+    controller.addFiles(found);
+  };
+  const onAddFolder = () => {
+    // The File System Access API where the browser has it: its handle can be kept for Resume.
+    // Elsewhere (and if it throws), the directory input.
+    const picker = (window as { showDirectoryPicker?: (options: { id: string; mode: 'read' }) => Promise<FileSystemDirectoryHandle> }).showDirectoryPicker;
+    if (!picker) return folderInput.current?.click();
+    picker({ id: 'trailsense-card', mode: 'read' }).then(
+      (handle) => controller.addFolder(handle as unknown as Parameters<typeof controller.addFolder>[0]),
+      (error: unknown) => {
+        // Closing the picker is no error.
+        if ((error as { name?: unknown } | null)?.name !== 'AbortError') folderInput.current?.click();
+      },
+    );
+  };
+  const onDrop = ({ entries, files }: Dropped) => {
+    if (entries.length === 0) return controller.addFiles(files);
+    controller.addWalk(async (onProgress) => {
+      const walked = await walkEntries(entries, { onProgress });
+      return { files: [...files.map((file) => ({ file, path: file.name })), ...walked.files], unreadable: walked.unreadable };
+    });
+  };
   const onResume = () => {
+    if (state.offer?.folder) {
+      void controller.resumeFromFolder();
+      return;
+    }
     controller.resumeOffer();
     input.current?.click();
   };
@@ -145,7 +186,7 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
 
       {state.offer && (
         <div className="uploader__resume" role="status">
-          <p>{resumeOfferMessage(state.offer.uploaded, state.offer.total, state.offer.lastActivity)}</p>
+          <p>{resumeOfferMessage(state.offer.uploaded, state.offer.total, state.offer.lastActivity, state.offer.folder)}</p>
           <div className="uploader__actions">
             <button type="button" className="button button--primary" onClick={onResume}>
               Resume
@@ -164,10 +205,25 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
         {queue.failures > 0 && <p>Failed uploads: {formatCount(queue.failures)}</p>}
       </div>
 
+      <DropZone disabled={running} onDrop={onDrop}>
       <div className="uploader__controls">
         <input ref={input} type="file" multiple accept=".jpg,.jpeg,image/jpeg" className="visually-hidden" tabIndex={-1} aria-hidden="true" onChange={onFiles} />
+        <input
+          ref={folderInput}
+          type="file"
+          // React passes unknown attributes through: the directory picker of every browser.
+          {...{ webkitdirectory: '', directory: '' }}
+          className="visually-hidden"
+          tabIndex={-1}
+          aria-hidden="true"
+          data-testid="folder-input"
+          onChange={onFolderInput}
+        />
         <button type="button" className="button button--primary" disabled={running} onClick={() => input.current?.click()}>
           Add Images
+        </button>
+        <button type="button" className="button" disabled={running} onClick={onAddFolder}>
+          Add Folder
         </button>
         <span className="field">
           <label htmlFor="uploader-camera">Camera</label>
@@ -181,7 +237,7 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
           </select>
           <InfoTip id="tip-camera" label="About the camera choice" text={CAMERA_TIP} />
         </span>
-        <span className="field">
+        <span className="field field--check">
           <input
             id="uploader-training"
             type="checkbox"
@@ -194,10 +250,12 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
           <InfoTip id="tip-training" label="About training images" text={TRAINING_TIP} />
         </span>
       </div>
+      </DropZone>
 
       <div className="uploader__progress">
         <progress id="uploader-progress" max={100} value={percentOf(queue)} aria-labelledby="uploader-progress-label" />
         <p id="uploader-progress-label">{progressLabel(queue.uploaded, queue.total)}</p>
+        {state.speed && <p className="uploader__speed">{progressDetail({ rate: state.speed.bytesPerSecond, secondsLeft: state.speed.secondsLeft })}</p>}
         <p className="visually-hidden" role="status">
           {state.announcement}
         </p>
@@ -211,14 +269,17 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
 
       {/* Polite, and worded once per check (not a running count), so a screen reader hears it once. */}
       <p className="uploader__checking" role="status">
-        {queue.checks.kind === 'running' ? checkingMessage(queue.checks.files) : ''}
+        {state.reading ? readingMessage(state.reading.found) : queue.checks.kind === 'running' ? checkingMessage(queue.checks.files) : ''}
       </p>
 
       <div className="uploader__notice" role="status">
         {queue.notice && <p>{queue.notice}</p>}
+        {!running && facts.mixedCameras && <p>{facts.mixedCameras}</p>}
+        {!running && facts.clock && <p>{facts.clock}</p>}
       </div>
 
       <h2 className="uploader__list-title">Files</h2>
+      {!running && facts.summary && <p className="uploader__summary">{facts.summary}</p>}
       <div className="uploader__actions">
         <button type="button" className="button button--primary" disabled={!canUpload(queue, remaining)} onClick={() => controller.requestUpload()}>
           Upload
@@ -232,7 +293,7 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
           </button>
         )}
       </div>
-      <FileList files={queue.files} busy={running} onRemove={onRemove} onRetry={onRetry} />
+      <FileList files={queue.files} busy={running} onRemove={onRemove} onRetry={onRetry} thumbnails={services.thumbnails} />
 
       <p>
         <button type="button" className="button" onClick={onSignOut}>

@@ -1,8 +1,10 @@
 import type { Camera, JournalBatch, JournalEntry, JournalScope, JournalTarget } from '@trailsense/shared/aws';
+import { groupCameras, suggestCamera } from '../model/camera-match';
 import { extensionOf, precheckSelection, type SkippedFile } from '../model/file-filter';
 import {
   ALLOWANCE_USED_UP,
   allowanceUnknownMessage,
+  FOLDER_NOT_ALLOWED,
   progressAnnouncement,
   progressQuarter,
   SESSION_RESUMED,
@@ -20,8 +22,10 @@ import {
   type QueueAction,
   type QueueState,
 } from '../model/upload-queue';
+import { milestoneWithTimeLeft, SpeedMeter } from '../model/speed-meter';
 import type { UploadTarget } from '../services/amplify-storage';
 import type { FileProbe } from '../services/file-probe';
+import { walkDirectoryHandle, type DirectoryHandleLike, type FoundFile, type WalkResult } from '../services/folder-walk';
 import { runBatch, type Admission, type RunningBatch, type UploadJob } from '../services/upload-engine';
 import { SessionEndedError, type UploaderServices } from '../services/uploader-services';
 
@@ -37,6 +41,14 @@ export interface ResumeOffer {
   uploaded: number;
   total: number;
   lastActivity: Date;
+  /** The kept folder's name when the browser let the site keep it: Resume reads it again, no new pick. */
+  folder: string | null;
+}
+
+/** The upload speed and time left of the running batch; null while still measured (the first seconds). */
+export interface SpeedEstimate {
+  bytesPerSecond: number | null;
+  secondsLeft: number | null;
 }
 
 /** Why a running batch is paused: it continues by itself when the cause goes away. */
@@ -59,6 +71,12 @@ export interface UploaderState {
   waitingForOtherTab: boolean;
   /** The latest polite announcement for screen readers. */
   announcement: string;
+  /** A folder or a drop being read: how many files were found so far. */
+  reading: { found: number } | null;
+  /** The running batch's speed and time left. */
+  speed: SpeedEstimate | null;
+  /** The speed of recent batches on this browser (bytes/s), for the summary's estimate. */
+  recentSpeed: number | null;
 }
 
 /** Who the controller uploads for. */
@@ -81,6 +99,9 @@ const FLUSH_MS = 200;
 const CHECK_CHUNK = 256;
 /** Files whose sizes are read per message to the worker: the first ones are listed soon. */
 const STAT_CHUNK = 1000;
+
+/** What a selection is made of: files from an input (their own relative path) or found in a folder. */
+export type ChosenFile = File | FoundFile;
 
 /** A chosen file with what the list needs of it, read once (never `File.size` on this thread). */
 interface PickedFile {
@@ -128,6 +149,16 @@ export class BatchController {
   private successes: number[] = [];
   private readonly generations = { subscription: 0, ranch: 0, total: 0, cameras: 0 };
   private checking: Promise<void> = Promise.resolve();
+  /** The user picked the camera: the photos' suggestion no longer overrides it. */
+  private cameraChosen = false;
+  /**
+   * Where the batch's selections came from: a folder handle (FileSystemDirectoryHandle) or null
+   * for files picked or dropped. When all came from one folder, its handle is kept in the journal
+   * so Resume can read it again.
+   */
+  private sources: (DirectoryHandleLike | null)[] = [];
+  /** Measures the running batch's speed (reset across pauses). */
+  private meter: SpeedMeter | null = null;
 
   constructor(
     private readonly services: UploaderServices,
@@ -146,6 +177,9 @@ export class BatchController {
       paused: [],
       waitingForOtherTab: false,
       announcement: '',
+      reading: null,
+      speed: null,
+      recentSpeed: services.prefs.recentSpeed(),
     };
     this.unsubscribe.push(
       services.network.subscribe((online) => (online ? this.unpause('offline') : this.pause('offline'))),
@@ -225,7 +259,9 @@ export class BatchController {
     const cameras = ++this.generations.cameras;
     api.getCameras(ranchId).then(
       (res) => {
-        if (cameras === this.generations.cameras) this.set({ cameras: Array.isArray(res.Cameras) ? res.Cameras : [] });
+        if (cameras !== this.generations.cameras) return;
+        this.set({ cameras: Array.isArray(res.Cameras) ? res.Cameras : [] });
+        this.suggestCamera();
       },
       (error: unknown) => logError('Could not fetch the cameras', error),
     );
@@ -276,6 +312,7 @@ export class BatchController {
   // --- choices and the resume offer ----------------------------------------------------------
 
   setCamera(camera: string): void {
+    this.cameraChosen = true;
     this.set({ choices: { ...this.state.choices, camera } });
     void this.saveBatch();
   }
@@ -290,7 +327,8 @@ export class BatchController {
       await this.services.journal.prune(this.now());
       const [newest] = await this.services.journal.openBatches(this.scope);
       if (!newest || this.batchId || this.state.queue.files.length > 0) return;
-      this.set({ offer: { uploaded: newest.uploaded, total: newest.total, lastActivity: new Date(newest.batch.updatedAt) } });
+      const folder = folderHandle(newest.batch.folder);
+      this.set({ offer: { uploaded: newest.uploaded, total: newest.total, lastActivity: new Date(newest.batch.updatedAt), folder: folder?.name ?? null } });
       this.offered = newest.batch;
     } catch (error) {
       this.services.logError('Could not read the upload journal', error);
@@ -306,7 +344,36 @@ export class BatchController {
     const batch = this.offered;
     if (!batch) return;
     this.adoptOffer();
+    // The batch's camera was chosen (or suggested) when it began: it stays.
+    this.cameraChosen = true;
     this.set({ choices: { camera: batch.camera, training: batch.training } });
+  }
+
+  /**
+   * Resume from the kept folder: asks the browser to read it again (a prompt, or silently if
+   * allowed) and lists it as if it was picked; what went up is skipped by the journal. Called from
+   * the Resume click, whose user activation the permission prompt needs. False when there is no
+   * folder or reading it was refused: the view then asks for a pick.
+   */
+  async resumeFromFolder(): Promise<boolean> {
+    const handle = folderHandle(this.offered?.folder);
+    if (!handle) return false;
+    this.resumeOffer();
+    let permission: string = 'granted';
+    try {
+      if (handle.queryPermission && (await handle.queryPermission({ mode: 'read' })) !== 'granted') {
+        permission = handle.requestPermission ? await handle.requestPermission({ mode: 'read' }) : 'denied';
+      }
+    } catch (error) {
+      this.services.logError('Could not ask to read the folder again', error);
+      permission = 'denied';
+    }
+    if (permission !== 'granted') {
+      this.dispatch({ type: 'notice', text: FOLDER_NOT_ALLOWED });
+      return false;
+    }
+    this.addFolder(handle);
+    return true;
   }
 
   private adoptOffer(): void {
@@ -342,12 +409,18 @@ export class BatchController {
       updatedAt: now,
       camera: this.state.choices.camera,
       training: this.state.choices.training,
+      ...(this.keptFolder() ? { folder: this.keptFolder() } : {}),
     };
     try {
       await this.services.journal.putBatch(batch);
     } catch (error) {
       this.services.logError('Could not write the upload journal', error);
     }
+  }
+
+  private keptFolder(): DirectoryHandleLike | null {
+    const [first] = this.sources;
+    return first && this.sources.every((s) => s === first) ? first : null;
   }
 
   private ensureBatch(): string {
@@ -371,17 +444,54 @@ export class BatchController {
    * The others are held until their fingerprints tell: already uploaded (skipped, counted in the
    * notice), the same photo twice (skipped), interrupted earlier (listed with its old key), or new.
    */
-  addFiles(files: readonly File[]): void {
+  addFiles(files: readonly ChosenFile[]): void {
     if (files.length === 0 || this.disposed) return;
+    this.sources.push(null);
+    this.addSelection(files);
+  }
+
+  /**
+   * Lists a folder the browser gave a handle for (Add Folder with the File System Access API):
+   * walked, subfolders included; the handle is kept with the batch so Resume can read it again.
+   */
+  addFolder(handle: DirectoryHandleLike): void {
+    this.sources.push(handle);
+    this.addWalk((onProgress) => walkDirectoryHandle(handle, { onProgress }));
+  }
+
+  /**
+   * Lists what a walk finds (a dropped folder, a picked folder): "Reading… N files" while it
+   * runs; entries that could not be read join the skipped files' notice.
+   */
+  addWalk(walk: (onProgress: (found: number) => void) => Promise<WalkResult>): void {
+    if (this.disposed) return;
+    this.set({ reading: { found: 0 } });
+    const walking = walk((found) => this.set({ reading: { found } })).catch((error: unknown): WalkResult => {
+      this.services.logError('Could not read the folder', error);
+      return { files: [], unreadable: [{ path: '', reason: errorText(error) }] };
+    });
+    this.checking = this.checking
+      .then(() => walking)
+      .then((result) => {
+        this.set({ reading: null });
+        const unreadable = result.unreadable.map((u): SkippedFile => ({ name: u.path ? u.path.split('/').pop() || u.path : 'The folder', reason: 'unreadable' }));
+        if (result.files.length > 0) this.addSelection(result.files, unreadable);
+        else if (unreadable.length > 0) this.dispatch({ type: 'files-added', files: [], skipped: unreadable });
+      });
+  }
+
+  /** `skipped`: what the walk that found `chosen` could not read, for the selection's one notice. */
+  private addSelection(chosen: readonly ChosenFile[], skipped: readonly SkippedFile[] = []): void {
     const batchId = this.ensureBatch();
+    const files = chosen.map((c): FoundFile => (c instanceof Blob ? { file: c, path: c.webkitRelativePath ?? '' } : c));
     // At once, before any file is touched: every chosen file counts as being checked.
-    this.dispatch({ type: 'files-added', files: [], skipped: [], held: files.length });
+    this.dispatch({ type: 'files-added', files: [], skipped: [...skipped], held: files.length });
     this.checking = this.checking.then(() => this.listSelection(files, batchId)).catch((error: unknown) => {
       this.services.logError('Could not check the chosen files', error);
     });
   }
 
-  private async listSelection(files: readonly File[], batchId: string): Promise<void> {
+  private async listSelection(files: readonly FoundFile[], batchId: string): Promise<void> {
     // First the whole selection is listed or held, a thousand at a time: on a card picked again
     // the new photos are the last ones, and the user is waiting to see them. Reading fingerprints
     // starts after, so it does not compete with the listing for the main thread.
@@ -390,16 +500,16 @@ export class BatchController {
     for (let start = 0; start < files.length && !this.disposed; start += STAT_CHUNK) {
       const chunk = files.slice(start, start + STAT_CHUNK);
       // Sizes a slice per task (file-prober.ts says why).
-      const stats = await this.services.prober.stat(chunk).catch((error: unknown) => {
+      const stats = await this.services.prober.stat(chunk.map((c) => c.file)).catch((error: unknown) => {
         this.services.logError('Could not read the chosen files', error);
         return null;
       });
       if (!stats) {
-        const skipped = chunk.map((f): SkippedFile => ({ name: f.name, reason: 'unreadable' }));
+        const skipped = chunk.map((f): SkippedFile => ({ name: f.file.name, reason: 'unreadable' }));
         this.dispatch({ type: 'held-resolved', files: [], skipped, resolved: chunk.length });
         continue;
       }
-      const picked = chunk.map((file, i): PickedFile => ({ file, name: file.name, path: file.webkitRelativePath ?? '', ...stats[i]! }));
+      const picked = chunk.map(({ file, path }, i): PickedFile => ({ file, name: file.name, path, ...stats[i]! }));
       const { accepted, skipped } = precheckSelection(picked);
       let known: Set<number>;
       try {
@@ -420,6 +530,21 @@ export class BatchController {
       this.dispatch({ type: 'held-resolved', files: now, skipped, resolved: now.length + skipped.length });
     }
     await Promise.all([this.checkListed(listedNow, batchId), this.resolveHeld(heldBack, batchId)]);
+    this.suggestCamera();
+  }
+
+  /**
+   * Preselects the camera the photos say they come from (model/camera-match.ts), unless the user
+   * chose one: once the selection's EXIF is read, and again when the ranch's cameras arrive.
+   */
+  private suggestCamera(): void {
+    if (this.cameraChosen || this.state.choices.camera !== '' || this.state.queue.checks.kind !== 'idle') return;
+    const groups = groupCameras(this.state.queue.files.map((f) => f.exif ?? null));
+    const suggested = suggestCamera({ groups, cameras: this.state.cameras, remembered: this.services.prefs.cameraNames(this.identity.ranchId) });
+    if (suggested) {
+      this.set({ choices: { ...this.state.choices, camera: suggested } });
+      void this.saveBatch();
+    }
   }
 
   private listed(file: PickedFile, status: ListedFile['status'], from?: { fingerprint: string; entry?: JournalEntry }): ListedFile {
@@ -477,7 +602,7 @@ export class BatchController {
         else if (!probe.isJpeg) verdicts.push({ id: file.id, ok: false, reason: 'not-jpeg' });
         else if (this.isListedAlready(probe.fingerprint, file.id, stillListed)) verdicts.push({ id: file.id, ok: false, reason: 'duplicate' });
         else {
-          verdicts.push({ id: file.id, ok: true, fingerprint: probe.fingerprint });
+          verdicts.push({ id: file.id, ok: true, fingerprint: probe.fingerprint, exif: probe.exif });
           this.listedFingerprints.set(probe.fingerprint, file.id);
           // Still listed (not removed or cleared meanwhile) and not already taken by an upload,
           // whose own record (with its target) must not be replaced: recorded as waiting.
@@ -528,7 +653,7 @@ export class BatchController {
         }
         seen.add(probe.fingerprint);
         this.listedFingerprints.set(probe.fingerprint, ids[i]!);
-        const listed = { ...this.listed(file, { kind: 'waiting' }, { fingerprint: probe.fingerprint, ...(entry ? { entry } : {}) }), id: ids[i]! };
+        const listed = { ...this.listed(file, { kind: 'waiting' }, { fingerprint: probe.fingerprint, ...(entry ? { entry } : {}) }), id: ids[i]!, exif: probe.exif };
         add.push(listed);
         entries.push(this.entryFor(listed, probe.fingerprint, batchId));
       });
@@ -559,6 +684,8 @@ export class BatchController {
     this.probes.clear();
     this.listedFingerprints.clear();
     this.claimed.clear();
+    this.sources = [];
+    this.cameraChosen = false;
     this.dispatch({ type: 'list-cleared' });
     if (batchId) {
       void this.checking.then(() => this.services.journal.endBatch(batchId)).catch((error: unknown) => this.services.logError('Could not clear the upload journal', error));
@@ -653,20 +780,63 @@ export class BatchController {
     this.set({ waitingForOtherTab: false });
     if (this.disposed) return this.releaseLock?.();
 
+    // Sent as the chosen camera: photos of one camera (by EXIF) are suggested as it next time.
+    const groups = groupCameras(files.map((f) => f.exif ?? null));
+    if (this.state.choices.camera && groups.length === 1) services.prefs.rememberCamera(ranchId, groups[0]!.key, this.state.choices.camera);
+
+    // Speed and time left: bytes confirmed plus the bytes of uploads in flight, sampled per flush.
+    const meter = new SpeedMeter();
+    meter.reset(this.now());
+    this.meter = meter;
+    const sizes = new Map(files.map((f) => [f.id, f.size]));
+    const sizeOf = (id: string) => sizes.get(id) ?? this.state.queue.files.find((f) => f.id === id)?.size ?? 0;
+    const inFlight = new Map<string, number>();
+    let sentBytes = 0;
+    const inFlightBytes = () => {
+      let sum = 0;
+      for (const bytes of inFlight.values()) sum += bytes;
+      return sum;
+    };
+    const measure = () => {
+      const now = this.now();
+      const moving = inFlightBytes();
+      meter.sample(now, sentBytes + moving);
+      // Left: the listed files still to send (within the batch's limit), less what is in flight.
+      const left = Math.max(0, limit - (uploadCount - start.uploaded));
+      let bytesLeft = 0;
+      let counted = 0;
+      for (const f of this.state.queue.files) {
+        if (counted >= left) break;
+        if (f.status.kind === 'failed') continue;
+        bytesLeft += f.size;
+        counted++;
+      }
+      const bytesPerSecond = meter.rate();
+      this.set({ speed: { bytesPerSecond, secondsLeft: bytesPerSecond ? meter.timeLeft(Math.max(0, bytesLeft - moving)) : null } });
+    };
+    this.set({ speed: { bytesPerSecond: null, secondsLeft: null } });
+
     const flush = () => {
       timer = null;
       if (pending.length === 0) return;
       const events = pending;
       pending = [];
       this.dispatch({ type: 'engine-events', events });
+      measure();
       const q = progressQuarter(uploadCount, start.total);
       if (q !== quarter && uploadCount < start.total) {
         quarter = q;
-        this.set({ announcement: progressAnnouncement({ kind: 'milestone', uploaded: uploadCount, total: start.total }) });
+        // Time left is said here only, a few times a batch: polite and rare.
+        this.set({ announcement: milestoneWithTimeLeft(uploadCount, start.total, this.state.speed?.secondsLeft ?? null) });
       }
     };
     const emit = (event: EngineEvent) => {
       const sent = 'id' in event ? this.sending.get(event.id) : undefined;
+      if (event.type === 'progress') inFlight.set(event.id, (sizeOf(event.id) * event.percent) / 100);
+      else if (event.type === 'succeeded') {
+        sentBytes += sizeOf(event.id);
+        inFlight.delete(event.id);
+      } else if (event.type !== 'started') inFlight.delete(event.id);
       if (event.type === 'succeeded' && sent) {
         uploadCount++;
         const at = this.now();
@@ -722,7 +892,11 @@ export class BatchController {
         allowance: () => remainingOf(this.state.allowance) ?? 0,
       },
       {
-        upload: (job, context) => services.upload(this.sending.get(job.id)?.target ?? this.targetFor(byId.get(job.id)), job, context),
+        upload: (job, context) => {
+          const file = byId.get(job.id) ?? this.state.queue.files.find((f) => f.id === job.id);
+          const target = this.sending.get(job.id)?.target ?? this.targetFor(file);
+          return services.upload({ ...target, photo: file?.exif ?? null }, job, context);
+        },
         refreshCredentials: async (signal) => {
           try {
             await services.refreshCredentials(signal);
@@ -747,6 +921,10 @@ export class BatchController {
     const result = await engine.done;
     if (timer !== null) services.timers.clearTimeout(timer);
     flush();
+    const measured = meter.rate();
+    if (measured) services.prefs.setRecentSpeed(measured);
+    this.meter = null;
+    this.set({ speed: null, recentSpeed: measured ?? this.state.recentSpeed });
     this.engine = null;
     this.sending.clear();
     this.releaseLock?.();
@@ -758,6 +936,7 @@ export class BatchController {
     if (this.state.queue.files.length === 0 && this.state.queue.checks.kind === 'idle' && this.batchId === batchId) {
       // Everything went up: the batch is done (its entries stay as the record of what was sent).
       this.batchId = null;
+      this.sources = [];
       await services.journal.endBatch(batchId).catch((error: unknown) => services.logError('Could not write the upload journal', error));
     }
   }
@@ -769,6 +948,8 @@ export class BatchController {
     this.set({ paused: [...this.state.paused, reason] });
     if (!this.engine) return;
     this.engine.pause();
+    // A pause is not slowness: the speed is measured again from where it resumes.
+    this.meter?.reset(this.now());
     if (reason === 'session') {
       const { uploaded, total } = this.state.queue;
       this.set({ announcement: sessionPauseMessage(uploaded, total) });
@@ -781,7 +962,10 @@ export class BatchController {
     const paused = this.state.paused.filter((r) => r !== reason);
     this.set({ paused, ...(announcement ? { announcement } : {}) });
     if (reason === 'session') this.services.setPausedWorkNotice(null);
-    if (paused.length === 0) this.engine?.resume();
+    if (paused.length === 0) {
+      this.meter?.reset(this.now());
+      this.engine?.resume();
+    }
   }
 
   // --- the screen comes and goes ----------------------------------------------------------------
@@ -809,4 +993,17 @@ export class BatchController {
     for (const off of this.unsubscribe) off();
     this.listeners.clear();
   }
+}
+
+/** A folder handle as kept in the journal, with the permission calls of the File System Access API. */
+type KeptFolder = DirectoryHandleLike & {
+  queryPermission?(descriptor: { mode: 'read' }): Promise<string>;
+  requestPermission?(descriptor: { mode: 'read' }): Promise<string>;
+};
+
+/** A kept folder handle from the journal (structured-cloned), if it is one. */
+function folderHandle(value: unknown): KeptFolder | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const handle = value as Partial<DirectoryHandleLike>;
+  return handle.kind === 'directory' && typeof handle.name === 'string' ? (value as KeptFolder) : null;
 }

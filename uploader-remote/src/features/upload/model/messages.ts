@@ -130,8 +130,10 @@ export function progressQuarter(uploaded: number, total: number): number {
 const shortDates = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric' });
 
 /** The resume offer of an unfinished batch: "412 of 2,000 uploaded on Nov 21 — pick the same card to finish." */
-export function resumeOfferMessage(uploaded: number, total: number, lastActivity: Date): string {
-  return `${formatCount(uploaded)} of ${formatCount(total)} uploaded on ${shortDates.format(lastActivity)} — pick the same card to finish.`;
+export function resumeOfferMessage(uploaded: number, total: number, lastActivity: Date, folder: string | null = null): string {
+  const then = `${formatCount(uploaded)} of ${formatCount(total)} uploaded on ${shortDates.format(lastActivity)}`;
+  // A kept folder is read again by Resume: nothing to pick.
+  return folder === null ? `${then} — pick the same card to finish.` : `${then} — Resume reads the folder “${folder}” again to finish.`;
 }
 
 /** While this month's usage or the ranch's limit is unknown: Upload is off, and why. */

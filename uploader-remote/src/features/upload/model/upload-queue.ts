@@ -1,5 +1,6 @@
 import type { JournalTarget } from '@trailsense/shared/aws';
 import type { SkippedFile } from './file-filter';
+import type { PhotoExif } from './photo-exif';
 import { progressPercent, skippedNotice, OVER_ALLOWANCE_ADVICE, storageErrorMessage } from './messages';
 
 /** One file's state in the list (UP `FileProgress`): a discriminated union, not flags. */
@@ -24,6 +25,8 @@ export interface ListedFile {
   status: FileStatus;
   /** The content fingerprint, once read. */
   fingerprint?: string;
+  /** What its EXIF says (capture time, camera), once read; null when it has none. */
+  exif?: PhotoExif | null;
   /** The level and camera it was first sent with (from the journal): a resend keeps them. */
   target?: JournalTarget;
 }
@@ -45,7 +48,7 @@ export type EngineEvent =
 
 /** What reading a listed file's first bytes and fingerprint decided. */
 export type CheckVerdict =
-  | { id: string; ok: true; fingerprint: string; key?: string; target?: JournalTarget }
+  | { id: string; ok: true; fingerprint: string; exif?: PhotoExif | null; key?: string; target?: JournalTarget }
   | { id: string; ok: false; reason: DropReason };
 
 export type Batch = { kind: 'idle' } | { kind: 'running'; stopping: boolean };
@@ -196,7 +199,7 @@ function applyVerdicts(state: QueueState, verdicts: readonly CheckVerdict[]): Qu
     }
     changed = true;
     const status: FileStatus = f.status.kind === 'checking' ? { kind: 'waiting' } : f.status;
-    return [{ ...f, status, fingerprint: verdict.fingerprint, ...(verdict.key ? { key: verdict.key } : {}), ...(verdict.target ? { target: verdict.target } : {}) }];
+    return [{ ...f, status, fingerprint: verdict.fingerprint, ...(verdict.exif !== undefined ? { exif: verdict.exif } : {}), ...(verdict.key ? { key: verdict.key } : {}), ...(verdict.target ? { target: verdict.target } : {}) }];
   });
   return changed ? dropFiles({ ...state, files }, dropped) : settleChecks(state);
 }

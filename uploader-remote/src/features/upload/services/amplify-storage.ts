@@ -1,6 +1,7 @@
 import { fetchAuthSession } from 'aws-amplify/auth';
 import { uploadData } from 'aws-amplify/storage';
 import { encodeMetadataValue } from '../model/metadata-encoding';
+import type { PhotoExif } from '../model/photo-exif';
 import type { UploadJob } from './upload-engine';
 import { SessionEndedError } from './uploader-services';
 
@@ -13,6 +14,25 @@ export interface UploadTarget {
   ranchId: string;
   /** The chosen camera's name; "" when none was indicated. */
   cameraName: string;
+  /** What the photo's EXIF says (capture time, camera), when it was read. */
+  photo?: PhotoExif | null;
+}
+
+/**
+ * The object metadata of an upload: ranchid and camera_name always (the seed's contract), and
+ * from the photo's EXIF capture_time (the camera's local time as written, with its offset when the
+ * camera recorded one: "2024-10-03T05:12:44" or "2024-10-03T05:12:44-05:00"), camera_make,
+ * camera_model and camera_serial when present. Every value US-ASCII (model/metadata-encoding.ts).
+ */
+export function uploadMetadata(target: UploadTarget): Record<string, string> {
+  const metadata: Record<string, string> = { ranchid: encodeMetadataValue(target.ranchId), camera_name: encodeMetadataValue(target.cameraName) };
+  const photo = target.photo;
+  if (!photo) return metadata;
+  if (photo.captureTime) metadata.capture_time = encodeMetadataValue(photo.captureTime + (photo.captureOffset ?? ''));
+  if (photo.make) metadata.camera_make = encodeMetadataValue(photo.make);
+  if (photo.model) metadata.camera_model = encodeMetadataValue(photo.model);
+  if (photo.serial) metadata.camera_serial = encodeMetadataValue(photo.serial);
+  return metadata;
 }
 
 /** The object's path for a level (Amplify v6 `path`; SPEC.md's public level is v6's guest, under public/). */
@@ -24,8 +44,7 @@ export function objectPath(level: StorageLevel, key: string, identityId: string 
 
 /**
  * One PUT per image with `uploadData` (SPEC.md §7 Object storage): content type image/jpg,
- * no-cache, the accelerated endpoint, metadata ranchid and camera_name (US-ASCII, as S3 requires:
- * model/metadata-encoding.ts). The ranchid tag is set bucket-side (sandbox/README.md). Not
+ * no-cache, the accelerated endpoint, the metadata of `uploadMetadata`. The ranchid tag is set bucket-side (sandbox/README.md). Not
  * resumable is v6's default. Abort cancels the transfer.
  */
 export async function amplifyUpload(
@@ -40,7 +59,7 @@ export async function amplifyUpload(
       contentType: 'image/jpg',
       cacheControl: 'no-cache',
       useAccelerateEndpoint: true,
-      metadata: { ranchid: encodeMetadataValue(target.ranchId), camera_name: encodeMetadataValue(target.cameraName) },
+      metadata: uploadMetadata(target),
       onProgress: ({ transferredBytes, totalBytes }) => {
         if (totalBytes) context.onProgress(transferredBytes / totalBytes);
       },

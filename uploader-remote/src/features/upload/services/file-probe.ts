@@ -1,15 +1,19 @@
 import { hasJpegSignature } from '../model/file-filter';
-import { fingerprintFromDigest, sampleRanges, sizePrefix } from '../model/fingerprint';
+import { FINGERPRINT_SAMPLE_BYTES, fingerprintFromDigest, sampleRanges, sizePrefix } from '../model/fingerprint';
+import type { PhotoExif } from '../model/photo-exif';
+import { readExif } from './exif';
 
 /**
- * What reading a chosen file tells: its content fingerprint (model/fingerprint.ts) and whether its
- * first bytes are a JPEG's, or why it could not be read.
+ * What reading a chosen file tells: its content fingerprint (model/fingerprint.ts), whether its
+ * first bytes are a JPEG's and, for a JPEG, what its EXIF says (null: none, or nothing usable), or
+ * why it could not be read.
  */
-export type FileProbe = { kind: 'ok'; fingerprint: string; isJpeg: boolean } | { kind: 'unreadable'; reason: string };
+export type FileProbe = { kind: 'ok'; fingerprint: string; isJpeg: boolean; exif: PhotoExif | null } | { kind: 'unreadable'; reason: string };
 
 /**
  * Probes one file: reads only its sampled ranges (never the whole photo), checks the JPEG
- * signature on the first bytes and hashes the size prefix and the samples with SHA-256.
+ * signature on the first bytes, reads a JPEG's EXIF from its first 64 KiB (the first sample: no
+ * extra read) and hashes the size prefix and the samples with SHA-256.
  *
  * Runs on any thread: it needs only `Blob` and `SubtleCrypto` (the worker passes its own
  * `crypto.subtle`, tests pass Node's). A read error — the file was moved or deleted since it was
@@ -40,7 +44,11 @@ export async function probeFile(file: Blob, subtle: SubtleCrypto): Promise<FileP
     offset += sample.byteLength;
   }
   const digest = await subtle.digest('SHA-256', data);
-  return { kind: 'ok', fingerprint: fingerprintFromDigest(size, digest), isJpeg: hasJpegSignature(samples[0] ?? new Uint8Array(0)) };
+  // The first 64 KiB even when the first sample is the whole (small) file: the same bytes as
+  // thumbnail.ts reads, so a photo's EXIF does not depend on its size.
+  const head = (samples[0] ?? new Uint8Array(0)).subarray(0, FINGERPRINT_SAMPLE_BYTES);
+  const isJpeg = hasJpegSignature(head);
+  return { kind: 'ok', fingerprint: fingerprintFromDigest(size, digest), isJpeg, exif: isJpeg ? await readExif(head) : null };
 }
 
 /** A sentence for a failed read: browsers reject with DOMExceptions (NotFoundError, NotReadableError). */

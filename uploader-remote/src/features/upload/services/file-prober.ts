@@ -1,5 +1,6 @@
 import { probeFile, type FileProbe } from './file-probe';
 import type { ProbeRequest, ProbeResponse } from './probe-protocol';
+import { makeThumbnail } from './thumbnail';
 
 /** A chosen file's size and modified time. */
 export interface FileStat {
@@ -7,13 +8,19 @@ export interface FileStat {
   lastModified: number;
 }
 
-/** Probes chosen files (fingerprint and JPEG signature, file-probe.ts). */
+/** Probes chosen files (fingerprint, JPEG signature and EXIF, file-probe.ts) and makes their thumbnails. */
 export interface FileProber {
   /** Never rejects for a file it cannot read (that is `unreadable`); rejects once disposed. */
   probe(file: Blob): Promise<FileProbe>;
+  /**
+   * A thumbnail of a row on screen, as a `data:` URL (thumbnail.ts), or null when none can be made
+   * or `signal` aborted first (the row scrolled away). Never rejects, except once disposed. Apart
+   * from the probes and newest first: see ThumbnailQueue.
+   */
+  thumbnail(file: Blob, signal?: AbortSignal): Promise<string | null>;
   /** The size and modified time of many files, in slices that leave the main thread free between them. */
   stat(files: readonly Blob[]): Promise<FileStat[]>;
-  /** Stops the worker, if any; probes not yet answered reject. */
+  /** Stops the worker, if any; probes and thumbnails not yet answered reject. */
   dispose(): void;
 }
 
@@ -23,6 +30,13 @@ export interface FileProber {
  * queued deep enough to stay busy while bounding memory to 32 × 128 KiB of samples.
  */
 export const MAX_PROBES_IN_FLIGHT = 32;
+
+/**
+ * Thumbnails made at once. Only rows on screen ask (a dozen or two), and one without an EXIF
+ * thumbnail reads and decodes a whole photo: 4 keep the visible rows filling in without taking
+ * the card's reads or the memory from the probes.
+ */
+export const MAX_THUMBNAILS_IN_FLIGHT = 4;
 
 /**
  * Files whose size is read per task. In Chromium the first `File.size` (or a postMessage of the
@@ -58,12 +72,91 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
+interface ThumbnailWaiting {
+  file: Blob;
+  resolve: (thumbnail: string | null) => void;
+  reject: (error: unknown) => void;
+  /** Stops listening to the request's signal. */
+  forget: () => void;
+}
+
+/**
+ * Thumbnail requests, kept apart from the probes: a row shown while 10,000 files are being probed
+ * must not wait behind them. The newest request starts first (the rows just scrolled to; the
+ * older ones may be off screen by then), at most `limit` run at once, and one whose signal aborts
+ * resolves null at once and, if it was still waiting, leaves the queue. An aborted one already
+ * running keeps its slot until it ends: its work goes on all the same.
+ *
+ * `make` makes one thumbnail (a rejection counts as none); nothing starts while `canStart` says no
+ * (the worker is still starting).
+ */
+class ThumbnailQueue {
+  private readonly waiting: ThumbnailWaiting[] = [];
+  private readonly running = new Set<ThumbnailWaiting>();
+  private disposed = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly make: (file: Blob) => Promise<string | null>,
+    private readonly canStart: () => boolean = () => true,
+  ) {}
+
+  request(file: Blob, signal?: AbortSignal): Promise<string | null> {
+    if (this.disposed) return Promise.reject(new ProberDisposedError());
+    if (signal?.aborted) return Promise.resolve(null);
+    return new Promise<string | null>((resolve, reject) => {
+      const item: ThumbnailWaiting = { file, resolve, reject, forget: () => undefined };
+      if (signal) {
+        const onAbort = () => {
+          const at = this.waiting.indexOf(item);
+          if (at >= 0) this.waiting.splice(at, 1);
+          resolve(null);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        item.forget = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.waiting.push(item);
+      this.pump();
+    });
+  }
+
+  pump(): void {
+    while (!this.disposed && this.running.size < this.limit && this.waiting.length > 0 && this.canStart()) {
+      const item = this.waiting.pop()!;
+      this.running.add(item);
+      this.make(item.file)
+        .catch(() => null)
+        .then((thumbnail) => {
+          if (!this.running.delete(item)) return; // disposed meanwhile
+          item.forget();
+          item.resolve(thumbnail);
+          this.pump();
+        });
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    const error = new ProberDisposedError();
+    // A settled promise ignores a second settle: an aborted request keeps its null.
+    for (const item of [...this.waiting.splice(0), ...this.running]) {
+      item.forget();
+      item.reject(error);
+    }
+    this.running.clear();
+  }
+}
+
 /**
  * Probes on the calling thread, at most `maxInFlight` at once: jest tests, and the worker
  * prober's fallback. On the main thread each read and digest is asynchronous, but the hashing
  * and the bookkeeping of thousands of files still compete with rendering.
+ *
+ * Its thumbnails are only the ones embedded in the EXIF (no decoder is given to makeThumbnail):
+ * decoding whole photos is left to the worker, never done on the page's thread.
  */
-export function createInlineProber(subtle: SubtleCrypto, maxInFlight = MAX_PROBES_IN_FLIGHT): FileProber {
+export function createInlineProber(subtle: SubtleCrypto, maxInFlight = MAX_PROBES_IN_FLIGHT, maxThumbnailsInFlight = MAX_THUMBNAILS_IN_FLIGHT): FileProber {
+  const thumbnails = new ThumbnailQueue(maxThumbnailsInFlight, (file) => makeThumbnail(file, null));
   const queue: Waiting[] = [];
   const running = new Set<Waiting>();
   let disposed = false;
@@ -88,8 +181,10 @@ export function createInlineProber(subtle: SubtleCrypto, maxInFlight = MAX_PROBE
         pump();
       });
     },
+    thumbnail: (file, signal) => thumbnails.request(file, signal),
     dispose() {
       disposed = true;
+      thumbnails.dispose();
       const error = new ProberDisposedError();
       // A settled promise ignores a second settle, so the running probes' later answers are moot.
       for (const item of [...queue.splice(0), ...running]) item.reject(error);
@@ -115,6 +210,8 @@ export interface WorkerProberOptions {
   /** The prober used when the worker is unavailable. Default: inline, with the page's crypto.subtle. */
   createFallback?: () => FileProber;
   maxInFlight?: number;
+  /** Thumbnails posted (or on the fallback) at once; they have their own queue. */
+  maxThumbnailsInFlight?: number;
   /** Where the one fallback notice goes. Default: console.warn. */
   warn?: (message: string, detail: unknown) => void;
 }
@@ -131,21 +228,27 @@ type WorkerState =
  * take the page's frames. The worker starts on the first probe (most visits never pick files).
  * Answers are matched to probes by id; at most `maxInFlight` are posted, the rest wait here.
  *
+ * Thumbnails go to the same worker through their own queue (ThumbnailQueue), at most
+ * `maxThumbnailsInFlight` posted, whatever the probes are doing.
+ *
  * If the worker cannot be created (no Worker, CSP without `worker-src blob:`, its chunk failed to
- * load) or errors out later, every probe posted and not answered, and every later one, runs on
- * the fallback (inline) prober instead, with one console warning: a probe never hangs on a dead
- * worker.
+ * load) or errors out later, every probe and thumbnail posted and not answered, and every later
+ * one, runs on the fallback (inline) prober instead, with one console warning: a probe never
+ * hangs on a dead worker.
  */
 export function createWorkerProber(options: WorkerProberOptions = {}): FileProber {
   const maxInFlight = options.maxInFlight ?? MAX_PROBES_IN_FLIGHT;
   const createWorker = options.createWorker ?? defaultCreateWorker;
-  const createFallback = options.createFallback ?? (() => createInlineProber(globalThis.crypto.subtle, Number.MAX_SAFE_INTEGER));
+  // Unbounded: what is handed to it is already bounded here.
+  const createFallback = options.createFallback ?? (() => createInlineProber(globalThis.crypto.subtle, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
   const warn = options.warn ?? ((message, detail) => console.warn(message, detail));
 
   let state: WorkerState = { kind: 'idle' };
   const queue: Waiting[] = [];
   /** Posted to the worker, by request id. */
   const posted = new Map<number, Waiting>();
+  /** Thumbnails posted to the worker, by request id (from the same counter as the probes). */
+  const postedThumbnails = new Map<number, { file: Blob; resolve: (thumbnail: string | null) => void }>();
 
   /** Probes handed to the fallback, which count against `maxInFlight` too. */
   let onFallback = 0;
@@ -153,6 +256,29 @@ export function createWorkerProber(options: WorkerProberOptions = {}): FileProbe
   let fallback: FileProber | undefined;
 
   const inFlight = () => posted.size + onFallback;
+
+  const thumbnailOnFallback = (file: Blob, resolve: (thumbnail: string | null) => void) => {
+    fallback ??= createFallback();
+    fallback.thumbnail(file).then(resolve, () => resolve(null));
+  };
+
+  /** Makes one thumbnail, in the worker if it runs, else on the fallback; called by the queue. */
+  const makeOne = (file: Blob) =>
+    new Promise<string | null>((resolve) => {
+      if (state.kind !== 'running') return thumbnailOnFallback(file, resolve);
+      const id = nextId++;
+      try {
+        state.worker.postMessage({ id, kind: 'thumbnail', file });
+        postedThumbnails.set(id, { file, resolve });
+      } catch {
+        thumbnailOnFallback(file, resolve);
+      }
+    });
+  const thumbnails = new ThumbnailQueue(
+    options.maxThumbnailsInFlight ?? MAX_THUMBNAILS_IN_FLIGHT,
+    makeOne,
+    () => state.kind === 'running' || state.kind === 'failed',
+  );
 
   const runOnFallback = (item: Waiting) => {
     onFallback++;
@@ -169,6 +295,7 @@ export function createWorkerProber(options: WorkerProberOptions = {}): FileProbe
   const pump = () => {
     if (state.kind === 'idle') return start();
     if (state.kind === 'starting' || state.kind === 'disposed') return;
+    thumbnails.pump();
     while (inFlight() < maxInFlight && queue.length > 0) {
       const item = queue.shift()!;
       if (state.kind === 'failed') {
@@ -177,7 +304,7 @@ export function createWorkerProber(options: WorkerProberOptions = {}): FileProbe
       }
       const id = nextId++;
       try {
-        state.worker.postMessage({ id, file: item.file });
+        state.worker.postMessage({ id, kind: 'probe', file: item.file });
         posted.set(id, item);
       } catch {
         // This file could not be sent (not cloneable): the worker is fine, probe it here.
@@ -201,11 +328,20 @@ export function createWorkerProber(options: WorkerProberOptions = {}): FileProbe
     const orphans = [...posted.values()];
     posted.clear();
     for (const item of orphans) runOnFallback(item);
+    const orphanThumbnails = [...postedThumbnails.values()];
+    postedThumbnails.clear();
+    for (const { file, resolve } of orphanThumbnails) thumbnailOnFallback(file, resolve);
     pump();
   };
 
   const onMessage = (event: MessageEvent<ProbeResponse>) => {
     const answer = event.data;
+    if ('thumbnail' in answer) {
+      // The queue starts the next thumbnail itself.
+      postedThumbnails.get(answer.id)?.resolve(answer.thumbnail);
+      postedThumbnails.delete(answer.id);
+      return;
+    }
     const item = posted.get(answer.id);
     if (!item) return;
     posted.delete(answer.id);
@@ -245,9 +381,17 @@ export function createWorkerProber(options: WorkerProberOptions = {}): FileProbe
         pump();
       });
     },
+    thumbnail(file, signal) {
+      const thumbnail = thumbnails.request(file, signal);
+      // The first request starts the worker, as the first probe does.
+      if (state.kind === 'idle' && !signal?.aborted) pump();
+      return thumbnail;
+    },
     dispose() {
       if (state.kind === 'running') state.worker.terminate();
       state = { kind: 'disposed' };
+      thumbnails.dispose();
+      postedThumbnails.clear();
       const error = new ProberDisposedError();
       for (const item of [...queue.splice(0), ...posted.values()]) item.reject(error);
       posted.clear();

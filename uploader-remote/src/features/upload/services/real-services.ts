@@ -5,6 +5,8 @@ import { amplifyUpload, refreshAmplifyCredentials } from './amplify-storage';
 import { browserLocks, browserNetwork, browserSession, browserTabs } from './browser-ports';
 import { createWorkerProber } from './file-prober';
 import { abortableSleep, DEFAULT_STALL_MS } from './upload-engine';
+import { thumbnailCache } from './thumbnail-cache';
+import { pageStorage, storedPreferences } from './uploader-preferences';
 import type { UploaderServices } from './uploader-services';
 
 // One set per config for the page's life: the batch controller outlives the screen (a sign-in
@@ -15,11 +17,14 @@ const made = new WeakMap<RuntimeConfig, UploaderServices>();
 export function realUploaderServices(config: RuntimeConfig): UploaderServices {
   const existing = made.get(config);
   if (existing) return existing;
+  const prober = createWorkerProber();
   const services: UploaderServices = {
     api: createProductApi({ baseUrl: config.api.baseUrl, getIdToken: amplifyIdToken }),
     analytics: createAnalytics(config.analytics),
     journal: openUploadJournal(),
-    prober: createWorkerProber(),
+    prober,
+    prefs: storedPreferences(pageStorage()),
+    thumbnails: thumbnailCache((file, signal) => prober.thumbnail(file, signal)),
     upload: amplifyUpload,
     refreshCredentials: () => refreshAmplifyCredentials(),
     network: browserNetwork,

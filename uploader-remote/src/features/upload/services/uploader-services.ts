@@ -3,7 +3,9 @@ import type { ProductApi, SessionEndReason, UploadJournal } from '@trailsense/sh
 import type { RetryPolicy } from '../model/retry';
 import type { UploadTarget } from './amplify-storage';
 import type { FileProber } from './file-prober';
+import type { ThumbnailSource } from './thumbnail-cache';
 import type { Timers, UploadJob } from './upload-engine';
+import type { UploaderPreferences } from './uploader-preferences';
 
 /** The browser's idea of the network (navigator.onLine and its events). */
 export interface NetworkPort {
@@ -58,6 +60,10 @@ export interface UploaderServices {
   analytics: Analytics;
   journal: UploadJournal;
   prober: FileProber;
+  /** Remembered cameras and the recent upload speed (localStorage). */
+  prefs: UploaderPreferences;
+  /** Thumbnails of the rows on screen (made by the prober, kept for scrolling back). */
+  thumbnails: ThumbnailSource;
   upload(target: UploadTarget, job: UploadJob, context: { onProgress: (fraction: number) => void; signal: AbortSignal }): Promise<void>;
   /** Fresh temporary credentials; rejects with `SessionEndedError` when the session is gone. */
   refreshCredentials(signal: AbortSignal): Promise<void>;

@@ -1,0 +1,49 @@
+import { groupCameras, mixedCameraNotice, type CameraGroup } from './camera-match';
+import { clockNotice, clockProblem, type ClockFinding } from './clock-check';
+import { captureDate } from './photo-exif';
+import { selectionSummary } from './selection-summary';
+import type { ListedFile } from './upload-queue';
+
+/** What the screen says about the listed photos before Upload: one pass over the list. */
+export interface SelectionFacts {
+  /** "2,431 photos · 6.2 GB · Oct 3 – Nov 19 · 2 cameras · about 48 min at your recent speed", or null for an empty list. */
+  summary: string | null;
+  /** "This selection holds photos from 2 cameras: …", or null. */
+  mixedCameras: string | null;
+  /** Photos whose camera clock looks wrong, named in one notice, or null. */
+  clock: string | null;
+  cameras: CameraGroup[];
+}
+
+/**
+ * The facts of the listed photos (not those already sent): count, size, the capture dates' span,
+ * the cameras and the clocks, from what the EXIF said (files still being read count by size only).
+ * `bytesPerSecond` is the recent speed, for the estimate; `now` decides what is "in the future".
+ */
+export function selectionFacts(files: readonly ListedFile[], now: number, bytesPerSecond: number | null): SelectionFacts {
+  if (files.length === 0) return { summary: null, mixedCameras: null, clock: null, cameras: [] };
+  let bytes = 0;
+  let first: Date | undefined;
+  let last: Date | undefined;
+  const problems: ClockFinding[] = [];
+  for (const file of files) {
+    bytes += file.size;
+    const taken = file.exif ? captureDate(file.exif) : null;
+    if (!taken) continue;
+    const problem = clockProblem(taken, now);
+    if (problem) {
+      // A wrong clock's date would stretch the span to nonsense ("Jan 1, 2000 – Nov 19"): it is named in its own notice instead.
+      problems.push({ name: file.name, problem, capture: taken });
+      continue;
+    }
+    if (!first || taken < first) first = taken;
+    if (!last || taken > last) last = taken;
+  }
+  const cameras = groupCameras(files.map((f) => f.exif ?? null));
+  return {
+    summary: selectionSummary({ count: files.length, bytes, ...(first ? { first } : {}), ...(last ? { last } : {}), cameras: cameras.length, bytesPerSecond }),
+    mixedCameras: mixedCameraNotice(cameras),
+    clock: clockNotice(problems),
+    cameras,
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * What the uploader remembers on this browser between visits, besides the journal: which camera a
+ * ranch's photos of one make, model and serial were sent as (so the next card from that camera
+ * preselects it), and the recent upload speed (so the summary before Upload can say how long a
+ * batch will take). Small, read at once, and harmless to lose: localStorage, not IndexedDB.
+ */
+export interface UploaderPreferences {
+  /** The ranch's remembered cameras: camera key (model/camera-match.ts) → camera name. */
+  cameraNames(ranchId: string): Map<string, string>;
+  rememberCamera(ranchId: string, cameraKey: string, cameraName: string): void;
+  /** The speed of the latest batches in bytes per second, or null if none was measured. */
+  recentSpeed(): number | null;
+  setRecentSpeed(bytesPerSecond: number): void;
+}
+
+/** A ranch keeps at most this many remembered cameras (the most recently used). */
+export const MAX_REMEMBERED_CAMERAS = 50;
+
+const cameraItem = (ranchId: string) => `trailsense:cameras:${ranchId}`;
+const SPEED_ITEM = 'trailsense:upload-speed';
+
+/** The part of Storage used (tests pass a Map-backed one). */
+export type PreferenceStorage = Pick<Storage, 'getItem' | 'setItem'>;
+
+/**
+ * Preferences in `storage` (the page's localStorage). Storage that throws (disabled, full, a
+ * private window) or holds something unreadable is treated as empty: remembering is a convenience,
+ * never a reason for the uploader to fail.
+ */
+export function storedPreferences(storage: PreferenceStorage | null): UploaderPreferences {
+  const read = (item: string): unknown => {
+    try {
+      const text = storage?.getItem(item);
+      return text ? (JSON.parse(text) as unknown) : null;
+    } catch {
+      return null;
+    }
+  };
+  const write = (item: string, value: unknown) => {
+    try {
+      storage?.setItem(item, JSON.stringify(value));
+    } catch {
+      // Not remembered this time.
+    }
+  };
+  const cameraPairs = (ranchId: string): [string, string][] => {
+    const stored = read(cameraItem(ranchId));
+    if (!Array.isArray(stored)) return [];
+    return stored.filter((p): p is [string, string] => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string');
+  };
+  return {
+    cameraNames: (ranchId) => new Map(cameraPairs(ranchId)),
+    rememberCamera(ranchId, cameraKey, cameraName) {
+      // Most recent first; the oldest fall off.
+      const pairs = [[cameraKey, cameraName] as [string, string], ...cameraPairs(ranchId).filter(([key]) => key !== cameraKey)];
+      write(cameraItem(ranchId), pairs.slice(0, MAX_REMEMBERED_CAMERAS));
+    },
+    recentSpeed() {
+      const stored = read(SPEED_ITEM);
+      return typeof stored === 'number' && Number.isFinite(stored) && stored > 0 ? stored : null;
+    },
+    setRecentSpeed(bytesPerSecond) {
+      if (Number.isFinite(bytesPerSecond) && bytesPerSecond > 0) write(SPEED_ITEM, Math.round(bytesPerSecond));
+    },
+  };
+}
+
+/** The page's localStorage, or null where reading it throws (storage disabled). */
+export function pageStorage(): PreferenceStorage | null {
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    return null;
+  }
+}
