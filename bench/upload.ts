@@ -3,6 +3,9 @@
  * 300 JPEGs of about 1.5 MB uploaded with concurrency 1 and with the default (and 6), side by
  * side; then 10,000 small files selected — time until the list is interactive, JS heap, DOM rows,
  * and when the background check of their first bytes ends.
+ * Then a whole card through Add Folder (BENCH_INTAKE_FILES, default 10,000 EXIF JPEGs of 1 MiB,
+ * sparse on disk): time until listed and until EXIF and fingerprints are known, longest task, heap;
+ * and 50,000 small files (BENCH_INTAKE_SMALL) until the list is usable.
  * Then, through the sandbox's link emulator (one shared uplink, default 20 Mbit/s and 80 ms RTT):
  * 200 JPEGs of about 2 MB with the default concurrency and with concurrency 1, goodput =
  * bytes / (link capacity × time).
@@ -20,6 +23,7 @@ import { chromiumLaunchOptions } from '../e2e/support/chromium';
 import { startStack } from '../e2e/support/servers';
 import { accounts, startSignedIn } from '../e2e/support/session';
 import { jpegBytes, writeJpegs } from '../e2e/support/uploads';
+import { jpegWithExif } from '../uploader-remote/test/support/exif-jpeg';
 import { FINGERPRINT_SAMPLE_BYTES } from '../uploader-remote/src/features/upload/model/fingerprint';
 import { DEFAULT_CONCURRENCY } from '../uploader-remote/src/features/upload/model/concurrency';
 
@@ -28,7 +32,11 @@ const PADDING = 1_500_000;
 const LINK_FILES = Number(process.env.BENCH_LINK_FILES ?? 200);
 const REPICK_OLD = Number(process.env.BENCH_REPICK_OLD ?? 9000);
 const REPICK_NEW = Number(process.env.BENCH_REPICK_NEW ?? 1000);
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'loopback,repick,link').split(',').map((s) => s.trim()));
+const INTAKE_FILES = Number(process.env.BENCH_INTAKE_FILES ?? 10_000);
+const INTAKE_SMALL = Number(process.env.BENCH_INTAKE_SMALL ?? 50_000);
+/** Each intake photo's apparent size: reading it whole would take 10 GB of reads; sparse on disk. */
+const INTAKE_BYTES = 1024 * 1024;
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'loopback,repick,intake,link').split(',').map((s) => s.trim()));
 const LINK_PADDING = 2_000_000;
 const LINK: LinkSpec = (() => {
   const parsed = parseLink(process.env.BENCH_LINK ?? '20:80');
@@ -176,6 +184,120 @@ async function rePick(browser: Browser, shellUrl: string, work: string): Promise
 
 const formatNumber = (n: number) => new Intl.NumberFormat('en-US').format(n);
 
+/**
+ * `count` trail-camera photos of INTAKE_BYTES each, in DCIM/100MEDIA…: EXIF (make, model, serial,
+ * capture time) in the first bytes, a distinct tail, and a sparse hole between, so 10 GB of
+ * photos take a few MB of disk while reading one whole would still cost a megabyte.
+ */
+function writeCard(root: string, count: number): string {
+  const card = path.join(root, 'DCIM');
+  for (let i = 0; i < count; i++) {
+    const folder = path.join(card, `${100 + Math.floor(i / 1000)}MEDIA`);
+    if (i % 1000 === 0) fs.mkdirSync(folder, { recursive: true });
+    const day = String((i % 28) + 1).padStart(2, '0');
+    const head = jpegWithExif({ make: 'Browning', model: 'BTC-8E', serial: 'BR-0042', dateTimeOriginal: `2026:10:${day} 05:${String(i % 60).padStart(2, '0')}:00` });
+    const file = path.join(folder, `IMG_${String(i + 1).padStart(5, '0')}.JPG`);
+    const fd = fs.openSync(file, 'w');
+    fs.writeSync(fd, head, 0, head.length, 0);
+    const tail = Buffer.from(`tail ${i} ${file}`.padEnd(64, '.'));
+    fs.writeSync(fd, tail, 0, tail.length, INTAKE_BYTES - tail.length);
+    fs.closeSync(fd);
+  }
+  return card;
+}
+
+/** The intake rows: a whole card through Add Folder (EXIF and fingerprints), and 50,000 small files. */
+async function intake(browser: Browser, shellUrl: string, work: string): Promise<string[][]> {
+  const rows: string[][] = [];
+  const goal = (ok: boolean, text: string) => `${text}: ${ok ? 'met' : 'MISSED'}`;
+  const open = async () => {
+    const page = await browser.newPage();
+    // The directory input (a headless browser cannot answer showDirectoryPicker).
+    await page.addInitScript(() => delete (window as { showDirectoryPicker?: unknown }).showDirectoryPicker);
+    await startSignedIn(page, accounts.subscriber);
+    await page.goto(`${shellUrl}/uploader`);
+    await page.getByText(/You have uploaded/).waitFor();
+    await page.evaluate(longTaskProbe);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    return { page, cdp };
+  };
+  const pickFolder = async (page: Page, folder: string) => {
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Add Folder' }).click();
+    await (await chooser).setFiles(folder);
+  };
+  const heapOf = async (cdp: Awaited<ReturnType<typeof open>>['cdp']) => {
+    await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
+    const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+    return (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1e6;
+  };
+
+  const card = writeCard(path.join(work, 'intake'), INTAKE_FILES);
+  {
+    const { page, cdp } = await open();
+    // Sampled while the card is read, every 250 ms: the peak, not only what is left after a GC.
+    let peak = 0;
+    const sampler = setInterval(() => {
+      void cdp
+        .send('Performance.getMetrics')
+        .then((r) => {
+          const used = ((r as { metrics: { name: string; value: number }[] }).metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1e6;
+          peak = Math.max(peak, used);
+        })
+        .catch(() => undefined);
+    }, 250);
+    await pickFolder(page, card);
+    const picked = Date.now();
+    await page.getByRole('region', { name: `File list, ${formatNumber(INTAKE_FILES)} files` }).waitFor({ timeout: 300_000 });
+    const listed = (Date.now() - picked) / 1000;
+    await page.getByText(/^Checking [\d,]+ files…$/).waitFor({ state: 'hidden', timeout: 900_000 });
+    const known = (Date.now() - picked) / 1000;
+    clearInterval(sampler);
+    const summary = (await page.locator('.uploader__summary').textContent()) ?? '';
+    const heap = await heapOf(cdp);
+    const tasks = await page.evaluate(longTasks);
+    rows.push([
+      `Add Folder: ${formatNumber(INTAKE_FILES)} EXIF JPEGs of 1 MiB in 10 folders → listed`,
+      `${listed.toFixed(2)} s`,
+      `longest main-thread task ${tasks.longest.toFixed(0)} ms (${goal(tasks.longest <= 50, 'goal ≤ 50 ms')}; the picker's own: ${tasks.picker.toFixed(0)} ms)`,
+      `JS heap peak ${peak.toFixed(1)} MB, ${heap.toFixed(1)} MB after GC (${goal(peak <= 200, 'goal ≤ 200 MB')})`,
+      '',
+    ]);
+    rows.push([`  … EXIF and fingerprints known for all`, `${known.toFixed(2)} s`, `${(INTAKE_FILES / known).toFixed(0)} files/s`, `summary: ${summary}`, '']);
+    await page.close();
+  }
+
+  const small = path.join(work, 'small');
+  writeJpegs(small, INTAKE_SMALL, { prefix: 'S' });
+  {
+    const { page, cdp } = await open();
+    await pickFolder(page, small);
+    const picked = Date.now();
+    // The first rows (the first thousand listed), timed in the page from its change event: the
+    // browser's own task that builds the FileList comes before it and is reported apart.
+    await page.locator('.file-row').first().waitFor({ timeout: 300_000 });
+    const firstRows = await page.evaluate(() => (performance.now() - (window as unknown as { __changeAt: number }).__changeAt) / 1000);
+    await page.getByRole('region', { name: `File list, ${formatNumber(INTAKE_SMALL)} files` }).waitFor({ timeout: 300_000 });
+    const listed = (Date.now() - picked) / 1000;
+    // Usable: the list scrolls to its end and shows the last rows.
+    await page.getByRole('region', { name: /^File list/ }).evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await page.locator(`.file-row[aria-posinset="${INTAKE_SMALL}"]`).waitFor();
+    const usable = (Date.now() - picked) / 1000;
+    const heap = await heapOf(cdp);
+    const tasks = await page.evaluate(longTasks);
+    rows.push([
+      `Add Folder: ${formatNumber(INTAKE_SMALL)} small files → all listed, scrolled to the end`,
+      `${usable.toFixed(2)} s (listed ${listed.toFixed(2)} s)`,
+      `${goal(usable <= 1, 'goal ≤ 1 s')}; first rows ${firstRows.toFixed(2)} s after the page got the selection`,
+      `JS heap ${heap.toFixed(1)} MB`,
+      `longest main-thread task ${tasks.longest.toFixed(0)} ms (the picker's own: ${tasks.picker.toFixed(0)} ms)`,
+    ]);
+    await page.close();
+  }
+  return rows;
+}
+
 /** The loopback rows: upload throughput by concurrency, and 10,000 files selected. */
 async function loopback(browser: Browser, shellUrl: string, work: string): Promise<string[][]> {
   const rows: string[][] = [];
@@ -253,6 +375,7 @@ async function main() {
   const rows: string[][] = [];
   const linkRows: string[][] = [];
   const repickRows: string[][] = [];
+  const intakeRows: string[][] = [];
   try {
     if (SECTIONS.has('loopback')) rows.push(...(await loopback(browser, stack.shellUrl, work)));
     if (SECTIONS.has('repick')) {
@@ -261,6 +384,7 @@ async function main() {
       sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), reset: true, quiet: true, link: null });
       repickRows.push(...(await rePick(browser, stack.shellUrl, work)));
     }
+    if (SECTIONS.has('intake')) intakeRows.push(...(await intake(browser, stack.shellUrl, work)));
     if (SECTIONS.has('link')) {
       // The same sandbox state behind the emulated shared uplink.
       await sandbox.stop();
@@ -282,6 +406,8 @@ async function main() {
   print(rows);
   console.log(`\nA card picked again (journal, fingerprints in a worker)\n`);
   print(repickRows);
+  console.log(`\nA whole card taken (Add Folder: walk, EXIF and fingerprints in a worker)\n`);
+  print(intakeRows);
   console.log(`\nThrough the link emulator (one shared uplink of ${formatLink(LINK)}; goodput = file bytes / (capacity × time))\n`);
   print(linkRows);
 }

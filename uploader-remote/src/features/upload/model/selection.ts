@@ -1,6 +1,6 @@
-import { groupCameras, mixedCameraNotice, type CameraGroup } from './camera-match';
+import { cameraKey, groupCameras, mixedCameraNotice, type CameraGroup } from './camera-match';
 import { clockNotice, clockProblem, type ClockFinding } from './clock-check';
-import { captureDate } from './photo-exif';
+import { captureDate, type PhotoExif } from './photo-exif';
 import { selectionSummary } from './selection-summary';
 import type { ListedFile } from './upload-queue';
 
@@ -16,6 +16,21 @@ export interface SelectionFacts {
 }
 
 /**
+ * What one photo's EXIF says, worked out once: the facts are computed again on every change of a
+ * 10,000-file list (each chunk of background checks), and parsing every date and folding every
+ * camera name each time would cost the main thread tens of milliseconds per change.
+ */
+const parsed = new WeakMap<PhotoExif, { taken: Date | null; camera: string | null }>();
+function facts(exif: PhotoExif): { taken: Date | null; camera: string | null } {
+  let known = parsed.get(exif);
+  if (!known) {
+    known = { taken: captureDate(exif), camera: cameraKey(exif) };
+    parsed.set(exif, known);
+  }
+  return known;
+}
+
+/**
  * The facts of the listed photos (not those already sent): count, size, the capture dates' span,
  * the cameras and the clocks, from what the EXIF said (files still being read count by size only).
  * `bytesPerSecond` is the recent speed, for the estimate; `now` decides what is "in the future".
@@ -26,9 +41,17 @@ export function selectionFacts(files: readonly ListedFile[], now: number, bytesP
   let first: Date | undefined;
   let last: Date | undefined;
   const problems: ClockFinding[] = [];
+  // One photo per camera stands for it in groupCameras; the counts are taken here.
+  const cameraCounts = new Map<string, { exif: PhotoExif; count: number }>();
   for (const file of files) {
     bytes += file.size;
-    const taken = file.exif ? captureDate(file.exif) : null;
+    if (!file.exif) continue;
+    const { taken, camera } = facts(file.exif);
+    if (camera !== null) {
+      const seen = cameraCounts.get(camera);
+      if (seen) seen.count++;
+      else cameraCounts.set(camera, { exif: file.exif, count: 1 });
+    }
     if (!taken) continue;
     const problem = clockProblem(taken, now);
     if (problem) {
@@ -39,7 +62,9 @@ export function selectionFacts(files: readonly ListedFile[], now: number, bytesP
     if (!first || taken < first) first = taken;
     if (!last || taken > last) last = taken;
   }
-  const cameras = groupCameras(files.map((f) => f.exif ?? null));
+  const cameras = groupCameras([...cameraCounts.values()].map((c) => c.exif))
+    .map((group) => ({ ...group, count: cameraCounts.get(group.key)!.count }))
+    .sort((a, b) => b.count - a.count);
   return {
     summary: selectionSummary({ count: files.length, bytes, ...(first ? { first } : {}), ...(last ? { last } : {}), cameras: cameras.length, bytesPerSecond }),
     mixedCameras: mixedCameraNotice(cameras),

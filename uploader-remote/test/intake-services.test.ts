@@ -1,0 +1,135 @@
+/**
+ * @jest-environment node
+ */
+// What the whole-card intake keeps and sends: remembered cameras and speed, the row thumbnails'
+// cache, the selection's facts before Upload, and the object metadata from EXIF.
+import { selectionFacts } from '../src/features/upload/model/selection';
+import type { ListedFile } from '../src/features/upload/model/upload-queue';
+import { uploadMetadata } from '../src/features/upload/services/amplify-storage';
+import { thumbnailCache } from '../src/features/upload/services/thumbnail-cache';
+import { MAX_REMEMBERED_CAMERAS, storedPreferences } from '../src/features/upload/services/uploader-preferences';
+import { mapStorage } from './support/fake-services';
+
+describe('storedPreferences', () => {
+  it('remembers cameras per ranch, most recent first, and the recent speed', () => {
+    const items = new Map<string, string>();
+    const prefs = storedPreferences(mapStorage(items));
+    prefs.rememberCamera('ranch-a', 'browning|btc-8e|', 'Feeder');
+    prefs.rememberCamera('ranch-b', 'browning|btc-8e|', 'Creek');
+    prefs.rememberCamera('ranch-a', 'browning|btc-8e|', 'Feeder North');
+    // Another page of the same browser reads the same storage.
+    const again = storedPreferences(mapStorage(items));
+    expect([...again.cameraNames('ranch-a')]).toEqual([['browning|btc-8e|', 'Feeder North']]);
+    expect(again.cameraNames('ranch-b').get('browning|btc-8e|')).toBe('Creek');
+    expect(again.recentSpeed()).toBeNull();
+    again.setRecentSpeed(1_234_567.8);
+    expect(storedPreferences(mapStorage(items)).recentSpeed()).toBe(1_234_568);
+  });
+
+  it('keeps the latest cameras only', () => {
+    const prefs = storedPreferences(mapStorage());
+    for (let i = 0; i < MAX_REMEMBERED_CAMERAS + 5; i++) prefs.rememberCamera('r', `k${i}`, `Camera ${i}`);
+    const names = prefs.cameraNames('r');
+    expect(names.size).toBe(MAX_REMEMBERED_CAMERAS);
+    expect(names.has('k0')).toBe(false);
+    expect(names.get(`k${MAX_REMEMBERED_CAMERAS + 4}`)).toBe(`Camera ${MAX_REMEMBERED_CAMERAS + 4}`);
+  });
+
+  it('storage that throws or holds garbage is an empty memory, never an error', () => {
+    const broken = storedPreferences({
+      getItem: () => {
+        throw new Error('SecurityError');
+      },
+      setItem: () => {
+        throw new Error('QuotaExceededError');
+      },
+    });
+    expect(() => broken.rememberCamera('r', 'k', 'n')).not.toThrow();
+    expect(broken.cameraNames('r').size).toBe(0);
+    expect(broken.recentSpeed()).toBeNull();
+    const garbage = storedPreferences(mapStorage(new Map([['trailsense:cameras:r', '{"not":"pairs"}'], ['trailsense:upload-speed', '"fast"']])));
+    expect(garbage.cameraNames('r').size).toBe(0);
+    expect(garbage.recentSpeed()).toBeNull();
+    expect(storedPreferences(null).recentSpeed()).toBeNull();
+  });
+});
+
+describe('thumbnailCache', () => {
+  const blob = (n: number) => new Blob([String(n)]);
+
+  it('makes a thumbnail once and keeps the latest ones', async () => {
+    const made: Blob[] = [];
+    const cache = thumbnailCache(async (file) => (made.push(file), `data:image/jpeg;base64,${made.length}`), 2);
+    const [a, b, c] = [blob(1), blob(2), blob(3)];
+    const live = new AbortController().signal;
+    expect(cache.cached(a)).toBeUndefined();
+    expect(await cache.load(a, live)).toBe('data:image/jpeg;base64,1');
+    expect(await cache.load(a, live)).toBe('data:image/jpeg;base64,1');
+    await cache.load(b, live);
+    cache.cached(a); // a used again: b is now the oldest
+    await cache.load(c, live);
+    expect(cache.cached(b)).toBeUndefined();
+    expect(cache.cached(a)).toBe('data:image/jpeg;base64,1');
+    expect(made).toEqual([a, b, c]);
+  });
+
+  it('a row gone before its turn is not remembered as having no thumbnail; a failure is', async () => {
+    const gone = new AbortController();
+    gone.abort();
+    const cache = thumbnailCache(async (_file, signal) => (signal.aborted ? null : 'data:x'));
+    const a = blob(1);
+    expect(await cache.load(a, gone.signal)).toBeNull();
+    expect(cache.cached(a)).toBeUndefined();
+    const failing = thumbnailCache(() => Promise.reject(new Error('decode failed')));
+    expect(await failing.load(a, new AbortController().signal)).toBeNull();
+    expect(failing.cached(a)).toBeNull();
+  });
+});
+
+describe('selectionFacts', () => {
+  const listed = (name: string, size: number, exif: ListedFile['exif']): ListedFile => ({
+    id: name,
+    key: `${name}.jpg`,
+    name,
+    path: '',
+    size,
+    lastModified: 0,
+    file: new Blob([]),
+    status: { kind: 'waiting' },
+    exif,
+  });
+  const now = Date.UTC(2026, 10, 22, 12);
+
+  it('counts, sizes, dates and cameras of the list; wrong clocks are named apart and stay out of the span', () => {
+    const facts = selectionFacts(
+      [
+        listed('A.JPG', 3 * 1024 ** 3, { captureTime: '2026-10-03T05:00:00', make: 'Browning', model: 'BTC-8E' }),
+        listed('B.JPG', 3.2 * 1024 ** 3, { captureTime: '2026-11-19T23:59:00', make: 'Browning', model: 'BTC-8E' }),
+        listed('C.JPG', 1024, { captureTime: '2000-01-01T00:00:00', make: 'Stealth Cam', model: 'G42NG' }),
+        listed('D.JPG', 1024, null),
+      ],
+      now,
+      2 * 1024 * 1024,
+    );
+    expect(facts.summary).toBe('4 photos · 6.2 GB · Oct 3 – Nov 19 · 2 cameras · about 53 min at your recent speed');
+    expect(facts.mixedCameras).toMatch(/^This selection holds photos from 2 cameras: Browning BTC-8E \(2 photos\), Stealth Cam G42NG \(1 photo\)\./);
+    expect(facts.clock).toMatch(/C\.JPG/);
+    expect(facts.clock).not.toMatch(/A\.JPG|B\.JPG/);
+  });
+
+  it('says nothing of an empty list, and no estimate without a measured speed', () => {
+    expect(selectionFacts([], now, 1000)).toEqual({ summary: null, mixedCameras: null, clock: null, cameras: [] });
+    expect(selectionFacts([listed('A.JPG', 40 * 1024, null)], now, null).summary).toBe('1 photo · 40 KB');
+  });
+});
+
+describe('uploadMetadata', () => {
+  it('sends the seed’s ranchid and camera_name, and the EXIF fields present, all US-ASCII', () => {
+    const base = { level: 'public' as const, ranchId: 'pine-hollow', cameraName: 'Réservoir' };
+    expect(uploadMetadata(base)).toEqual({ ranchid: 'pine-hollow', camera_name: '=?UTF-8?B?UsOpc2Vydm9pcg==?=' });
+    const full = uploadMetadata({ ...base, photo: { captureTime: '2026-10-03T05:12:44', captureOffset: '-05:00', make: 'Browning', model: 'BTC-8E', serial: 'BR 77' } });
+    expect(full).toMatchObject({ capture_time: '2026-10-03T05:12:44-05:00', camera_make: 'Browning', camera_model: 'BTC-8E', camera_serial: 'BR 77' });
+    expect(uploadMetadata({ ...base, photo: { make: 'Ryobi 🦌' } }).camera_make).toMatch(/^[\x20-\x7e]+$/);
+    expect(Object.keys(uploadMetadata({ ...base, photo: { model: 'X' } }))).toEqual(['ranchid', 'camera_name', 'camera_model']);
+  });
+});
