@@ -356,6 +356,25 @@ describe('BatchController: a whole card', () => {
     expect(other.state().choices.camera).toBe('');
   });
 
+  it('Upload clicked before the checks read the EXIF: the photos still carry it, and the camera is still remembered', async () => {
+    const prefs = storedPreferences(mapStorage());
+    const t = open(fakeServices({ prefs }));
+    await until(() => t.state().cameras.length > 0 && t.state().allowance.kind === 'known', 'the account');
+    t.controller.setCamera('Windmill Tank');
+    let read!: () => void;
+    const slowCard = new Promise<void>((resolve) => (read = resolve));
+    const files = [1, 2].map((i) => photo(`IMG_000${i}.JPG`, `slow-${i}`.padEnd(12, '.'), { exif: { captureTime: '2026-10-03T05:12:44', ...browning }, readAfter: slowCard }));
+    t.controller.addFiles(files);
+    await until(() => t.state().queue.files.length === 2, 'the files to be listed');
+    expect(t.state().queue.checks.kind).toBe('running');
+    t.controller.requestUpload();
+    await until(() => t.state().queue.batch.kind === 'running', 'the batch to start');
+    read();
+    await until(() => idle(t.state()) && t.state().queue.files.length === 0, 'the batch to end');
+    expect([...t.world.photos.values()].map((p) => p.model)).toEqual(['BTC-8E', 'BTC-8E']);
+    expect(prefs.cameraNames('mesquite-flats').get('browning|btc-8e|b1234')).toBe('Windmill Tank');
+  });
+
   it('a mixed selection is not given a camera, and a camera the user chose is never replaced', async () => {
     const prefs = storedPreferences(mapStorage());
     prefs.rememberCamera('mesquite-flats', 'browning|btc-8e|b1234', 'Windmill Tank');

@@ -1,4 +1,4 @@
-import { act, render, screen, within } from '@testing-library/react';
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { UserProvider, type SessionSource } from '@trailsense/shared';
 import { UploaderScreen } from '../src/features/upload/components/uploader-screen';
@@ -77,6 +77,36 @@ describe('UploaderScreen', () => {
     ]);
     expect(await screen.findByText(/You have 13 remaining/)).toBeVisible();
     expect(screen.getByText('No files in the list.')).toBeVisible();
+  });
+
+  it('a drop of a photo and a folder lists both, with the summary and the mixed-camera notice; drops elsewhere are refused', async () => {
+    const { services } = fakeServices({ ranchMax: 10_000 });
+    renderScreen(services);
+    await screen.findByText(/You have 9,015 remaining/);
+    const exif = (make: string, day: string) => ({ exif: { captureTime: `2026-10-${day}T05:00:00`, make, model: 'X1' } });
+    const loose = photo('LOOSE.JPG', 'loose-photo', exif('Browning', '03'));
+    const inFolder = [photo('IMG_0001.JPG', 'card-photo-1', exif('Browning', '04')), photo('IMG_0002.JPG', 'card-photo-2', exif('Moultrie', '19'))];
+    // Entries as Chromium gives them: a directory reader that answers in batches until empty.
+    const fileEntry = (file: File) => ({ isFile: true, isDirectory: false, name: file.name, file: (ok: (f: File) => void) => ok(file) });
+    const batches = [[fileEntry(inFolder[0]!)], [fileEntry(inFolder[1]!)], []];
+    const folder = { isFile: false, isDirectory: true, name: 'DCIM', createReader: () => ({ readEntries: (ok: (e: unknown[]) => void) => ok(batches.shift() ?? []) }) };
+    const item = (entry: unknown, file: File | null) => ({ kind: 'file', getAsFile: () => file, webkitGetAsEntry: () => entry });
+    const dataTransfer = { types: ['Files'], items: [item(fileEntry(loose), loose), item(folder, null)], files: [], dropEffect: 'none' };
+
+    const zone = screen.getByTestId('drop-zone');
+    expect(zone).toHaveTextContent('With a keyboard, use Add Images or Add Folder.');
+    fireEvent.dragEnter(zone, { dataTransfer });
+    expect(zone).toHaveClass('uploader__drop--over');
+    fireEvent.drop(zone, { dataTransfer });
+    expect(await screen.findByText('Overall Progress: 0 of 3 = 0%')).toBeVisible();
+    expect(await screen.findByText(/^This selection holds photos from 2 cameras: Browning X1 \(2 photos\), Moultrie X1 \(1 photo\)\./)).toBeVisible();
+    expect(document.querySelector('.uploader__summary')).toHaveTextContent('3 photos · 35 B · Oct 3 – Oct 19 · 2 cameras');
+
+    // Beside the zone: the browser's default (opening the file) is prevented.
+    const stray = new Event('drop', { bubbles: true, cancelable: true });
+    Object.defineProperty(stray, 'dataTransfer', { value: { types: ['Files'], dropEffect: 'copy' } });
+    document.body.dispatchEvent(stray);
+    expect(stray.defaultPrevented).toBe(true);
   });
 
   it('over the allowance asks first; Cancel uploads nothing and gives advice; OK uploads only the remaining', async () => {

@@ -120,7 +120,7 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
     controller.addFiles(files);
   };
   const onFolderInput = (event: ChangeEvent<HTMLInputElement>) => {
-    const found = filesFromInput(event.currentTarget.files ?? ([] as unknown as FileList));
+    const found = filesFromInput(event.currentTarget.files ?? []);
     event.currentTarget.value = '';
     controller.addFiles(found);
   };

@@ -22,6 +22,7 @@ import {
   type QueueAction,
   type QueueState,
 } from '../model/upload-queue';
+import type { PhotoExif } from '../model/photo-exif';
 import { milestoneWithTimeLeft, SpeedMeter } from '../model/speed-meter';
 import type { UploadTarget } from '../services/amplify-storage';
 import type { FileProbe } from '../services/file-probe';
@@ -142,7 +143,8 @@ export class BatchController {
   /** Files whose journal entry the upload path writes (admitted): the background check leaves them be. */
   private readonly claimed = new Set<string>();
   /** The key and target each file of the running batch is sent with. */
-  private readonly sending = new Map<string, { key: string; target: UploadTarget; entry: JournalEntry }>();
+  /** What its probe's EXIF said (read just before sending, so known even if its check had not ended). */
+  private readonly sending = new Map<string, { key: string; target: UploadTarget; entry: JournalEntry; exif: PhotoExif | null }>();
 
   private accountInputs: AllowanceInputs = { ranchMax: undefined, subscribed: undefined, total: undefined, totalRequestedAt: 0 };
   /** When uploads succeeded (ms), in this tab or another, kept until a later fetch counts them. */
@@ -780,9 +782,11 @@ export class BatchController {
     this.set({ waitingForOtherTab: false });
     if (this.disposed) return this.releaseLock?.();
 
-    // Sent as the chosen camera: photos of one camera (by EXIF) are suggested as it next time.
-    const groups = groupCameras(files.map((f) => f.exif ?? null));
-    if (this.state.choices.camera && groups.length === 1) services.prefs.rememberCamera(ranchId, groups[0]!.key, this.state.choices.camera);
+    // The EXIF of what went up: sent as the chosen camera, one camera's photos are suggested as it
+    // next time (decided at the end, from the photos' own probes: Upload may be clicked before
+    // the background checks have read every file).
+    const sentExif: (PhotoExif | null)[] = [];
+    const cameraName = this.state.choices.camera;
 
     // Speed and time left: bytes confirmed plus the bytes of uploads in flight, sampled per flush.
     const meter = new SpeedMeter();
@@ -839,6 +843,7 @@ export class BatchController {
       } else if (event.type !== 'started') inFlight.delete(event.id);
       if (event.type === 'succeeded' && sent) {
         uploadCount++;
+        sentExif.push(sent.exif);
         const at = this.now();
         this.recordSuccesses(at, 1);
         services.tabs.post({ type: 'uploaded', owner: this.identity.owner, ranchId, at, count: 1 });
@@ -877,7 +882,7 @@ export class BatchController {
       // Recorded with its key and target before a byte is sent: a crash mid-upload resumes it
       // under the same key, so it never becomes two objects.
       this.claimed.add(file.id);
-      this.sending.set(file.id, { key, target: { ...target, ranchId }, entry: journaled });
+      this.sending.set(file.id, { key, target: { ...target, ranchId }, entry: journaled, exif: probe.exif });
       await services.journal.putEntries([journaled]).catch((error: unknown) => services.logError('Could not write the upload journal', error));
       return { go: true, key };
     };
@@ -893,9 +898,9 @@ export class BatchController {
       },
       {
         upload: (job, context) => {
-          const file = byId.get(job.id) ?? this.state.queue.files.find((f) => f.id === job.id);
-          const target = this.sending.get(job.id)?.target ?? this.targetFor(file);
-          return services.upload({ ...target, photo: file?.exif ?? null }, job, context);
+          const sent = this.sending.get(job.id);
+          const target = sent?.target ?? this.targetFor(byId.get(job.id));
+          return services.upload({ ...target, photo: sent?.exif ?? null }, job, context);
         },
         refreshCredentials: async (signal) => {
           try {
@@ -921,6 +926,8 @@ export class BatchController {
     const result = await engine.done;
     if (timer !== null) services.timers.clearTimeout(timer);
     flush();
+    const groups = groupCameras(sentExif);
+    if (cameraName && groups.length === 1) services.prefs.rememberCamera(ranchId, groups[0]!.key, cameraName);
     const measured = meter.rate();
     if (measured) services.prefs.setRecentSpeed(measured);
     this.meter = null;
