@@ -1,5 +1,7 @@
 import { memo, useEffect, useState, type UIEvent } from 'react';
+import { cameraLabel } from '../model/camera-match';
 import { formatBytes } from '../model/format-size';
+import { captureDate, type PhotoExif } from '../model/photo-exif';
 import type { FileStatus, ListedFile } from '../model/upload-queue';
 import { formatCount } from '../model/messages';
 import type { ThumbnailSource } from '../services/thumbnail-cache';
@@ -23,6 +25,17 @@ export function statusText(status: FileStatus): string {
     case 'failed':
       return `Failed: ${status.reason}`;
   }
+}
+
+const takenAt = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
+
+/** When and with what the photo was taken, from its EXIF: "Oct 3, 05:12 · Browning BTC-8E" ("" when unknown). */
+export function photoText(exif: PhotoExif | null | undefined): string {
+  if (!exif) return '';
+  const taken = captureDate(exif);
+  const camera = exif.make || exif.model ? cameraLabel(exif) : '';
+  // The camera's own clock (its UTC fields: model/photo-exif.ts), whatever the browser's zone.
+  return [taken ? takenAt.format(taken) : '', camera].filter(Boolean).join(' · ');
 }
 
 /**
@@ -56,6 +69,7 @@ interface RowProps {
 
 const Row = memo(function Row({ file, thumbnails, index, count, busy, onRemove, onRetry }: RowProps) {
   const thumbnail = useThumbnail(file.file, thumbnails);
+  const photo = photoText(file.exif);
   return (
     <li
       className={`file-row file-row--${file.status.kind}`}
@@ -73,7 +87,8 @@ const Row = memo(function Row({ file, thumbnails, index, count, busy, onRemove, 
           {file.name}
         </span>
         <span className="file-row__status">
-          {formatBytes(file.size)} · {statusText(file.status)}
+          {formatBytes(file.size)}
+          {photo && ` · ${photo}`} · {statusText(file.status)}
         </span>
       </span>
       {file.status.kind === 'failed' && (
