@@ -260,11 +260,41 @@ async function intake(browser: Browser, shellUrl: string, work: string): Promise
     rows.push([
       `Add Folder: ${formatNumber(INTAKE_FILES)} EXIF JPEGs of 1 MiB in 10 folders → listed`,
       `${listed.toFixed(2)} s`,
-      `longest main-thread task ${tasks.longest.toFixed(0)} ms (${goal(tasks.longest <= 50, 'goal ≤ 50 ms')}; the picker's own: ${tasks.picker.toFixed(0)} ms)`,
+      `longest main-thread task ${tasks.longest > 0 ? `${tasks.longest.toFixed(0)} ms` : 'none over 50 ms'} (${goal(tasks.longest <= 50, 'goal ≤ 50 ms')}; the picker's own: ${tasks.picker.toFixed(0)} ms)`,
       `JS heap peak ${peak.toFixed(1)} MB, ${heap.toFixed(1)} MB after GC (${goal(peak <= 200, 'goal ≤ 200 MB')})`,
       '',
     ]);
     rows.push([`  … EXIF and fingerprints known for all`, `${known.toFixed(2)} s`, `${(INTAKE_FILES / known).toFixed(0)} files/s`, `summary: ${summary}`, '']);
+
+    // Scrolling the 10,000 rows: a wheel step per frame for 3 s; rows on screen get thumbnails
+    // (these photos have no EXIF thumbnail, so each one shown is decoded in the worker).
+    await page.evaluate(() => ((window as unknown as { __tasks: unknown[] }).__tasks = []));
+    const list = page.getByRole('region', { name: /^File list/ });
+    const box = (await list.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    // A string, not a function: tsx would wrap the named callback in a helper the page lacks.
+    const frames = (await page.evaluate(`new Promise((resolve) => {
+      const el = document.querySelector('.file-list');
+      let last = performance.now(), longest = 0, frames = 0;
+      const end = last + 3000;
+      requestAnimationFrame(function step(now) {
+        longest = Math.max(longest, now - last);
+        last = now;
+        frames++;
+        el.scrollTop += 400;
+        if (now < end) requestAnimationFrame(step);
+        else resolve({ frames, longest });
+      });
+    })`)) as { frames: number; longest: number };
+    const scrolled = await page.evaluate(longTasks);
+    const thumbs = await page.locator('.file-row__thumb img').count();
+    rows.push([
+      `  … scrolling the 10,000 rows, 400 px a frame for 3 s`,
+      `${frames.frames} frames`,
+      `longest frame ${frames.longest.toFixed(0)} ms`,
+      `longest task ${scrolled.longest > 0 ? `${scrolled.longest.toFixed(0)} ms` : '< 50 ms'}`,
+      `${thumbs} thumbnails on screen at the end`,
+    ]);
     await page.close();
   }
 
@@ -291,7 +321,7 @@ async function intake(browser: Browser, shellUrl: string, work: string): Promise
       `${usable.toFixed(2)} s (listed ${listed.toFixed(2)} s)`,
       `${goal(usable <= 1, 'goal ≤ 1 s')}; first rows ${firstRows.toFixed(2)} s after the page got the selection`,
       `JS heap ${heap.toFixed(1)} MB`,
-      `longest main-thread task ${tasks.longest.toFixed(0)} ms (the picker's own: ${tasks.picker.toFixed(0)} ms)`,
+      `longest main-thread task ${tasks.longest > 0 ? `${tasks.longest.toFixed(0)} ms` : 'none over 50 ms'} (the picker's own: ${tasks.picker.toFixed(0)} ms)`,
     ]);
     await page.close();
   }

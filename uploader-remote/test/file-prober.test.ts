@@ -6,6 +6,7 @@ import {
   createInlineProber,
   createWorkerProber,
   ProberDisposedError,
+  STAT_BUDGET_MS,
   STAT_SLICE,
   statInSlices,
   type FileProber,
@@ -531,6 +532,22 @@ describe('statInSlices', () => {
     const result = await stats;
     expect(result).toHaveLength(files.length);
     expect(result[9]).toEqual({ size: 2, lastModified: 9 });
+  });
+});
+
+describe('statInSlices on a slow disk', () => {
+  it('stops a slice when its time budget is spent, however few files it read', async () => {
+    const files = Array.from({ length: 30 }, (_, i) => new File([new Uint8Array(i % 3)], `f${i}`) as unknown as Blob);
+    // Each look at the clock finds 10 ms gone: a slice reads 3 files (25 ms budget), not 250.
+    let now = 0;
+    const clock = () => (now += 10);
+    const timeouts = jest.spyOn(globalThis, 'setTimeout');
+    const stats = statInSlices(files, clock);
+    await flush();
+    expect(await stats).toHaveLength(30);
+    expect(STAT_BUDGET_MS).toBe(25);
+    expect(timeouts).toHaveBeenCalledTimes(10);
+    timeouts.mockRestore();
   });
 });
 

@@ -1,5 +1,5 @@
 import { cameraKey, groupCameras, mixedCameraNotice, type CameraGroup } from './camera-match';
-import { clockNotice, clockProblem, type ClockFinding } from './clock-check';
+import { clockNotice, clockProblem, type ClockFinding, type ClockProblem } from './clock-check';
 import { captureDate, type PhotoExif } from './photo-exif';
 import { selectionSummary } from './selection-summary';
 import type { ListedFile } from './upload-queue';
@@ -20,14 +20,26 @@ export interface SelectionFacts {
  * 10,000-file list (each chunk of background checks), and parsing every date and folding every
  * camera name each time would cost the main thread tens of milliseconds per change.
  */
-const parsed = new WeakMap<PhotoExif, { taken: Date | null; camera: string | null }>();
-function facts(exif: PhotoExif): { taken: Date | null; camera: string | null } {
+interface Parsed {
+  taken: Date | null;
+  camera: string | null;
+  /** The clock verdict, and the hour of `now` it was decided for ("future" moves with time). */
+  clock?: { hour: number; problem: ClockProblem | null };
+}
+const parsed = new WeakMap<PhotoExif, Parsed>();
+function facts(exif: PhotoExif): Parsed {
   let known = parsed.get(exif);
   if (!known) {
     known = { taken: captureDate(exif), camera: cameraKey(exif) };
     parsed.set(exif, known);
   }
   return known;
+}
+const HOUR_MS = 60 * 60 * 1000;
+function clockOf(known: Parsed, taken: Date, now: number): ClockProblem | null {
+  const hour = Math.floor(now / HOUR_MS);
+  if (known.clock?.hour !== hour) known.clock = { hour, problem: clockProblem(taken, hour * HOUR_MS) };
+  return known.clock.problem;
 }
 
 /**
@@ -46,14 +58,15 @@ export function selectionFacts(files: readonly ListedFile[], now: number, bytesP
   for (const file of files) {
     bytes += file.size;
     if (!file.exif) continue;
-    const { taken, camera } = facts(file.exif);
+    const known = facts(file.exif);
+    const { taken, camera } = known;
     if (camera !== null) {
       const seen = cameraCounts.get(camera);
       if (seen) seen.count++;
       else cameraCounts.set(camera, { exif: file.exif, count: 1 });
     }
     if (!taken) continue;
-    const problem = clockProblem(taken, now);
+    const problem = clockOf(known, taken, now);
     if (problem) {
       // A wrong clock's date would stretch the span to nonsense ("Jan 1, 2000 – Nov 19"): it is named in its own notice instead.
       problems.push({ name: file.name, problem, capture: taken });
