@@ -1,4 +1,4 @@
-import { progressDetail, shouldAnnounceTimeLeft, SpeedMeter, speedText } from '../src/features/upload/model/speed-meter';
+import { progressDetail, SpeedMeter, speedText } from '../src/features/upload/model/speed-meter';
 
 const MB = 1024 * 1024;
 const MINUTE = 60_000;
@@ -150,20 +150,3 @@ describe('speedText and progressDetail', () => {
   });
 });
 
-describe('shouldAnnounceTimeLeft', () => {
-  it('announces the first estimate', () => {
-    expect(shouldAnnounceTimeLeft(null, 0, null, 48 * 60)).toBe(true);
-  });
-  it('waits 5 minutes between announcements', () => {
-    expect(shouldAnnounceTimeLeft(0, 4 * MINUTE, 48 * 60, 10 * 60)).toBe(false);
-    expect(shouldAnnounceTimeLeft(0, 5 * MINUTE, 48 * 60, 43 * 60)).toBe(true);
-  });
-  it('stays quiet when the estimate reads the same', () => {
-    expect(shouldAnnounceTimeLeft(0, 10 * MINUTE, 26 * 3600, 26 * 3600 + 600)).toBe(false);
-    expect(shouldAnnounceTimeLeft(0, 10 * MINUTE, 48 * 60, 48 * 60 + 10)).toBe(false);
-  });
-  it('announces a change of 20 % or a different text', () => {
-    expect(shouldAnnounceTimeLeft(0, 10 * MINUTE, 26 * 3600, 21 * 3600)).toBe(true);
-    expect(shouldAnnounceTimeLeft(0, 10 * MINUTE, 2 * 3600, 2 * 3600 + 15 * 60)).toBe(true);
-  });
-});

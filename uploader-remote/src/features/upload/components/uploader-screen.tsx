@@ -28,6 +28,8 @@ import { FileList } from './file-list';
 import { InfoTip } from './info-tip';
 import { UPLOADER_CSS } from './uploader-css';
 
+const NO_FACTS = selectionFacts([], 0, null);
+
 export const LEAVE_MESSAGE = 'Images are still uploading. Leave anyway? Uploads in progress will stop.';
 const CAMERA_TIP = 'Pick a camera only for a batch from a camera that cannot name itself: every image in the batch is recorded as taken by it.';
 const TRAINING_TIP = 'Use this for only a few (under 10) perfect example images.';
@@ -108,8 +110,12 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
   const remaining = remainingOf(allowance);
   useLeaveGuard(running, LEAVE_MESSAGE);
   useNoDropNavigation();
-  // One pass over the list per change of it (not per progress flush of other state).
-  const facts = useMemo(() => selectionFacts(queue.files, services.now().getTime(), state.recentSpeed), [queue.files, state.recentSpeed, services]);
+  // One pass over the list per change of it, and none while a batch runs (every progress flush
+  // changes the list, and the summary and notices are for before Upload).
+  const facts = useMemo(
+    () => (running ? NO_FACTS : selectionFacts(queue.files, services.now().getTime(), state.recentSpeed)),
+    [running, queue.files, state.recentSpeed, services],
+  );
 
   // Stable, so the list's memoised rows do not re-render on every progress flush.
   const onRemove = useCallback((id: string) => controller.remove(id), [controller]);
@@ -274,12 +280,12 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
 
       <div className="uploader__notice" role="status">
         {queue.notice && <p>{queue.notice}</p>}
-        {!running && facts.mixedCameras && <p>{facts.mixedCameras}</p>}
-        {!running && facts.clock && <p>{facts.clock}</p>}
+        {facts.mixedCameras && <p>{facts.mixedCameras}</p>}
+        {facts.clock && <p>{facts.clock}</p>}
       </div>
 
       <h2 className="uploader__list-title">Files</h2>
-      {!running && facts.summary && <p className="uploader__summary">{facts.summary}</p>}
+      {facts.summary && <p className="uploader__summary">{facts.summary}</p>}
       <div className="uploader__actions">
         <button type="button" className="button button--primary" disabled={!canUpload(queue, remaining)} onClick={() => controller.requestUpload()}>
           Upload

@@ -145,24 +145,6 @@ export function progressDetail(input: { rate: number | null; secondsLeft: number
   return `${speedText(rate)} · ${durationText(secondsLeft)} left`;
 }
 
-/** The least time between two announcements of the time left to screen readers. */
-export const TIME_LEFT_ANNOUNCE_INTERVAL_MS = 5 * 60 * 1000;
-/** The least relative change of the estimate worth announcing. */
-export const TIME_LEFT_ANNOUNCE_CHANGE = 0.2;
-
-/**
- * Whether to announce the time left now (screen readers; the visible line updates freely): the
- * first time, then at most every 5 minutes and only when the estimate changed meaningfully, by
- * at least 20 % or enough to read differently ("about 48 min" → "about 43 min").
- */
-export function shouldAnnounceTimeLeft(lastAnnouncedAt: number | null, now: number, lastSecondsLeft: number | null, secondsLeft: number): boolean {
-  if (lastAnnouncedAt === null) return true;
-  if (now - lastAnnouncedAt < TIME_LEFT_ANNOUNCE_INTERVAL_MS) return false;
-  if (lastSecondsLeft === null) return true;
-  if (durationText(lastSecondsLeft) !== durationText(secondsLeft)) return true;
-  return lastSecondsLeft > 0 && Math.abs(secondsLeft - lastSecondsLeft) / lastSecondsLeft >= TIME_LEFT_ANNOUNCE_CHANGE;
-}
-
 /** A quarter's announcement, with the time left once it is known: "50% uploaded: 1,000 of 2,000. About 48 min left." */
 export function milestoneWithTimeLeft(uploaded: number, total: number, secondsLeft: number | null): string {
   const head = progressAnnouncement({ kind: 'milestone', uploaded, total });
