@@ -39,6 +39,9 @@ describe('parseRuntimeConfig', () => {
     const raw = valid();
     (raw as Record<string, unknown>).api = 'http://localhost:4103';
     expect(problemsOf(raw)).toEqual(['"api" must be an object.']);
+    (raw as Record<string, unknown>).api = [{ baseUrl: 'http://localhost:4103' }];
+    (raw as Record<string, unknown>).analytics = [];
+    expect(problemsOf(raw)).toEqual(['"api" must be an object.', '"analytics" must be an object.']);
   });
 
   it('reports a missing required field and a field of the wrong type', () => {
