@@ -8,7 +8,7 @@ function storage(entries: Record<string, string>): HintStorage {
   return { length: keys.length, key: (i) => keys[i] ?? null, getItem: (k) => entries[k] ?? null };
 }
 
-function jwt(claims: Record<string, unknown>): string {
+function jwt(claims: unknown): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${part({ alg: 'RS256' })}.${part(claims)}.signature`;
 }
@@ -61,6 +61,10 @@ describe('readSessionHint', () => {
 
   it('leaves it to Amplify when the stored id token cannot be read', () => {
     expect(readSessionHint(amplifySession({ [`${base}.u-1.idToken`]: 'not-a-jwt' }), CLIENT)).toEqual({ kind: 'unknown' });
+    const notJson = `header.${Buffer.from('{"sub": ').toString('base64url')}.signature`;
+    for (const idToken of ['header..signature', 'header.***.signature', notJson, jwt(null), jwt(42)]) {
+      expect(readSessionHint(amplifySession({ [`${base}.u-1.idToken`]: idToken }), CLIENT)).toEqual({ kind: 'unknown' });
+    }
     expect(readSessionHint(amplifySession({}, { email: 'no-sub@example.com' }), CLIENT)).toEqual({ kind: 'unknown' });
   });
 

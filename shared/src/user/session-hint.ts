@@ -1,3 +1,4 @@
+import { jwtDecode } from 'jwt-decode';
 import { userFromIdTokenClaims, type UserAttributes } from './user-attributes';
 
 /**
@@ -68,15 +69,11 @@ export function hasStoredSession(storage: HintStorage | null | undefined): boole
 
 /** The payload of a JWT, or null when it is not one. The signature is not checked: this is a hint. */
 function jwtClaims(token: string): Record<string, unknown> | null {
-  const payload = token.split('.')[1];
-  if (!payload) return null;
   try {
-    const base64 = payload.replace(/-/g, '+').replace(/_/g, '/');
-    const binary = atob(base64.padEnd(base64.length + ((4 - (base64.length % 4)) % 4), '='));
-    const json = new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
-    const claims: unknown = JSON.parse(json);
+    const claims = jwtDecode<unknown>(token);
     return claims && typeof claims === 'object' ? (claims as Record<string, unknown>) : null;
   } catch {
+    // jwtDecode throws when the token has no second part or it is not base64url-encoded JSON.
     return null;
   }
 }
