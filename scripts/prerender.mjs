@@ -28,8 +28,9 @@ async function loadRenderer() {
     target: 'node20',
     jsx: 'automatic',
     loader: { '.css': 'empty' },
-    // React and the router run from node_modules, as in the page; our TypeScript is bundled.
-    external: ['react', 'react-dom', 'react-router', 'react-router-dom'],
+    // React, the router and react-error-boundary run from node_modules, as in the page (a CommonJS
+    // package bundled into this ESM file could not `require` React); our TypeScript is bundled.
+    external: ['react', 'react-dom', 'react-router', 'react-router-dom', 'react-error-boundary'],
     define: {
       __APP_VERSION__: JSON.stringify(shellPkg.version),
       __APP_NAME__: JSON.stringify(shellPkg.name),
