@@ -5,7 +5,6 @@ module.exports = createConfig({
   name: 'auth',
   port: 3001,
   kind: 'remote',
-  uiReact: true,
   title: 'auth-remote (standalone)',
   exposes: {
     './Login': './src/expose/login.tsx',

@@ -5,7 +5,6 @@ module.exports = createConfig({
   name: 'uploader',
   port: 3002,
   kind: 'remote',
-  uiReact: false,
   title: 'uploader-remote (standalone)',
   exposes: {
     './Uploader': './src/expose/uploader.tsx',

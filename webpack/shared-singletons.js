@@ -1,4 +1,4 @@
-// The one list of modules every app shares as federation singletons (DESIGN.md "Shared singletons").
+// The one list of modules every app shares as federation singletons (docs/architecture.md#shared-singletons).
 // The remotes pass it to the build plugin; the shell, a runtime host, offers the same modules at
 // the same versions (shell/src/remotes/federation.ts, through sharedVersions()).
 // The Amplify singleton lives in @aws-amplify/core: sharing only aws-amplify would give a remote
@@ -27,17 +27,15 @@ const SINGLETONS = [
   '@aws-amplify/auth',
 ];
 
-/** Shared only by the apps that use it (the Authenticator's UI kit). */
-const UI_REACT = '@aws-amplify/ui-react';
-
 /**
- * The `shared` option of an app's ModuleFederationPlugin.
- * @param {{ uiReact?: boolean }} options
+ * The `shared` option of a remote's ModuleFederationPlugin. Only what more than one app uses is
+ * shared: a shared module is bundled whole and resolved at run time, so the sign-in kit
+ * (@aws-amplify/ui-react, used by auth-remote alone) is bundled into its remote and tree-shaken.
+ * webpack/federation-check.js fails a build whose manifest shares what the shell does not provide.
  */
-function sharedSingletons({ uiReact = false } = {}) {
-  const names = uiReact ? [...SINGLETONS, UI_REACT] : SINGLETONS;
+function sharedSingletons() {
   return Object.fromEntries(
-    names.map((key) => {
+    SINGLETONS.map((key) => {
       const pkg = key.endsWith('/') ? key.slice(0, -1) : key;
       // Exact versions: every app is built from one lockfile, and a mismatch must show, not guess.
       const version = versionOf(pkg);
@@ -51,7 +49,7 @@ function sharedSingletons({ uiReact = false } = {}) {
  * runtime host offers remotes (shell/src/remotes/federation.ts) must match what the plugin says.
  */
 function sharedVersions() {
-  const packages = new Set([...SINGLETONS, UI_REACT].map((key) => (key.endsWith('/') ? key.slice(0, -1) : key)));
+  const packages = new Set(SINGLETONS.map((key) => (key.endsWith('/') ? key.slice(0, -1) : key)));
   return Object.fromEntries(
     [...packages].map((pkg) => {
       const version = versionOf(pkg);
@@ -60,4 +58,4 @@ function sharedVersions() {
   );
 }
 
-module.exports = { sharedSingletons, sharedVersions, SINGLETONS, UI_REACT };
+module.exports = { sharedSingletons, sharedVersions, SINGLETONS };

@@ -8,6 +8,9 @@ import * as sharedLight from '@trailsense/shared';
 import { remoteNames, type RuntimeConfig } from '@trailsense/shared';
 import { sharedProvision, type ProvidedModule } from './shared-provision';
 
+/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return --
+   `require` hands over a CommonJS package's exports object itself, as the build plugin does;
+   `import * as` would give webpack's namespace wrapper instead. */
 /**
  * What the shell offers remotes, by import path. React and the light shared package are already
  * on the page (the exact instances the shell renders with); Amplify and the API client arrive on
@@ -24,6 +27,7 @@ const modules: Record<string, ProvidedModule> = {
   'aws-amplify': { get: () => import('aws-amplify') },
   'aws-amplify/auth': { get: () => import('aws-amplify/auth') },
   'aws-amplify/utils': { get: () => import('aws-amplify/utils') },
+  'aws-amplify/storage': { get: () => import('aws-amplify/storage') },
   'aws-amplify/analytics/kinesis-firehose': { get: () => import('aws-amplify/analytics/kinesis-firehose') },
   '@aws-amplify/core': { get: () => import('@aws-amplify/core') },
   '@aws-amplify/core/internals/utils': { get: () => import('@aws-amplify/core/internals/utils') },
@@ -33,6 +37,10 @@ const modules: Record<string, ProvidedModule> = {
   },
   '@aws-amplify/auth': { get: () => import('@aws-amplify/auth') },
 };
+/* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return */
+
+/** The import paths the shell provides (webpack/federation-check.js checks remotes against them). */
+export const providedModules: readonly string[] = Object.keys(modules);
 
 let instance: ModuleFederation | null = null;
 
