@@ -1,5 +1,5 @@
 // One jest run for every workspace: the web apps and the shared package in jsdom, the sandbox
-// in Node (its own config). `isolatedModules` makes ts-jest about twice as fast (DESIGN.md).
+// in Node (its own config). `isolatedModules` makes ts-jest about twice as fast (docs/architecture.md#unit-tests).
 const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }];
 
 const web = (name) => ({
@@ -15,6 +15,8 @@ const web = (name) => ({
   },
   transformIgnorePatterns: ['/node_modules/(?!ky/)'],
   moduleNameMapper: {
+    // First match wins: a CSS Module's class names are their own keys (styles.row === 'row').
+    '\\.module\\.css$': 'identity-obj-proxy',
     '\\.css$': '<rootDir>/test-support/style-stub.js',
     '\\.(svg|png|jpe?g)$': '<rootDir>/test-support/style-stub.js',
   },
@@ -22,6 +24,16 @@ const web = (name) => ({
   globals: { __APP_VERSION__: '0.0.0-test', __APP_NAME__: `@trailsense/${name}` },
 });
 
+/** The repo's Node scripts (scripts/*.mjs), compiled to CommonJS for jest (by esbuild). */
+const scripts = {
+  displayName: 'scripts',
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  roots: ['<rootDir>/scripts'],
+  testMatch: ['**/test/**/*.test.mjs'],
+  transform: { '^.+\\.mjs$': '<rootDir>/scripts/test/esm-to-cjs.cjs' },
+};
+
 module.exports = {
-  projects: [web('shared'), web('shell'), web('auth-remote'), web('uploader-remote'), '<rootDir>/sandbox/jest.config.cjs'],
+  projects: [web('shared'), web('shell'), web('auth-remote'), web('uploader-remote'), scripts, '<rootDir>/sandbox/jest.config.cjs'],
 };

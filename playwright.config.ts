@@ -5,7 +5,8 @@ import { chromiumLaunchOptions } from './e2e/support/chromium';
 
 /**
  * Browser tests: real Chromium against the production builds (`npm run build`) served as in
- * production (scripts/serve.mjs), and the sandbox backend. Both servers start here.
+ * production (scripts/serve.mjs) with config/e2e.json, and the sandbox backend. Both servers
+ * start here.
  */
 export default defineConfig({
   testDir: './e2e',
@@ -38,6 +39,8 @@ export default defineConfig({
     },
     {
       command: 'node scripts/serve.mjs',
+      // The local config with "Create Account" on (config/local.json keeps production's default, off).
+      env: { TRAILSENSE_CONFIG: 'config/e2e.json' },
       url: 'http://localhost:3000/config.json',
       reuseExistingServer: false,
       timeout: 30_000,

@@ -1,58 +1,53 @@
-// `npm start`: the whole local site — the sandbox backend and the three apps' dev servers
-// (shell :3000, auth-remote :3001, uploader-remote :3002) — with each line prefixed by its source.
-// If any piece stops, everything stops, so the site never runs half-up.
-import { spawn } from 'node:child_process';
+// `npm start`: the local site as production serves it — the sandbox backend and the three apps'
+// production builds (shell :3000 with its prerendered marketing pages, auth-remote :3001,
+// uploader-remote :3002), served by scripts/serve.mjs with production's caching, encoding and
+// routing. An app is built first when it has no build yet or its sources changed since its last
+// one (a content stamp in <app>/dist/.build-stamp: scripts/build-stamp.mjs); otherwise its build
+// is reused. Each line is prefixed by its source; if any piece stops, everything stops.
+// `npm run dev` runs the webpack dev servers with live reload instead.
+//   node scripts/start.mjs [sandbox options, e.g. --reset]
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { APPS, STAMP_FILE, checkApp, formatDuration, formatStamp } from './build-stamp.mjs';
+import { createSupervisor } from './supervise.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const extra = process.argv.slice(2); // passed to the sandbox, e.g. --reset
 
-const pieces = [
-  { name: 'sandbox', args: ['run', 'sandbox', '--', ...extra] },
-  { name: 'shell', args: ['run', 'start', '-w', 'shell'] },
-  { name: 'auth', args: ['run', 'start', '-w', 'auth-remote'] },
-  { name: 'uploader', args: ['run', 'start', '-w', 'uploader-remote'] },
-];
+const supervisor = createSupervisor({ cwd: repo });
+console.log('Starting the local site as production serves it: http://localhost:3000 (Ctrl-C stops everything)');
 
-const children = [];
-let stopping = false;
+const checked = performance.now();
+const checks = APPS.map((app) => checkApp(repo, app, { env: process.env }));
+const toBuild = checks.filter((check) => check.build);
+console.log(`Checked the builds against their sources in ${formatDuration(performance.now() - checked)}.`);
 
-function stopAll(code) {
-  if (stopping) return;
-  stopping = true;
-  // Each piece runs in its own process group: npm → sh → node, and all of them must stop.
-  for (const child of children) {
-    try {
-      process.kill(-child.pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
+let built = 0;
+for (const check of checks) {
+  if (!check.build) {
+    console.log(`${check.app}: up to date`);
+    continue;
   }
-  setTimeout(() => process.exit(code), 1500).unref();
+  built += 1;
+  console.log(`Building ${check.app} (${built} of ${toBuild.length}: ${check.reason})…`);
+  const stampFile = path.join(repo, check.app, 'dist', STAMP_FILE);
+  // A build that fails or is stopped must leave no stamp behind.
+  fs.rmSync(stampFile, { force: true });
+  const began = performance.now();
+  // The same build as `npm run build` (the shell's includes the prerender), with the same config.
+  const result = await supervisor.run('npm', ['run', 'build', '-w', check.app]);
+  if (supervisor.stopping) break;
+  if (result.code !== 0) {
+    process.stderr.write(`${result.output}\n`);
+    console.error(`${check.app}: the build failed (${result.signal ?? `exit ${result.code}`}); not starting.`);
+    await supervisor.stopAll(1);
+  }
+  fs.writeFileSync(stampFile, formatStamp(check.current));
+  console.log(`${check.app} built in ${formatDuration(performance.now() - began)}`);
 }
 
-for (const piece of pieces) {
-  const child = spawn('npm', piece.args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  children.push(child);
-  const prefix = `[${piece.name}]`.padEnd(11);
-  for (const stream of [child.stdout, child.stderr]) {
-    let buffered = '';
-    stream.on('data', (chunk) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) process.stdout.write(`${prefix} ${line}\n`);
-    });
-  }
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`${prefix} stopped (${signal ?? `exit ${code}`}); stopping the others.`);
-      stopAll(code || 1);
-    }
-  });
+if (!supervisor.stopping) {
+  supervisor.start({ name: 'sandbox', command: 'npm', args: ['run', 'sandbox', '--', ...extra] });
+  supervisor.start({ name: 'serve', command: process.execPath, args: [path.join(repo, 'scripts/serve.mjs')] });
 }
-
-process.on('SIGINT', () => stopAll(0));
-process.on('SIGTERM', () => stopAll(0));
-console.log('Starting the local site: http://localhost:3000 (Ctrl-C stops everything)');
