@@ -145,9 +145,9 @@ async function rePick(browser: Browser, shellUrl: string, work: string): Promise
   const listed = (Date.now() - picked) / 1000;
   await repick.getByText(/^Checking [\d,]+ files…$/).waitFor({ state: 'hidden', timeout: 600_000 });
   const decided = (Date.now() - picked) / 1000;
-  const skipped = (await repick.locator('.uploader__notice').textContent()) ?? '';
+  const skipped = (await repick.getByTestId('uploader-notice').textContent()) ?? '';
   await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
-  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+  const { metrics } = await cdp.send('Performance.getMetrics');
   const heap = (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1e6;
   const tasks = await repick.evaluate(longTasks);
   const goal = (ok: boolean, text: string) => `${text}: ${ok ? 'met' : 'MISSED'}`;
@@ -229,7 +229,7 @@ async function intake(browser: Browser, shellUrl: string, work: string): Promise
   };
   const heapOf = async (cdp: Awaited<ReturnType<typeof open>>['cdp']) => {
     await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
-    const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+    const { metrics } = await cdp.send('Performance.getMetrics');
     return (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1e6;
   };
 
@@ -242,7 +242,7 @@ async function intake(browser: Browser, shellUrl: string, work: string): Promise
       void cdp
         .send('Performance.getMetrics')
         .then((r) => {
-          const used = ((r as { metrics: { name: string; value: number }[] }).metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1e6;
+          const used = (r.metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1e6;
           peak = Math.max(peak, used);
         })
         .catch(() => undefined);
@@ -254,7 +254,7 @@ async function intake(browser: Browser, shellUrl: string, work: string): Promise
     await page.getByText(/^Checking [\d,]+ files…$/).waitFor({ state: 'hidden', timeout: 900_000 });
     const known = (Date.now() - picked) / 1000;
     clearInterval(sampler);
-    const summary = (await page.locator('.uploader__summary').textContent()) ?? '';
+    const summary = (await page.getByTestId('selection-summary').textContent()) ?? '';
     const heap = await heapOf(cdp);
     const tasks = await page.evaluate(longTasks);
     rows.push([
@@ -273,8 +273,8 @@ async function intake(browser: Browser, shellUrl: string, work: string): Promise
     const box = (await list.boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     // A string, not a function: tsx would wrap the named callback in a helper the page lacks.
-    const frames = (await page.evaluate(`new Promise((resolve) => {
-      const el = document.querySelector('.file-list');
+    const frames = await page.evaluate<{ frames: number; longest: number }>(`new Promise((resolve) => {
+      const el = document.querySelector('[role=region][aria-label^="File list"]');
       let last = performance.now(), longest = 0, frames = 0;
       const end = last + 3000;
       requestAnimationFrame(function step(now) {
@@ -285,9 +285,9 @@ async function intake(browser: Browser, shellUrl: string, work: string): Promise
         if (now < end) requestAnimationFrame(step);
         else resolve({ frames, longest });
       });
-    })`)) as { frames: number; longest: number };
+    })`);
     const scrolled = await page.evaluate(longTasks);
-    const thumbs = await page.locator('.file-row__thumb img').count();
+    const thumbs = await page.getByRole('list', { name: 'Files to upload' }).getByRole('listitem').locator('img').count();
     rows.push([
       `  … scrolling the 10,000 rows, 400 px a frame for 3 s`,
       `${frames.frames} frames`,
@@ -306,13 +306,13 @@ async function intake(browser: Browser, shellUrl: string, work: string): Promise
     const picked = Date.now();
     // The first rows (the first thousand listed), timed in the page from its change event: the
     // browser's own task that builds the FileList comes before it and is reported apart.
-    await page.locator('.file-row').first().waitFor({ timeout: 300_000 });
+    await page.getByRole('list', { name: 'Files to upload' }).getByRole('listitem').first().waitFor({ timeout: 300_000 });
     const firstRows = await page.evaluate(() => (performance.now() - (window as unknown as { __changeAt: number }).__changeAt) / 1000);
     await page.getByRole('region', { name: `File list, ${formatNumber(INTAKE_SMALL)} files` }).waitFor({ timeout: 300_000 });
     const listed = (Date.now() - picked) / 1000;
     // Usable: the list scrolls to its end and shows the last rows.
     await page.getByRole('region', { name: /^File list/ }).evaluate((el) => el.scrollTo(0, el.scrollHeight));
-    await page.locator(`.file-row[aria-posinset="${INTAKE_SMALL}"]`).waitFor();
+    await page.locator(`li[aria-posinset="${INTAKE_SMALL}"]`).waitFor();
     const usable = (Date.now() - picked) / 1000;
     const heap = await heapOf(cdp);
     const tasks = await page.evaluate(longTasks);
@@ -363,9 +363,9 @@ async function loopback(browser: Browser, shellUrl: string, work: string): Promi
   await page.getByText(/^Checking [\d,]+ files…$/).waitFor({ state: 'hidden', timeout: 120_000 });
   const checked = (Date.now() - picked) / 1000;
   await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
-  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+  const { metrics } = await cdp.send('Performance.getMetrics');
   const heap = (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1e6;
-  const domRows = await page.locator('li.file-row').count();
+  const domRows = await page.getByRole('list', { name: 'Files to upload' }).getByRole('listitem').count();
   rows.push([`select 10,000 small files → list interactive (${listed.toFixed(2)} s after the picker returned)`, `${seconds.toFixed(2)} s`, `JS heap ${heap.toFixed(1)} MB`, `${domRows} DOM rows`, '']);
   rows.push([`  … first bytes of all 10,000 checked in the background`, `${checked.toFixed(2)} s after the picker returned`, '', '', '']);
   await page.close();

@@ -15,7 +15,7 @@ import { bucketObjects, heldPuts, newObjects, setApiFault, setPutFault, setPutSt
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
 const count = (text: string) => Number(text.replace(/,/g, ''));
 const progress = (page: Page) => page.getByText(/^Overall Progress: /);
-const notice = (page: Page) => page.locator('.uploader__notice');
+const notice = (page: Page) => page.getByTestId('uploader-notice');
 const shortDate = (date: Date) => new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric' }).format(date);
 
 async function openUploader(page: Page, account: { email: string; password: string }, query = '') {
@@ -43,11 +43,11 @@ function journalEntries(page: Page): Promise<{ name: string; key: string; status
     () =>
       new Promise((resolve, reject) => {
         const open = indexedDB.open('trailsense-uploads');
-        open.onerror = () => reject(open.error);
+        open.onerror = () => reject(open.error ?? new Error('indexedDB.open failed'));
         open.onsuccess = () => {
           const all = open.result.transaction('files').objectStore('files').getAll();
           all.onsuccess = () => resolve(all.result.map((e: { name: string; key: string; status: string }) => ({ name: e.name, key: e.key, status: e.status })));
-          all.onerror = () => reject(all.error);
+          all.onerror = () => reject(all.error ?? new Error('getAll failed'));
         };
       }),
   );

@@ -11,8 +11,8 @@ import { bucketObjects, jpegBytes, newObjects, setPutStall, tempDir, writeJpegs 
 
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
 const progress = (page: Page) => page.getByText(/^Overall Progress: /);
-const notice = (page: Page) => page.locator('.uploader__notice');
-const summary = (page: Page) => page.locator('.uploader__summary');
+const notice = (page: Page) => page.getByTestId('uploader-notice');
+const summary = (page: Page) => page.getByTestId('selection-summary');
 const fileList = (page: Page) => page.getByRole('region', { name: /^File list/ });
 const uploadButton = (page: Page) => page.getByRole('button', { name: 'Upload', exact: true });
 
@@ -220,8 +220,8 @@ test('rows on screen show thumbnails made in the worker; sizes read in KB and MB
   await page.getByRole('button', { name: 'Add Images' }).click();
   await (await chooser).setFiles([file, big]);
 
-  const row = page.locator('.file-row', { hasText: 'REAL0001.JPG' });
+  const row = page.getByRole('listitem').filter({ hasText: 'REAL0001.JPG' });
   await expect(row.locator('img')).toHaveAttribute('src', /^data:image\/jpeg;base64,/);
   await expect(row).toContainText(/\d+ KB · Waiting/);
-  await expect(page.locator('.file-row', { hasText: 'BIG_0001.JPG' })).toContainText('3.0 MB · Waiting');
+  await expect(page.getByRole('listitem').filter({ hasText: 'BIG_0001.JPG' })).toContainText('3.0 MB · Waiting');
 });

@@ -1,3 +1,11 @@
+/**
+ * A CSS Module (webpack/index.js): its class names, scoped to the app, by their names in the file.
+ * Declared before '*.css': of two patterns that match, TypeScript takes the first.
+ */
+declare module '*.module.css' {
+  const classes: Readonly<Record<string, string>>;
+  export default classes;
+}
 declare module '*.css';
 declare module '*.svg' {
   const url: string;

@@ -22,7 +22,6 @@ const COMPRESSIBLE = /\.(js|css|html|json|svg|txt)$/;
  * @property {number} port          the dev-server port
  * @property {'host'|'remote'} kind the shell is the host; remotes expose modules
  * @property {Record<string,string>} [exposes]
- * @property {boolean} [uiReact]    share @aws-amplify/ui-react
  * @property {string} [title]       the standalone page's title
  */
 
@@ -120,7 +119,30 @@ function createConfig(options) {
             loader: 'esbuild-loader',
             options: { target: 'es2020', jsx: 'automatic', tsconfig: path.join(repoRoot, 'tsconfig.base.json') },
           },
-          { test: /\.css$/, use: [MiniCssExtractPlugin.loader, { loader: 'css-loader', options: { importLoaders: 0 } }] },
+          // `*.module.css` is a CSS Module: its class names are scoped to the app (prefixed with
+          // its federation name, and hashed with it), so a remote's styles cannot restyle the shell
+          // or the other remote. Plain `.css` (the shell's sheets, a UI kit's own) stays global.
+          // Both are extracted into .css files (a remote's are listed in its mf-manifest.json and
+          // loaded as <link>s with the module), never injected as <style> elements.
+          {
+            test: /\.css$/,
+            use: [
+              MiniCssExtractPlugin.loader,
+              {
+                loader: 'css-loader',
+                options: {
+                  importLoaders: 0,
+                  modules: {
+                    auto: true,
+                    namedExport: false,
+                    exportLocalsConvention: 'as-is',
+                    localIdentName: dev ? `${name}_[name]__[local]` : `${name}_[hash:base64:8]`,
+                    localIdentHashSalt: name,
+                  },
+                },
+              },
+            ],
+          },
           { test: /\.(svg|png|jpe?g|webp)$/, type: 'asset/resource' },
         ],
       },
@@ -141,7 +163,7 @@ function createConfig(options) {
                 filename: 'remoteEntry.js',
                 exposes: options.exposes ?? {},
                 remotes: {},
-                shared: sharedSingletons({ uiReact: options.uiReact }),
+                shared: sharedSingletons(),
                 manifest: true,
                 dts: false,
               }),

@@ -1,6 +1,6 @@
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { UserProvider } from '@trailsense/shared';
+import { BrandProvider, defaultBrand, UserProvider } from '@trailsense/shared';
 import { ProfileScreen } from '../src/features/profile/profile-screen';
 import { DeleteAccountScreen } from '../src/features/delete-account/delete-account-screen';
 import type { AccountService } from '../src/services/account-service';
@@ -133,6 +133,23 @@ describe('DeleteAccountScreen', () => {
     expect(screen.getByText(/cannot be undone/)).toBeInTheDocument();
     expect(await screen.findByRole('link', { name: 'Sign in here' })).toHaveAttribute('href', '/login?returnTo=%2Fdelete');
     expect(screen.queryByRole('button', { name: /Delete my account/ })).not.toBeInTheDocument();
+  });
+
+  it('links the privacy policy the brand names: the site\'s own page unless configured otherwise', async () => {
+    renderDelete(new FakeSessionSource(null));
+    expect(await screen.findByRole('link', { name: 'Privacy Policy' })).toHaveAttribute('href', '/privacypolicy.html');
+  });
+
+  it('takes the privacy policy address from a brand that carries one', async () => {
+    const brand = { ...defaultBrand, privacyPolicyUrl: 'https://ranch.example/privacy' };
+    render(
+      <BrandProvider value={brand}>
+        <UserProvider source={new FakeSessionSource(null)}>
+          <DeleteAccountScreen />
+        </UserProvider>
+      </BrandProvider>,
+    );
+    expect(await screen.findByRole('link', { name: 'Privacy Policy' })).toHaveAttribute('href', 'https://ranch.example/privacy');
   });
 
   it('deletes only after the user types their email, then confirms it', async () => {

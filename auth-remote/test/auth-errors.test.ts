@@ -4,7 +4,7 @@ import { confirmsDeletion } from '../src/model/deletion-rules';
 const named = (name: string, message = 'raw') => Object.assign(new Error(message), { name });
 
 describe('describeAuthError', () => {
-  it('says "Network Error" for a network failure (SPEC.md §8)', () => {
+  it('says "Network Error" for a network failure (docs/product.md#account-messages)', () => {
     expect(describeAuthError(named('NetworkError', 'A network error has occurred.'))).toBe('Network Error');
   });
 

@@ -24,7 +24,6 @@ import {
   subscriptionMessage,
 } from '../src/features/upload/model/messages';
 import { parseConcurrency, parseStallMs, DEFAULT_CONCURRENCY } from '../src/features/upload/model/concurrency';
-import { visibleRange } from '../src/features/upload/components/virtual-range';
 
 const now = new Date('2026-11-22T12:00:00Z');
 
@@ -120,7 +119,7 @@ describe('messages', () => {
     expect(subscriptionMessage({ level: 'premium', expiresDate: new Date('2027-06-30T23:59:59Z') })).toBe(
       'Your active subscription level is premium which expires on June 30, 2027',
     ));
-  it('subscriptionMessage without a subscription is the SPEC text', () => {
+  it('subscriptionMessage without a subscription is the documented text', () => {
     expect(subscriptionMessage(null)).toBe(NO_SUBSCRIPTION_MESSAGE);
     expect(NO_SUBSCRIPTION_MESSAGE).toBe('You do not have an active subscription. You are limited to 1,000 images per month. Please subscribe to allow for more uploads.');
   });
@@ -132,7 +131,7 @@ describe('messages', () => {
     expect(progressLabel(1, 3)).toBe('Overall Progress: 1 of 3 = 33%');
     expect(progressLabel(2500, 10_000)).toBe('Overall Progress: 2,500 of 10,000 = 25%');
   });
-  it('error texts follow SPEC §8', () => {
+  it('error texts follow docs/product.md#uploader-messages', () => {
     expect(subscriptionErrorMessage('Network Error')).toBe('Problem with subscription retrieval: Network Error');
     expect(storageErrorMessage('Access Denied')).toBe('Problem with Storage.put operation: Access Denied');
   });
@@ -237,16 +236,5 @@ describe('parseConcurrency', () => {
   });
   it('falls back to the default otherwise', () => {
     for (const v of [null, '', '0', '17', 'abc', '2.5']) expect(parseConcurrency(v)).toBe(DEFAULT_CONCURRENCY);
-  });
-});
-
-describe('visibleRange', () => {
-  it('renders the rows in view plus the overscan', () => {
-    expect(visibleRange({ scrollTop: 0, viewportHeight: 336, rowHeight: 56, count: 10_000, overscan: 6 })).toEqual({ start: 0, end: 13 });
-    expect(visibleRange({ scrollTop: 56 * 5000, viewportHeight: 336, rowHeight: 56, count: 10_000, overscan: 6 })).toEqual({ start: 4994, end: 5013 });
-  });
-  it('never passes the end of the list', () => {
-    expect(visibleRange({ scrollTop: 56 * 9999, viewportHeight: 336, rowHeight: 56, count: 10_000, overscan: 6 }).end).toBe(10_000);
-    expect(visibleRange({ scrollTop: 0, viewportHeight: 336, rowHeight: 56, count: 0, overscan: 6 })).toEqual({ start: 0, end: 0 });
   });
 });

@@ -4,10 +4,12 @@ import { UserProvider, type SessionSource } from '@trailsense/shared';
 import { UploaderScreen } from '../src/features/upload/components/uploader-screen';
 import type { UploaderServices } from '../src/features/upload/services/uploader-services';
 import { fakeServices, photo } from './support/fake-services';
+import { giveListBoxItsHeight } from './support/layout';
 
 // The screen on jest's fake clock (the controller flushes progress every 200 ms).
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-22T12:00:00') }));
 afterEach(() => jest.useRealTimers());
+giveListBoxItsHeight();
 
 function session(ranchId?: string): SessionSource {
   return {
@@ -15,7 +17,7 @@ function session(ranchId?: string): SessionSource {
     signOut: jest.fn(async () => undefined),
     deleteAccount: async () => undefined,
     onAuthEvent: () => () => undefined,
-  } as SessionSource;
+  };
 }
 
 function renderScreen(services: UploaderServices, ranchId: string | null = 'mesquite-flats') {
@@ -79,6 +81,20 @@ describe('UploaderScreen', () => {
     expect(screen.getByText('No files in the list.')).toBeVisible();
   });
 
+  it('brings no <style> element and sets inline styles only on the virtual list (a Content-Security-Policy allows those)', async () => {
+    const { services } = fakeServices();
+    const { user, input, container } = renderScreen(services);
+    await screen.findByText(/You have 15 remaining/);
+    await user.upload(input(), [photo('a.jpg'), photo('b.jpg')]);
+    await screen.findByText('Overall Progress: 0 of 2 = 0%');
+    await user.click(screen.getByRole('button', { name: 'About the camera choice' }));
+    expect(document.querySelectorAll('style')).toHaveLength(0);
+    const list = screen.getByRole('list', { name: 'Files to upload' });
+    const styled = [...container.querySelectorAll('[style]')];
+    expect(styled.length).toBeGreaterThan(0);
+    expect(styled.filter((element) => element !== list && element.parentElement !== list)).toEqual([]);
+  });
+
   it('a drop of a photo and a folder lists both, with the summary and the mixed-camera notice; drops elsewhere are refused', async () => {
     const { services } = fakeServices({ ranchMax: 10_000 });
     renderScreen(services);
@@ -96,11 +112,11 @@ describe('UploaderScreen', () => {
     const zone = screen.getByTestId('drop-zone');
     expect(zone).toHaveTextContent('With a keyboard, use Add Images or Add Folder.');
     fireEvent.dragEnter(zone, { dataTransfer });
-    expect(zone).toHaveClass('uploader__drop--over');
+    expect(zone).toHaveClass('dropOver');
     fireEvent.drop(zone, { dataTransfer });
     expect(await screen.findByText('Overall Progress: 0 of 3 = 0%')).toBeVisible();
     expect(await screen.findByText(/^This selection holds photos from 2 cameras: Browning X1 \(2 photos\), Moultrie X1 \(1 photo\)\./)).toBeVisible();
-    expect(document.querySelector('.uploader__summary')).toHaveTextContent('3 photos · 35 B · Oct 3 – Oct 19 · 2 cameras');
+    expect(screen.getByTestId('selection-summary')).toHaveTextContent('3 photos · 35 B · Oct 3 – Oct 19 · 2 cameras');
 
     // Beside the zone: the browser's default (opening the file) is prevented.
     const stray = new Event('drop', { bubbles: true, cancelable: true });

@@ -1,4 +1,5 @@
 import { describeAuthError, type AuthErrorContext } from '../model/auth-errors';
+import styles from '../styles/auth.module.css';
 
 /** The outcome of a form: announced to screen readers, visible, and specific. */
 export type FormStatus = { kind: 'idle' } | { kind: 'busy' } | { kind: 'success'; message: string } | { kind: 'error'; message: string };
@@ -6,14 +7,14 @@ export type FormStatus = { kind: 'idle' } | { kind: 'busy' } | { kind: 'success'
 export function StatusMessage({ status }: { status: FormStatus }) {
   if (status.kind === 'success') {
     return (
-      <p className="form-status form-status--success" role="status">
+      <p className={`${styles.status} ${styles.success}`} role="status">
         {status.message}
       </p>
     );
   }
   if (status.kind === 'error') {
     return (
-      <p className="form-status form-status--error" role="alert">
+      <p className={`${styles.status} ${styles.failure}`} role="alert">
         {status.message}
       </p>
     );

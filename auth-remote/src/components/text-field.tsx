@@ -1,4 +1,5 @@
 import { useId, type InputHTMLAttributes } from 'react';
+import styles from '../styles/auth.module.css';
 
 export interface TextFieldProps extends InputHTMLAttributes<HTMLInputElement> {
   label: string;
@@ -14,16 +15,16 @@ export function TextField({ label, error, hint, id, ...input }: TextFieldProps) 
   const errorId = `${inputId}-error`;
   const describedBy = [hint ? hintId : null, error ? errorId : null].filter(Boolean).join(' ') || undefined;
   return (
-    <div className="field">
+    <div className={styles.field}>
       <label htmlFor={inputId}>{label}</label>
       {hint && (
-        <p id={hintId} className="field__hint">
+        <p id={hintId} className={styles.hint}>
           {hint}
         </p>
       )}
       <input id={inputId} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
       {error && (
-        <p id={errorId} className="field__error">
+        <p id={errorId} className={styles.fieldError}>
           {error}
         </p>
       )}

@@ -1,35 +1,33 @@
 import { PASSWORD_MIN_LENGTH } from '@trailsense/shared';
 
-/** Confirm-password mismatch is reported once both fields are this long, even before both are touched (SPEC.md §9). */
+/** Confirm-password mismatch is reported once both fields are this long, even before both are touched (docs/product.md#account-forms). */
 export const CONFIRM_PASSWORD_THRESHOLD = 6;
-/** The phone country code a form starts with (SPEC.md §9). */
+/** The phone country code a form starts with (docs/product.md#account-forms). */
 export const DEFAULT_DIAL_CODE = '+1';
 
-/** The product's form messages (SPEC.md §5). */
+/** The product's form messages (docs/product.md#account-forms). */
 export const formMessages = {
   required: 'This field is required',
-  email: 'Please enter a valid email',
   passwordsMustMatch: 'Your passwords must match',
   terms: 'You must agree to the Terms & Conditions',
   passwordLength: (n: number) => `Password must have at least ${n} characters`,
   phone: 'Enter a phone number with its country code, like +12345678900',
 } as const;
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** E.164: a +, then 8 to 15 digits (the expected shape is like +12345678900). */
 const PHONE = /^\+[1-9]\d{7,14}$/;
 
 /** Fields whose value is kept as typed: a password may begin or end with a space. */
 const UNTRIMMED = new Set(['password', 'confirm_password', 'currentPassword', 'newPassword', 'confirmPassword']);
 
-/** Trims every value except passwords (SPEC.md §5). */
+/** Trims every value except passwords (docs/product.md#account-forms). */
 export function trimFormValues<T extends Record<string, string>>(values: T): T {
   return Object.fromEntries(
     Object.entries(values).map(([key, value]) => [key, UNTRIMMED.has(key) ? value : value.trim()]),
   ) as T;
 }
 
-/** Dial code plus number, with every character but letters, digits and + removed (SPEC.md §5). */
+/** Dial code plus number, with every character but letters, digits and + removed (docs/product.md#account-forms). */
 export function normalizePhoneNumber(dialCode: string, number: string): string {
   return `${dialCode}${number}`.replace(/[^A-Za-z0-9+]/g, '');
 }
@@ -46,15 +44,11 @@ export function requiredError(value: string): string | null {
   return value.trim() === '' ? formMessages.required : null;
 }
 
-export function emailError(value: string): string | null {
-  return requiredError(value) ?? (EMAIL.test(value.trim()) ? null : formMessages.email);
-}
-
 export function phoneError(phone: string): string | null {
   return requiredError(phone) ?? (PHONE.test(phone) ? null : formMessages.phone);
 }
 
-/** The pool's policy: at least 8 characters, no required character classes (SPEC.md §5). */
+/** The pool's policy: at least 8 characters, no required character classes (docs/product.md#account-forms). */
 export function passwordError(password: string, minLength = PASSWORD_MIN_LENGTH): string | null {
   if (password === '') return formMessages.required;
   return password.length < minLength ? formMessages.passwordLength(minLength) : null;
@@ -80,7 +74,7 @@ export function termsError(acknowledged: boolean): string | null {
   return acknowledged ? null : formMessages.terms;
 }
 
-/** Attributes a user may never send in an update (SPEC.md §5): sub and any *_verified. */
+/** Attributes a user may never send in an update (docs/product.md#account-forms): sub and any *_verified. */
 export function updatableAttributes(attributes: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(attributes).filter(([key]) => key !== 'sub' && !key.endsWith('_verified')));
 }

@@ -1,6 +1,6 @@
 import type { Brand } from '../config/types';
 
-/** The brand used wherever SPEC.md writes {product} or {email}; `/config.json` may override any field. */
+/** The brand used wherever a text writes {product} or {email} (docs/product.md#brand); `/config.json` may override any field. */
 export const defaultBrand: Brand = {
   productName: 'TrailSense',
   supportEmail: 'support@trailsense.example',
@@ -9,10 +9,32 @@ export const defaultBrand: Brand = {
   qrTargetUrl: 'https://trailsense.example/app',
 };
 
-/** The copyright year the footer shows (SPEC.md §2). */
+/**
+ * The site's own pages every app links to (the shell serves them): paths on the site's origin,
+ * so a remote inside the shell links to the shell's pages without knowing where they are kept.
+ */
+export interface BrandPages {
+  privacyPolicyUrl: string;
+  termsUrl: string;
+}
+
+export const defaultBrandPages: BrandPages = {
+  privacyPolicyUrl: '/privacypolicy.html',
+  termsUrl: '/termsandconditions.html',
+};
+
+/** A brand with the site's pages: the defaults, unless the brand names its own. */
+export type SiteBrand = Brand & BrandPages;
+
+/** Completes a brand with the site's pages; values the brand carries win. */
+export function withBrandPages(brand: Brand & Partial<BrandPages>): SiteBrand {
+  return { ...defaultBrandPages, ...brand };
+}
+
+/** The copyright year the footer shows (docs/product.md#brand). */
 export const copyrightYear = 2025;
 
-/** Replaces {product} and {email} in a SPEC.md-style template. */
+/** Replaces {product} and {email} in a template (docs/product.md#brand). */
 export function fillBrand(template: string, brand: Brand): string {
   return template.replaceAll('{product}', brand.productName).replaceAll('{email}', brand.supportEmail);
 }

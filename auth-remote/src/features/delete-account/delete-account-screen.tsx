@@ -3,7 +3,7 @@ import { AppLink, loginPathFor, useBrand, useUser } from '@trailsense/shared';
 import { runFormAction, StatusMessage, type FormStatus } from '../../components/status-message';
 import { TextField } from '../../components/text-field';
 import { confirmsDeletion } from '../../model/deletion-rules';
-import '../../styles/auth.css';
+import styles from '../../styles/auth.module.css';
 
 /**
  * /delete, reachable signed out as app stores require: what deletion removes, how to do it, and
@@ -16,13 +16,13 @@ export function DeleteAccountScreen() {
 
   if (deleted || (user.status === 'unauthenticated' && user.reason === 'account-deleted')) {
     return (
-      <div className="auth-page delete-page">
+      <div className={styles.page}>
         <h1>Your account has been deleted</h1>
         <p role="status">
           Your {brand.productName} account is gone and you are signed out. We are sorry to see you go — you are welcome
           back any time with a new account from the app.
         </p>
-        <AppLink to="/" className="button">
+        <AppLink to="/" className={styles.button}>
           Go to the home page
         </AppLink>
       </div>
@@ -30,7 +30,7 @@ export function DeleteAccountScreen() {
   }
 
   return (
-    <div className="auth-page delete-page">
+    <div className={styles.page}>
       <h1>Delete your {brand.productName} account</h1>
       <section aria-labelledby="delete-what">
         <h2 id="delete-what">What deleting removes</h2>
@@ -39,7 +39,7 @@ export function DeleteAccountScreen() {
           <li>Your profile: email address, name and phone number.</li>
           <li>
             The photos you uploaded, with their details and analysis results, as our{' '}
-            <a href="/privacypolicy.html">Privacy Policy</a> describes.
+            <a href={brand.privacyPolicyUrl}>Privacy Policy</a> describes.
           </li>
         </ul>
         <p>
@@ -96,7 +96,7 @@ function DeleteForm({ email, deleteAccount, onDeleted }: DeleteFormProps) {
   return (
     <section aria-labelledby="delete-confirm">
       <h2 id="delete-confirm">Confirm deletion</h2>
-      <form className="auth-form" onSubmit={submit} noValidate>
+      <form className={styles.form} onSubmit={(event) => void submit(event)} noValidate>
         <TextField
           label={`Type your email address (${email}) to confirm`}
           type="email"
@@ -104,7 +104,7 @@ function DeleteForm({ email, deleteAccount, onDeleted }: DeleteFormProps) {
           value={typed}
           onChange={(e) => setTyped(e.target.value)}
         />
-        <button type="submit" className="button button--danger" disabled={!confirmed || status.kind === 'busy'}>
+        <button type="submit" className={`${styles.button} ${styles.danger}`} disabled={!confirmed || status.kind === 'busy'}>
           {status.kind === 'busy' ? 'Deleting…' : 'Delete my account permanently'}
         </button>
         <StatusMessage status={status} />

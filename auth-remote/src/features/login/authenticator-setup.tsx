@@ -1,8 +1,9 @@
 import { Authenticator, CheckboxField, useAuthenticator } from '@aws-amplify/ui-react';
 import { I18n } from 'aws-amplify/utils';
+import { useBrand } from '@trailsense/shared';
 import { termsError } from '../../model/form-rules';
 
-/** Button labels as SPEC.md §2 spells them, and its error texts (§8). */
+/** Button labels as docs/product.md#sign-in-page spells them, and its error texts (docs/product.md#sign-in-kit-messages). */
 const vocabulary: Record<string, string> = {
   'Sign in': 'Sign In',
   'Resend Code': 'Resend code',
@@ -21,6 +22,7 @@ export function addAuthVocabulary(): void {
 /** The sign-up form's fields: the kit's, then the terms acknowledgement. */
 function SignUpFormFields() {
   const { validationErrors } = useAuthenticator();
+  const { termsUrl } = useBrand();
   const error = validationErrors.acknowledgement;
   return (
     <>
@@ -32,7 +34,7 @@ function SignUpFormFields() {
         value="yes"
         label="I agree with the Terms & Conditions"
       />
-      <a href="/termsandconditions.html" target="_blank" rel="noreferrer">
+      <a href={termsUrl} target="_blank" rel="noreferrer">
         Read the Terms &amp; Conditions (opens in a new tab)
       </a>
     </>
@@ -45,13 +47,13 @@ export const authenticatorComponents = {
 
 export const authenticatorServices = {
   /** Runs beside the kit's own checks (required fields, password policy, passwords match). */
-  async validateCustomSignUp(formData: Record<string, unknown>): Promise<Record<string, string>> {
+  validateCustomSignUp(formData: Record<string, unknown>): Promise<Record<string, string>> {
     const terms = termsError(Boolean(formData.acknowledgement));
-    return terms ? { acknowledgement: terms } : {};
+    return Promise.resolve<Record<string, string>>(terms ? { acknowledgement: terms } : {});
   },
 };
 
-/** Field order and hints; the phone dial code starts at +1 (SPEC.md §9). */
+/** Field order and hints; the phone dial code starts at +1 (docs/product.md#account-and-sign-in-constants). */
 export const authenticatorFormFields = {
   signIn: {
     username: { label: 'Email', placeholder: 'Enter your email', isRequired: true, autocomplete: 'username' },

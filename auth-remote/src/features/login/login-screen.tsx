@@ -8,15 +8,21 @@ import {
   authenticatorFormFields,
   authenticatorServices,
 } from './authenticator-setup';
-import '@aws-amplify/ui-react/styles.css';
-import '../../styles/auth.css';
+// The kit's own stylesheet, global as the kit needs it, in its cascade layer (`@layer amplify`):
+// every rule outside a layer (the shell's, this remote's) wins over it, so the kit's base rules
+// (the body's line height, fonts) give way to the shell's instead of restyling its pages.
+import '@aws-amplify/ui-react/styles.layer.css';
+import page from '../../styles/auth.module.css';
+import styles from './login.module.css';
+// Shipped with the remote (an asset of its own build), so the standalone page shows it too.
+import logoUrl from './logo.svg';
 
 addAuthVocabulary();
 
 /**
  * /login: the sign-in kit on the page's one Amplify instance. When the kit is done (a fresh
  * sign-in after any contact-verification step, or a session restored on start), the user moves
- * on (SPEC.md §4).
+ * on (docs/product.md#after-sign-in-and-sign-out).
  */
 export function LoginScreen({ returnTo }: LoginProps) {
   const brand = useBrand();
@@ -25,11 +31,11 @@ export function LoginScreen({ returnTo }: LoginProps) {
   const paused = usePausedWorkNotice();
 
   return (
-    <div className="auth-page login-page">
-      <img className="login-page__logo" src="/logo.svg" alt="" width={64} height={64} />
+    <div className={`${page.page} ${styles.login}`}>
+      <img className={styles.logo} src={logoUrl} alt="" width={64} height={64} />
       <h1>Welcome to {brand.productName}</h1>
       {paused && (
-        <p className="login-page__paused" role="status">
+        <p className={styles.paused} role="status">
           {paused}
         </p>
       )}

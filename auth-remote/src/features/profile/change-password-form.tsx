@@ -3,6 +3,7 @@ import { runFormAction, StatusMessage, type FormStatus } from '../../components/
 import { TextField } from '../../components/text-field';
 import { confirmPasswordError, passwordError, requiredError } from '../../model/form-rules';
 import type { AccountService } from '../../services/account-service';
+import styles from '../../styles/auth.module.css';
 
 /** Current, new and confirmed password, with the pool's rules checked before anything is sent. */
 export function ChangePasswordForm({ service }: { service: AccountService }) {
@@ -48,7 +49,7 @@ export function ChangePasswordForm({ service }: { service: AccountService }) {
   }
 
   return (
-    <form className="auth-form" onSubmit={submit} noValidate>
+    <form className={styles.form} onSubmit={(event) => void submit(event)} noValidate>
       <TextField
         label="Current password"
         type="password"
@@ -79,7 +80,7 @@ export function ChangePasswordForm({ service }: { service: AccountService }) {
         error={errors.confirmPassword}
         required
       />
-      <button type="submit" className="button" disabled={status.kind === 'busy'}>
+      <button type="submit" className={styles.button} disabled={status.kind === 'busy'}>
         {status.kind === 'busy' ? 'Changing…' : 'Change password'}
       </button>
       <StatusMessage status={status} />

@@ -11,8 +11,9 @@ import {
   trimFormValues,
 } from '../../model/form-rules';
 import type { AccountService } from '../../services/account-service';
+import styles from '../../styles/auth.module.css';
 
-/** Dial codes offered; +1 first (SPEC.md §9). */
+/** Dial codes offered; +1 first (docs/product.md#profile-page). */
 export const DIAL_CODES = ['+1', '+44', '+52', '+61', '+64', '+27', '+49', '+33', '+34', '+39', '+91'] as const;
 
 interface Props {
@@ -57,7 +58,7 @@ export function ProfileDetailsForm({ user, service, onSaved }: Props) {
   }
 
   return (
-    <form className="auth-form" onSubmit={submit} noValidate>
+    <form className={styles.form} onSubmit={(event) => void submit(event)} noValidate>
       <TextField
         label="Name"
         name="name"
@@ -67,9 +68,9 @@ export function ProfileDetailsForm({ user, service, onSaved }: Props) {
         error={errors.name}
         required
       />
-      <fieldset className="phone-field">
+      <fieldset className={styles.phone}>
         <legend>Phone number</legend>
-        <label htmlFor="profile-dial-code" className="visually-hidden">
+        <label htmlFor="profile-dial-code" className={styles.visuallyHidden}>
           Country code
         </label>
         <select id="profile-dial-code" value={dialCode} onChange={(e) => setDialCode(e.target.value)}>
@@ -90,7 +91,7 @@ export function ProfileDetailsForm({ user, service, onSaved }: Props) {
           required
         />
       </fieldset>
-      <button type="submit" className="button" disabled={status.kind === 'busy'}>
+      <button type="submit" className={styles.button} disabled={status.kind === 'busy'}>
         {status.kind === 'busy' ? 'Saving…' : 'Save changes'}
       </button>
       <StatusMessage status={status} />

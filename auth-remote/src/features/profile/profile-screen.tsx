@@ -3,7 +3,7 @@ import { amplifyAccountService, type AccountService } from '../../services/accou
 import { ChangePasswordForm } from './change-password-form';
 import { ProfileDetailsForm } from './profile-details-form';
 import { SignOutEverywhere } from './sign-out-everywhere';
-import '../../styles/auth.css';
+import styles from '../../styles/auth.module.css';
 
 export interface ProfileScreenProps {
   service?: AccountService;
@@ -17,12 +17,12 @@ export function ProfileScreen({ service = amplifyAccountService }: ProfileScreen
   }
   const { user } = current;
   return (
-    <div className="auth-page profile-page">
+    <div className={styles.page}>
       <h1>Your profile</h1>
 
       <section aria-labelledby="profile-account">
         <h2 id="profile-account">Account</h2>
-        <dl className="profile-facts">
+        <dl className={styles.facts}>
           <dt>Email</dt>
           <dd>{user.email}</dd>
           <dt>Name</dt>
@@ -37,7 +37,7 @@ export function ProfileScreen({ service = amplifyAccountService }: ProfileScreen
             You upload photos for ranch <strong>{user.ranchId}</strong>. <AppLink to="/uploader">Go to the uploader</AppLink>
           </p>
         ) : (
-          <div className="notice" role="note">
+          <div className={styles.notice} role="note">
             <h3>Uploading needs a ranch</h3>
             <p>
               Your account is not a member of a ranch yet, so you cannot upload photos here. Ranch membership is set up

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useUser } from '@trailsense/shared';
+import styles from '../../styles/auth.module.css';
 
 /** Ends every session of the account (phones included), then this one: the shell goes to /login. */
 export function SignOutEverywhere() {
@@ -10,11 +11,11 @@ export function SignOutEverywhere() {
       <p>Lost a phone, or signed in on a shared computer? Sign out everywhere, including the app on every device.</p>
       <button
         type="button"
-        className="button button--secondary"
+        className={`${styles.button} ${styles.secondary}`}
         disabled={busy}
-        onClick={async () => {
+        onClick={() => {
           setBusy(true);
-          await user.signOut({ global: true });
+          void user.signOut({ global: true });
         }}
       >
         {busy ? 'Signing out…' : 'Sign out of all devices'}

@@ -1,4 +1,5 @@
-import { useEffect, useRef, type KeyboardEvent } from 'react';
+import { useLayoutEffect, useRef, type SyntheticEvent } from 'react';
+import styles from './uploader.module.css';
 
 export interface ConfirmDialogProps {
   title: string;
@@ -6,38 +7,48 @@ export interface ConfirmDialogProps {
   onAnswer: (ok: boolean) => void;
 }
 
-/** A modal confirm (OK / Cancel) in the page: focus moves in, Escape cancels, Tab stays inside. */
+/**
+ * A modal confirm (OK / Cancel): the native <dialog>, opened with showModal() while it is on
+ * screen. The browser moves focus in (to OK, its first button), keeps Tab inside, makes the page
+ * behind it inert and shows it in the top layer; Escape is Cancel. When it goes, focus goes back
+ * to where it was (the Upload button).
+ */
 export function ConfirmDialog({ title, question, onAnswer }: ConfirmDialogProps) {
-  const ok = useRef<HTMLButtonElement>(null);
-  const cancel = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    const previous = document.activeElement as HTMLElement | null;
-    ok.current?.focus();
-    return () => previous?.focus?.();
+  const dialog = useRef<HTMLDialogElement>(null);
+  useLayoutEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    element.showModal();
+    return () => {
+      element.close();
+      opener?.focus();
+    };
   }, []);
-  const onKeyDown = (event: KeyboardEvent) => {
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      onAnswer(false);
-    } else if (event.key === 'Tab') {
-      event.preventDefault();
-      (document.activeElement === ok.current ? cancel.current : ok.current)?.focus();
-    }
+  // Escape: the browser's `cancel`. It would close the dialog; the answer removes it instead.
+  const onCancel = (event: SyntheticEvent<HTMLDialogElement>) => {
+    event.preventDefault();
+    onAnswer(false);
   };
   return (
-    <div className="dialog-backdrop">
-      <div role="alertdialog" aria-modal="true" aria-labelledby="confirm-title" aria-describedby="confirm-question" className="dialog" onKeyDown={onKeyDown}>
-        <h2 id="confirm-title">{title}</h2>
-        <p id="confirm-question">{question}</p>
-        <div className="dialog__buttons">
-          <button ref={ok} type="button" className="button button--primary" onClick={() => onAnswer(true)}>
-            OK
-          </button>
-          <button ref={cancel} type="button" className="button" onClick={() => onAnswer(false)}>
-            Cancel
-          </button>
-        </div>
+    <dialog
+      ref={dialog}
+      role="alertdialog"
+      aria-labelledby="confirm-title"
+      aria-describedby="confirm-question"
+      className={styles.dialog}
+      onCancel={onCancel}
+    >
+      <h2 id="confirm-title">{title}</h2>
+      <p id="confirm-question">{question}</p>
+      <div className={styles.dialogButtons}>
+        <button type="button" className={`${styles.button} ${styles.primary}`} onClick={() => onAnswer(true)}>
+          OK
+        </button>
+        <button type="button" className={styles.button} onClick={() => onAnswer(false)}>
+          Cancel
+        </button>
       </div>
-    </div>
+    </dialog>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { entriesFromDataTransfer, type EntryLike } from '../services/folder-walk';
+import styles from './uploader.module.css';
 
 /** What a drop gave: plain files, and entries (files and folders) to walk. */
 export interface Dropped {
@@ -70,14 +71,14 @@ export function DropZone({ disabled, onDrop, children }: DropZoneProps) {
   };
   return (
     <div
-      className={`uploader__drop${over ? ' uploader__drop--over' : ''}${disabled ? ' uploader__drop--disabled' : ''}`}
+      className={over ? `${styles.drop} ${styles.dropOver}` : styles.drop}
       onDragEnter={onDragEnter}
       onDragLeave={onDragLeave}
       onDragOver={onDragOver}
       onDrop={onDropEvent}
       data-testid="drop-zone"
     >
-      <p className="uploader__drop-text">
+      <p className={styles.dropText}>
         {disabled ? 'Files can be added when this batch ends.' : 'Drop photos or a card’s DCIM folder here. With a keyboard, use Add Images or Add Folder.'}
       </p>
       {children}

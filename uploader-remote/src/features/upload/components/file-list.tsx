@@ -1,15 +1,18 @@
-import { memo, useEffect, useState, type UIEvent } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
 import { cameraLabel } from '../model/camera-match';
 import { formatBytes } from '../model/format-size';
 import { captureDate, type PhotoExif } from '../model/photo-exif';
 import type { FileStatus, ListedFile } from '../model/upload-queue';
 import { formatCount } from '../model/messages';
 import type { ThumbnailSource } from '../services/thumbnail-cache';
-import { visibleRange } from './virtual-range';
+import styles from './uploader.module.css';
 
+/** Every row's height, in px: fixed, so nothing is measured. The list box shows six (uploader.module.css). */
 const ROW_HEIGHT = 56;
-const VIEWPORT_HEIGHT = 336;
+/** Rows rendered beyond each end of the view, so a fast scroll shows no blank rows. */
 const OVERSCAN = 6;
+const rowHeight = () => ROW_HEIGHT;
 
 /** A file's status as words (waiting, uploading with %, failed with reason). */
 export function statusText(status: FileStatus): string {
@@ -61,42 +64,46 @@ interface RowProps {
   file: ListedFile;
   thumbnails: ThumbnailSource | undefined;
   index: number;
+  /** The row's offset from the top of the list, in px. */
+  start: number;
   count: number;
   busy: boolean;
   onRemove: (id: string) => void;
   onRetry: (id: string) => void;
 }
 
-const Row = memo(function Row({ file, thumbnails, index, count, busy, onRemove, onRetry }: RowProps) {
+const Row = memo(function Row({ file, thumbnails, index, start, count, busy, onRemove, onRetry }: RowProps) {
   const thumbnail = useThumbnail(file.file, thumbnails);
   const photo = photoText(file.exif);
   return (
     <li
-      className={`file-row file-row--${file.status.kind}`}
-      style={{ top: index * ROW_HEIGHT, height: ROW_HEIGHT }}
+      className={file.status.kind === 'failed' ? `${styles.row} ${styles.failed}` : styles.row}
+      // Where the virtual list puts the row. Set by React through the CSSOM (element.style), which a
+      // Content-Security-Policy's style-src does not block (only style="" in markup and <style> are).
+      style={{ transform: `translateY(${start}px)`, height: ROW_HEIGHT }}
       aria-setsize={count}
       aria-posinset={index + 1}
     >
       {/* Decorative: the name beside it says which photo it is. */}
-      <span className="file-row__thumb" aria-hidden="true">
+      <span className={styles.thumb} aria-hidden="true">
         {thumbnail && <img src={thumbnail} alt="" width={48} height={36} decoding="async" />}
       </span>
-      <span className="file-row__text">
+      <span className={styles.rowText}>
         {/* Names are text, never markup. */}
-        <span className="file-row__name" title={file.name}>
+        <span className={styles.rowName} title={file.name}>
           {file.name}
         </span>
-        <span className="file-row__status">
+        <span className={styles.rowStatus}>
           {formatBytes(file.size)}
           {photo && ` · ${photo}`} · {statusText(file.status)}
         </span>
       </span>
       {file.status.kind === 'failed' && (
-        <button type="button" className="file-row__retry" disabled={busy} onClick={() => onRetry(file.id)}>
-          Retry<span className="visually-hidden"> {file.name}</span>
+        <button type="button" className={styles.retry} disabled={busy} onClick={() => onRetry(file.id)}>
+          Retry<span className={styles.visuallyHidden}> {file.name}</span>
         </button>
       )}
-      <button type="button" className="icon-button" aria-label={`Remove ${file.name}`} disabled={busy} onClick={() => onRemove(file.id)}>
+      <button type="button" className={styles.iconButton} aria-label={`Remove ${file.name}`} disabled={busy} onClick={() => onRemove(file.id)}>
         <svg aria-hidden="true" focusable="false" width="16" height="16" viewBox="0 0 16 16">
           <path d="M3 3l10 10M13 3L3 13" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
         </svg>
@@ -115,26 +122,49 @@ export interface FileListProps {
 }
 
 /**
- * The file list, virtualised: only the rows in view (plus a few) are in the DOM, so 10,000
- * files cost about 20 rows. Written here rather than added as a dependency: fixed-height rows
- * need thirty lines, and the shared-singleton list stays as it is.
+ * The file list, virtualised (@tanstack/react-virtual): only the rows in view, and a few either
+ * side, are in the DOM, so 10,000 files cost about 20 rows. The list box is a focusable region,
+ * so the keyboard scrolls it too.
  */
 export function FileList({ files, busy, onRemove, onRetry, thumbnails }: FileListProps) {
-  const [scrollTop, setScrollTop] = useState(0);
+  if (files.length === 0) return <p>No files in the list.</p>;
+  // Mounted anew whenever the list fills again: it starts at the top, as its new scroll box does.
+  return <VirtualFileList files={files} busy={busy} onRemove={onRemove} onRetry={onRetry} thumbnails={thumbnails} />;
+}
+
+function VirtualFileList({ files, busy, onRemove, onRetry, thumbnails }: FileListProps) {
+  const scrollBox = useRef<HTMLDivElement>(null);
   const count = files.length;
-  // The scroll box goes while the list is empty; a list filled again starts at its top, or the
-  // old offset would render rows past its end (a blank list).
-  if (count === 0 && scrollTop !== 0) setScrollTop(0);
-  const height = Math.min(VIEWPORT_HEIGHT, Math.max(ROW_HEIGHT, count * ROW_HEIGHT));
-  const { start, end } = visibleRange({ scrollTop, viewportHeight: height, rowHeight: ROW_HEIGHT, count, overscan: OVERSCAN });
-  const onScroll = (event: UIEvent<HTMLDivElement>) => setScrollTop(event.currentTarget.scrollTop);
-  if (count === 0) return <p className="file-list__empty">No files in the list.</p>;
+  // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here; the virtualizer's functions are used as returned
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollBox.current,
+    estimateSize: rowHeight,
+    overscan: OVERSCAN,
+  });
   return (
-    <div className="file-list" style={{ height }} onScroll={onScroll} tabIndex={0} role="region" aria-label={`File list, ${formatCount(count)} files`}>
-      <ul className="file-list__rows" style={{ height: count * ROW_HEIGHT }} aria-label="Files to upload">
-        {files.slice(start, end).map((file, i) => (
-          <Row key={file.id} file={file} thumbnails={thumbnails} index={start + i} count={count} busy={busy} onRemove={onRemove} onRetry={onRetry} />
-        ))}
+    // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex -- a scroll box must take focus for the keyboard to scroll it
+    <div ref={scrollBox} className={styles.fileList} tabIndex={0} role="region" aria-label={`File list, ${formatCount(count)} files`}>
+      {/* Its height is the whole list's, set through the CSSOM like the rows' positions. */}
+      <ul className={styles.rows} style={{ height: virtualizer.getTotalSize() }} aria-label="Files to upload">
+        {virtualizer.getVirtualItems().map(({ index, start }) => {
+          const file = files[index];
+          return (
+            file && (
+              <Row
+                key={file.id}
+                file={file}
+                thumbnails={thumbnails}
+                index={index}
+                start={start}
+                count={count}
+                busy={busy}
+                onRemove={onRemove}
+                onRetry={onRetry}
+              />
+            )
+          );
+        })}
       </ul>
     </div>
   );

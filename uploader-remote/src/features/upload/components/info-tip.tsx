@@ -1,4 +1,5 @@
 import { useState, type KeyboardEvent } from 'react';
+import styles from './uploader.module.css';
 
 export interface InfoTipProps {
   /** The tooltip's id; the control it explains should name it in `aria-describedby` too. */
@@ -18,10 +19,10 @@ export function InfoTip({ id, label, text }: InfoTipProps) {
     if (event.key === 'Escape') setOpen(false);
   };
   return (
-    <span className="tip" onMouseEnter={() => setOpen(true)} onMouseLeave={() => setOpen(false)}>
+    <span className={styles.tip} onMouseEnter={() => setOpen(true)} onMouseLeave={() => setOpen(false)}>
       <button
         type="button"
-        className="tip__button"
+        className={styles.tipButton}
         aria-label={label}
         aria-describedby={id}
         aria-expanded={open}
@@ -32,7 +33,7 @@ export function InfoTip({ id, label, text }: InfoTipProps) {
       >
         <span aria-hidden="true">?</span>
       </button>
-      <span role="tooltip" id={id} className="tip__text" hidden={!open}>
+      <span role="tooltip" id={id} className={styles.tipText} hidden={!open}>
         {text}
       </span>
     </span>

@@ -26,7 +26,7 @@ import { ConfirmDialog } from './confirm-dialog';
 import { DropZone, useNoDropNavigation, type Dropped } from './drop-zone';
 import { FileList } from './file-list';
 import { InfoTip } from './info-tip';
-import { UPLOADER_CSS } from './uploader-css';
+import styles from './uploader.module.css';
 
 const NO_FACTS = selectionFacts([], 0, null);
 
@@ -39,12 +39,12 @@ export interface UploaderScreenProps {
   options: ControllerOptions;
 }
 
-/** /uploader (SPEC.md §2): the signed-in bulk uploader. Thin: state lives in the batch controller. */
+/** /uploader (docs/product.md#uploader): the signed-in bulk uploader. Thin: state lives in the batch controller. */
 export function UploaderScreen(props: UploaderScreenProps) {
   const user = useUser();
   if (user.status !== 'authenticated') {
     return (
-      <section className="page uploader" aria-labelledby="uploader-title">
+      <section className={styles.uploader} aria-labelledby="uploader-title">
         <h1 id="uploader-title">Upload Images</h1>
         <p>{user.status === 'configuring' ? 'Checking your session…' : 'Please sign in to upload images.'}</p>
       </section>
@@ -57,7 +57,7 @@ export function UploaderScreen(props: UploaderScreenProps) {
 
 function Greeting({ email, ranchId }: { email: string; ranchId?: string }) {
   return (
-    <p className="uploader__greeting">
+    <p>
       Hello <strong>{email}</strong>
       {ranchId ? (
         <>
@@ -70,23 +70,22 @@ function Greeting({ email, ranchId }: { email: string; ranchId?: string }) {
   );
 }
 
-/** SPEC.md §5: without a ranch id, Add Images is disabled and the upload buttons are hidden. */
+/** docs/product.md#uploader-rules: without a ranch id, Add Images is disabled and the upload buttons are hidden. */
 function NoRanch({ email, signOut }: { email: string; signOut: () => Promise<void> }) {
   return (
-    <section className="page uploader" aria-labelledby="uploader-title">
-      <style>{UPLOADER_CSS}</style>
+    <section className={styles.uploader} aria-labelledby="uploader-title">
       <h1 id="uploader-title">Upload Images</h1>
       <Greeting email={email} />
-      <div className="uploader__controls">
-        <button type="button" className="button button--primary" disabled>
+      <div className={styles.controls}>
+        <button type="button" className={`${styles.button} ${styles.primary}`} disabled>
           Add Images
         </button>
-        <button type="button" className="button" disabled>
+        <button type="button" className={styles.button} disabled>
           Add Folder
         </button>
       </div>
       <p>
-        <button type="button" className="button" onClick={() => void signOut()}>
+        <button type="button" className={styles.button} onClick={() => void signOut()}>
           Sign Out
         </button>
       </p>
@@ -174,15 +173,14 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
   ];
 
   return (
-    <section className="page uploader" aria-labelledby="uploader-title">
-      <style>{UPLOADER_CSS}</style>
+    <section className={styles.uploader} aria-labelledby="uploader-title">
       <h1 id="uploader-title">Upload Images</h1>
       <Greeting email={email} ranchId={ranchId} />
       <p>{subscription.kind === 'known' ? subscriptionMessage(subscription.active) : subscription.kind === 'loading' ? 'Checking your subscription…' : null}</p>
       {allowance.kind === 'unknown' ? (
-        <div className="uploader__allowance-problem" role="alert">
+        <div className={styles.allowanceProblem} role="alert">
           <p>{allowanceUnknownMessage(allowance.reason)}</p>
-          <button type="button" className="button" onClick={() => controller.retryAllowance()}>
+          <button type="button" className={styles.button} onClick={() => controller.retryAllowance()}>
             Try again
           </button>
         </div>
@@ -191,20 +189,20 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
       )}
 
       {state.offer && (
-        <div className="uploader__resume" role="status">
+        <div className={styles.resume} role="status">
           <p>{resumeOfferMessage(state.offer.uploaded, state.offer.total, state.offer.lastActivity, state.offer.folder)}</p>
-          <div className="uploader__actions">
-            <button type="button" className="button button--primary" onClick={onResume}>
+          <div className={styles.actions}>
+            <button type="button" className={`${styles.button} ${styles.primary}`} onClick={onResume}>
               Resume
             </button>
-            <button type="button" className="button" onClick={() => void controller.discardOffer()}>
+            <button type="button" className={styles.button} onClick={() => void controller.discardOffer()}>
               Discard
             </button>
           </div>
         </div>
       )}
 
-      <div className="uploader__errors" role="alert">
+      <div className={styles.errors} role="alert">
         {errors.map((e) => (
           <p key={e}>{e}</p>
         ))}
@@ -212,26 +210,26 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
       </div>
 
       <DropZone disabled={running} onDrop={onDrop}>
-      <div className="uploader__controls">
-        <input ref={input} type="file" multiple accept=".jpg,.jpeg,image/jpeg" className="visually-hidden" tabIndex={-1} aria-hidden="true" onChange={onFiles} />
+      <div className={styles.controls}>
+        <input ref={input} type="file" multiple accept=".jpg,.jpeg,image/jpeg" className={styles.visuallyHidden} tabIndex={-1} aria-hidden="true" onChange={onFiles} />
         <input
           ref={folderInput}
           type="file"
           // React passes unknown attributes through: the directory picker of every browser.
           {...{ webkitdirectory: '', directory: '' }}
-          className="visually-hidden"
+          className={styles.visuallyHidden}
           tabIndex={-1}
           aria-hidden="true"
           data-testid="folder-input"
           onChange={onFolderInput}
         />
-        <button type="button" className="button button--primary" disabled={running} onClick={() => input.current?.click()}>
+        <button type="button" className={`${styles.button} ${styles.primary}`} disabled={running} onClick={() => input.current?.click()}>
           Add Images
         </button>
-        <button type="button" className="button" disabled={running} onClick={onAddFolder}>
+        <button type="button" className={styles.button} disabled={running} onClick={onAddFolder}>
           Add Folder
         </button>
-        <span className="field">
+        <span className={styles.field}>
           <label htmlFor="uploader-camera">Camera</label>
           <select id="uploader-camera" value={choices.camera} aria-describedby="tip-camera" onChange={(e) => controller.setCamera(e.currentTarget.value)} disabled={running}>
             <option value="">Indicate camera</option>
@@ -243,7 +241,7 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
           </select>
           <InfoTip id="tip-camera" label="About the camera choice" text={CAMERA_TIP} />
         </span>
-        <span className="field field--check">
+        <span className={`${styles.field} ${styles.check}`}>
           <input
             id="uploader-training"
             type="checkbox"
@@ -258,43 +256,43 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
       </div>
       </DropZone>
 
-      <div className="uploader__progress">
+      <div className={styles.progress}>
         <progress id="uploader-progress" max={100} value={percentOf(queue)} aria-labelledby="uploader-progress-label" />
         <p id="uploader-progress-label">{progressLabel(queue.uploaded, queue.total)}</p>
-        {state.speed && <p className="uploader__speed">{progressDetail({ rate: state.speed.bytesPerSecond, secondsLeft: state.speed.secondsLeft })}</p>}
-        <p className="visually-hidden" role="status">
+        {state.speed && <p className={styles.speed}>{progressDetail({ rate: state.speed.bytesPerSecond, secondsLeft: state.speed.secondsLeft })}</p>}
+        <p className={styles.visuallyHidden} role="status">
           {state.announcement}
         </p>
       </div>
 
-      <div className="uploader__paused" role="status">
+      <div className={styles.paused} role="status">
         {pauseNotes.map((note) => (
           <p key={note}>{note}</p>
         ))}
       </div>
 
       {/* Polite, and worded once per check (not a running count), so a screen reader hears it once. */}
-      <p className="uploader__checking" role="status">
+      <p role="status">
         {state.reading ? readingMessage(state.reading.found) : queue.checks.kind === 'running' ? checkingMessage(queue.checks.files) : ''}
       </p>
 
-      <div className="uploader__notice" role="status">
+      <div className={styles.notice} role="status" data-testid="uploader-notice">
         {queue.notice && <p>{queue.notice}</p>}
         {facts.mixedCameras && <p>{facts.mixedCameras}</p>}
         {facts.clock && <p>{facts.clock}</p>}
       </div>
 
-      <h2 className="uploader__list-title">Files</h2>
-      {facts.summary && <p className="uploader__summary">{facts.summary}</p>}
-      <div className="uploader__actions">
-        <button type="button" className="button button--primary" disabled={!canUpload(queue, remaining)} onClick={() => controller.requestUpload()}>
+      <h2>Files</h2>
+      {facts.summary && <p className={styles.summary} data-testid="selection-summary">{facts.summary}</p>}
+      <div className={styles.actions}>
+        <button type="button" className={`${styles.button} ${styles.primary}`} disabled={!canUpload(queue, remaining)} onClick={() => controller.requestUpload()}>
           Upload
         </button>
-        <button type="button" className="button" disabled={running || queue.files.length === 0} onClick={() => controller.clear()}>
+        <button type="button" className={styles.button} disabled={running || queue.files.length === 0} onClick={() => controller.clear()}>
           Clear List
         </button>
         {running && (
-          <button type="button" className="button" disabled={queue.batch.kind === 'running' && queue.batch.stopping} onClick={() => controller.stop()}>
+          <button type="button" className={styles.button} disabled={queue.batch.kind === 'running' && queue.batch.stopping} onClick={() => controller.stop()}>
             Stop
           </button>
         )}
@@ -302,7 +300,7 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
       <FileList files={queue.files} busy={running} onRemove={onRemove} onRetry={onRetry} thumbnails={services.thumbnails} />
 
       <p>
-        <button type="button" className="button" onClick={onSignOut}>
+        <button type="button" className={styles.button} onClick={onSignOut}>
           Sign Out
         </button>
       </p>
