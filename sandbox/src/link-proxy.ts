@@ -22,22 +22,41 @@ import { PortInUseError } from './listen';
 /** Bytes of one direction held by the proxy (shaping queue + delay line) before reading pauses. */
 const MAX_BUFFERED = 256 * 1024;
 
+/** Where the link's time comes from: the real clock, or a fake one in tests. */
+export interface LinkClock {
+  /** Milliseconds on a monotonic clock. */
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realClock: LinkClock = {
+  now: () => performance.now(),
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+const sleep = (clock: LinkClock, ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
+
 /** One uplink shared by every connection through the proxy. */
 export class SharedLink {
   private readonly bucket: TokenBucket;
   /** Bytes that have crossed the uplink. */
   sent = 0;
 
-  constructor(readonly spec: LinkSpec) {
+  constructor(
+    readonly spec: LinkSpec,
+    private readonly clock: LinkClock = realClock,
+  ) {
     const rate = bytesPerSecond(spec.mbit);
-    this.bucket = new TokenBucket(rate, burstFor(rate), performance.now());
+    this.bucket = new TokenBucket(rate, burstFor(rate), clock.now());
   }
 
   /** Resolves once `bytes` have been serialised onto the link (queued behind everyone else's). */
   transmit(bytes: number): Promise<void> {
-    const wait = this.bucket.reserve(bytes, performance.now());
+    const wait = this.bucket.reserve(bytes, this.clock.now());
     this.sent += bytes;
-    return wait >= 1 ? new Promise((resolve) => setTimeout(resolve, wait)) : Promise.resolve();
+    return wait >= 1 ? sleep(this.clock, wait) : Promise.resolve();
   }
 }
 
@@ -52,7 +71,12 @@ interface Direction {
  * Copies src → dst through the link: `link` (if any) serialises, then the data waits until
  * `deliveryTime`. Order is kept; reading src pauses when too much is held or dst is full.
  */
-function forward(src: net.Socket, dst: net.Socket, opts: { link?: SharedLink; rttMs: number; openedAt?: number; onDone: () => void }): Direction {
+function forward(
+  src: net.Socket,
+  dst: net.Socket,
+  opts: { link?: SharedLink; rttMs: number; openedAt?: number; clock: LinkClock; onDone: () => void },
+): Direction {
+  const { clock } = opts;
   const toShape: Buffer[] = [];
   const line: { due: number; chunk: Buffer }[] = [];
   let held = 0;
@@ -60,7 +84,7 @@ function forward(src: net.Socket, dst: net.Socket, opts: { link?: SharedLink; rt
   let ended = false;
   let stopped = false;
   let dstFull = false;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: unknown;
 
   const maybeResume = () => {
     if (!stopped && !dstFull && held < MAX_BUFFERED / 2 && src.isPaused()) src.resume();
@@ -75,26 +99,26 @@ function forward(src: net.Socket, dst: net.Socket, opts: { link?: SharedLink; rt
   const pump = () => {
     timer = undefined;
     if (stopped) return;
-    const now = performance.now();
+    const now = clock.now();
     while (line.length > 0 && line[0]!.due <= now + 0.5) {
       const { chunk } = line.shift()!;
       held -= chunk.length;
       if (!dst.write(chunk)) dstFull = true;
     }
-    if (line.length > 0) timer = setTimeout(pump, Math.max(1, line[0]!.due - now));
+    if (line.length > 0) timer = clock.setTimeout(pump, Math.max(1, line[0]!.due - now));
     maybeResume();
     finish();
   };
   const enqueue = (chunk: Buffer) => {
-    line.push({ due: deliveryTime(performance.now(), opts.rttMs, opts.openedAt), chunk });
-    if (!timer) pump();
+    line.push({ due: deliveryTime(clock.now(), opts.rttMs, opts.openedAt), chunk });
+    if (timer === undefined) pump();
   };
   const shape = async () => {
     if (shaping) return;
     shaping = true;
     // The sender cannot start before the connection's handshake (one round trip) has completed.
-    const handshake = opts.openedAt === undefined ? 0 : opts.openedAt + opts.rttMs - performance.now();
-    if (handshake >= 1) await new Promise((resolve) => setTimeout(resolve, handshake));
+    const handshake = opts.openedAt === undefined ? 0 : opts.openedAt + opts.rttMs - clock.now();
+    if (handshake >= 1) await sleep(clock, handshake);
     while (toShape.length > 0 && !stopped) {
       const chunk = toShape.shift()!;
       for (let at = 0; at < chunk.length && !stopped; at += PIECE_BYTES) {
@@ -130,7 +154,7 @@ function forward(src: net.Socket, dst: net.Socket, opts: { link?: SharedLink; rt
     idle: () => stopped,
     stop: () => {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      if (timer !== undefined) clock.clearTimeout(timer);
       toShape.length = 0;
       line.length = 0;
     },
@@ -167,11 +191,12 @@ function listenNet(server: net.Server, port: number, host: string): Promise<numb
  * `target` (a loopback port) through one shared `SharedLink`.
  */
 export async function startLinkProxy(opts: { piece: string; port: number; targetPort: number; link: LinkSpec; log?: (line: string) => void }): Promise<LinkProxy> {
-  const link = new SharedLink(opts.link);
+  const clock = realClock;
+  const link = new SharedLink(opts.link, clock);
   const sockets = new Set<net.Socket>();
 
   const onConnection = (client: net.Socket) => {
-    const openedAt = performance.now();
+    const openedAt = clock.now();
     const upstream = net.connect({ host: '127.0.0.1', port: opts.targetPort, allowHalfOpen: true });
     sockets.add(client);
     sockets.add(upstream);
@@ -188,8 +213,8 @@ export async function startLinkProxy(opts: { piece: string; port: number; target
     };
     // A direction that ended cleanly has ended its destination; the sockets close once both have.
     const onDone = () => undefined;
-    const up = forward(client, upstream, { link, rttMs: opts.link.rttMs, openedAt, onDone });
-    const down = forward(upstream, client, { rttMs: opts.link.rttMs, onDone });
+    const up = forward(client, upstream, { link, rttMs: opts.link.rttMs, openedAt, clock, onDone });
+    const down = forward(upstream, client, { rttMs: opts.link.rttMs, clock, onDone });
     let responseComplete = false;
     client.on('end', () => up.srcEnded());
     upstream.on('end', () => {
@@ -251,7 +276,7 @@ export async function startLinkProxy(opts: { piece: string; port: number; target
     close: async () => {
       for (const s of sockets) s.destroy();
       sockets.clear();
-      await Promise.all(servers.map((s) => (s.listening ? new Promise<void>((r) => s.close(() => r())) : undefined)));
+      await Promise.all(servers.map((s) => (s.listening ? new Promise<void>((r) => s.close(() => r())) : Promise.resolve())));
     },
   };
 }

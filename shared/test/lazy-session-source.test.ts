@@ -27,7 +27,6 @@ describe('lazySessionSource', () => {
     const source = lazySessionSource(load, () => false);
     expect(await source.currentUser()).toBeNull();
     expect(load).not.toHaveBeenCalled();
-    expect(source.isLoaded()).toBe(false);
   });
 
   it('loads the real source, once, when a session is stored', async () => {

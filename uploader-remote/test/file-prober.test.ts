@@ -522,13 +522,30 @@ describe('createWorkerProber thumbnails', () => {
 
 describe('statInSlices', () => {
   it('reads sizes and modified times a slice per task, so the page gets turns in between', async () => {
-    const files = Array.from({ length: STAT_SLICE * 2 + 1 }, (_, i) => new File([new Uint8Array(i % 7)], `f${i}`, { lastModified: i }) as unknown as Blob);
-    let done = false;
-    const stats = statInSlices(files).then((s) => ((done = true), s));
-    await Promise.resolve();
-    expect(done).toBe(false);
-    await flush();
-    expect(done).toBe(true);
+    // Timer callbacks are numbered as they run; each read of a size notes the task it is in.
+    let task = 0;
+    const fakeSetTimeout = globalThis.setTimeout;
+    const timeouts = jest.spyOn(globalThis, 'setTimeout').mockImplementation((callback: () => void, ms?: number) =>
+      fakeSetTimeout(() => {
+        task++;
+        callback();
+      }, ms));
+    const readsIn: number[] = [];
+    const files = Array.from({ length: STAT_SLICE * 2 + 1 }, (_, i) => {
+      const size = i % 7;
+      return {
+        get size() {
+          readsIn[task] = (readsIn[task] ?? 0) + 1;
+          return size;
+        },
+        lastModified: i,
+      } as unknown as Blob;
+    });
+    const stats = statInSlices(files);
+    await jest.runAllTimersAsync();
+    timeouts.mockRestore();
+    // None in the caller's task, then one slice per task.
+    expect(Array.from(readsIn, (n) => n ?? 0)).toEqual([0, STAT_SLICE, STAT_SLICE, 1]);
     const result = await stats;
     expect(result).toHaveLength(files.length);
     expect(result[9]).toEqual({ size: 2, lastModified: 9 });

@@ -44,7 +44,7 @@ describe('queueReducer', () => {
     expect(s.error).toBe('Problem with Storage.put operation: Access Denied');
     expect(s.files.map((f) => [f.id, f.status])).toEqual([
       ['f1', { kind: 'failed', reason: 'Access Denied' }],
-      ['f2', { kind: 'uploading', attempt: 1, percent: 42 }],
+      ['f2', { kind: 'uploading', percent: 42 }],
     ]);
     expect(s.total).toBe(3);
   });

@@ -4,8 +4,6 @@ import type { AuthEvent, SessionSource } from './session-source';
 export interface LazySessionSource extends SessionSource {
   /** Loads the real source now (e.g. before a remote that uses Amplify renders). */
   load(): Promise<SessionSource>;
-  /** Whether the real source has been loaded. */
-  isLoaded(): boolean;
 }
 
 /**
@@ -38,7 +36,6 @@ export function lazySessionSource(loadSource: () => Promise<SessionSource>, mayH
 
   return {
     load,
-    isLoaded: () => real !== null,
     async currentUser(options) {
       if (!real && !mayHaveSession()) return null;
       return (await load()).currentUser(options);

@@ -1,7 +1,7 @@
 import type { UserAttributes } from './user-attributes';
 
 /** Auth events the user context reacts to (a subset of Amplify Hub's `auth` channel). */
-export type AuthEvent = 'signedIn' | 'signedOut' | 'tokenRefresh' | 'tokenRefreshFailure' | 'userUpdated';
+export type AuthEvent = 'signedIn' | 'signedOut' | 'tokenRefresh' | 'tokenRefreshFailure';
 
 /**
  * Where the user context gets sessions from. The apps use the Amplify source; component tests

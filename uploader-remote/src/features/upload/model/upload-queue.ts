@@ -3,13 +3,13 @@ import type { SkippedFile } from './file-filter';
 import type { PhotoExif } from './photo-exif';
 import { progressPercent, skippedNotice, OVER_ALLOWANCE_ADVICE, storageErrorMessage } from './messages';
 
-/** One file's state in the list (UP `FileProgress`): a discriminated union, not flags. */
+/** One file's state in the list (docs/style.md#where-logic-lives): a discriminated union, not flags. */
 export type FileStatus =
   /** Listed, its first bytes and fingerprint not yet read: dropped if it is not a JPEG. */
   | { kind: 'checking' }
   | { kind: 'waiting' }
-  | { kind: 'uploading'; attempt: number; percent: number }
-  | { kind: 'retrying'; attempt: number; reason: string }
+  | { kind: 'uploading'; percent: number }
+  | { kind: 'retrying'; reason: string }
   | { kind: 'failed'; reason: string };
 
 /** A listed file. `key` is its object name, fixed when listed (or by the journal) so every retry reuses it. */
@@ -67,7 +67,7 @@ export interface QueueState {
   total: number;
   /** Uploaded since the files were chosen. */
   uploaded: number;
-  /** Failed uploads since the screen opened (SPEC.md §8's failure counter). */
+  /** Failed uploads since the screen opened (the failure counter of docs/product.md#uploader-messages). */
   failures: number;
   batch: Batch;
   checks: Checks;
@@ -125,7 +125,7 @@ function applyEvents(state: QueueState, events: readonly EngineEvent[]): QueueSt
   for (const event of events) {
     switch (event.type) {
       case 'started':
-        current.set(event.id, { kind: 'uploading', attempt: event.attempt, percent: 0 });
+        current.set(event.id, { kind: 'uploading', percent: 0 });
         break;
       case 'progress': {
         // Progress moves an upload in flight only: a late event never revives a failed or
@@ -136,7 +136,7 @@ function applyEvents(state: QueueState, events: readonly EngineEvent[]): QueueSt
         break;
       }
       case 'retrying':
-        current.set(event.id, { kind: 'retrying', attempt: event.attempt, reason: event.reason });
+        current.set(event.id, { kind: 'retrying', reason: event.reason });
         break;
       case 'succeeded':
         uploaded++;
@@ -204,7 +204,7 @@ function applyVerdicts(state: QueueState, verdicts: readonly CheckVerdict[]): Qu
   return changed ? dropFiles({ ...state, files }, dropped) : settleChecks(state);
 }
 
-/** The list, counters and batch of the uploader (SPEC.md §4 Uploader). Pure. */
+/** The list, counters and batch of the uploader (docs/product.md#uploader-list-and-batch). Pure. */
 export function queueReducer(state: QueueState, action: QueueAction): QueueState {
   switch (action.type) {
     case 'files-added': {
@@ -264,14 +264,14 @@ export function queueReducer(state: QueueState, action: QueueAction): QueueState
   }
 }
 
-/** The progress percentage (SPEC.md §4): uploaded over the total chosen. */
+/** The progress percentage (docs/product.md#uploader-list-and-batch): uploaded over the total chosen. */
 export const percentOf = (state: QueueState): number => progressPercent(state.uploaded, state.total);
 
 /**
- * SPEC.md §5: Upload is enabled when there is something to upload, allowance remains and progress
+ * docs/product.md#uploader-rules: Upload is enabled when there is something to upload, allowance remains and progress
  * is at zero or complete. "Complete" is read as "no batch running": a batch that ended with
  * failures or was stopped is complete, so its leftovers can be uploaded again. Allowance smaller
- * than the list does not disable the button: it leads to the over-allowance question (§5), which
+ * than the list does not disable the button: it leads to the over-allowance question (same section), which
  * needs a click to be asked. An unknown allowance (`null`) disables it: it never fails open.
  */
 export function canUpload(state: QueueState, remaining: number | null): boolean {
