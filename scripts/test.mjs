@@ -1,4 +1,5 @@
-// `npm test`: every check the project has, in order — typecheck, unit and integration tests
+// `npm test`: every check the project has, in order — typecheck, lint (with the docs' citations),
+// unit and integration tests
 // (jest, all workspaces), production builds, browser tests (Playwright) — and one closing line
 // `N passed, N failed[, N skipped]` summing all suites. Exits non-zero if anything failed.
 // SKIP_BUILD=1 reuses existing builds (handy while iterating on tests).
@@ -31,6 +32,9 @@ function readJson(file) {
 
 const typecheckOk = step('typecheck', 'npm', ['run', 'typecheck', '--silent']);
 if (!typecheckOk) totals.failed += 1;
+// Each counts as one check: its own output names every problem.
+if (!step('lint', 'npm', ['run', 'lint', '--silent'])) totals.failed += 1;
+if (!step('documentation citations', 'node', ['scripts/check-doc-links.mjs'])) totals.failed += 1;
 
 const jestFile = path.join(results, 'jest.json');
 fs.rmSync(jestFile, { force: true });

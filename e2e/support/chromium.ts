@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { LaunchOptions } from '@playwright/test';
 
-/** Flags that keep Chromium off the network it cannot reach (DESIGN.md, tools). */
+/** Flags that keep Chromium off the network it cannot reach (docs/architecture.md#browser-tests). */
 export const CHROMIUM_FLAGS = [
   '--disable-gpu',
   '--disable-quic',
@@ -14,7 +14,7 @@ export const CHROMIUM_FLAGS = [
 /**
  * Chromium for the browser tests: Debian's /usr/bin/chromium (Playwright cannot download its own
  * browser here), or whatever CHROMIUM_PATH names. Elsewhere, with neither, Playwright's own.
- * The flags keep Chromium off the network it cannot reach (DESIGN.md, tools).
+ * The flags keep Chromium off the network it cannot reach (docs/architecture.md#browser-tests).
  */
 export function chromiumLaunchOptions(): LaunchOptions {
   const fromEnv = process.env.CHROMIUM_PATH;

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import localConfig from '../../config/local.json';
-// @ts-expect-error -- a plain ES module of the repo's scripts, without type declarations.
 import { startStaticServer } from '../../scripts/static-server.mjs';
 
 export const repo = path.resolve(__dirname, '../..');

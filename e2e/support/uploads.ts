@@ -4,6 +4,7 @@
  * analytics sink, and its switches (the sandbox control endpoints): S3 PUT faults, S3 PUT
  * stalls and product API faults.
  */
+import type { Page } from '@playwright/test';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -136,7 +137,7 @@ export async function setApiFault(spec: string): Promise<void> {
 }
 
 /** The signed-in page's identity id, asked of the sandbox's identity pool with the page's id token. */
-export async function identityIdOf(page: import('@playwright/test').Page): Promise<string> {
+export async function identityIdOf(page: Page): Promise<string> {
   const idToken = await page.evaluate(() => {
     for (let i = 0; i < localStorage.length; i++) {
       const key = localStorage.key(i)!;

@@ -1,5 +1,5 @@
 /**
- * The analytics sink: the sandbox adapter of the site's analytics port posts SPEC.md §3's events
+ * The analytics sink: the sandbox adapter of the site's analytics port posts the events of docs/product.md#analytics-events
  * here (POST /events); tests and people read them back (GET /events?ranchid=...).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';

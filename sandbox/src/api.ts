@@ -1,5 +1,5 @@
 /**
- * The product API (SPEC.md §7, shapes §3) on the sandbox database. Every call needs
+ * The product API (docs/product.md#product-api) on the sandbox database. Every call needs
  * `Authorization: Bearer <id token>` verified against the user pool's published JWKS (as an API
  * Gateway Cognito authorizer would): 401 missing/invalid/expired, 403 another ranch or email,
  * 400 malformed ids or yearmo, 404 unknown paths or ranches. Errors are `{ message }`.
@@ -53,7 +53,7 @@ export function answer(db: SandboxDb, caller: Caller, pathname: string, query: U
     if (sub === 'upload-metrics') {
       const yearmo = query.get('yearmo') ?? '';
       if (!YEARMO.test(yearmo)) throw new ApiError(400, `Malformed yearmo "${yearmo}": expected YYYY_MM`);
-      // SPEC.md §3: total is a string, possibly empty (a month with nothing counted).
+      // docs/product.md#product-api-responses: total is a string, possibly empty (a month with nothing counted).
       const total = db.uploadCount(id, yearmo);
       return { total: total === undefined ? '' : String(total) };
     }

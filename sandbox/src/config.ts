@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { defaultBrand } from '../../shared/src/brand/brand';
-import type { RuntimeConfig } from '../../shared/src/config/types';
+import { defaultBrand } from '@trailsense/shared/brand';
+import type { RuntimeConfig } from '@trailsense/shared/config-types';
 
 /** Repository root (sandbox/src/.. /..). */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -21,7 +21,7 @@ export const S3_PORT = 20005;
 export interface SandboxPorts {
   /** Cognito gateway: user pool and identity pool endpoint. */
   gateway: number;
-  /** Product API (SPEC.md §7). */
+  /** Product API (docs/product.md#product-api). */
   api: number;
   /** Analytics sink (POST /events). */
   analytics: number;

@@ -36,7 +36,7 @@ export interface Entitlement {
   expiresDate: string;
 }
 
-/** An analytics event as SPEC.md §3 names its fields. */
+/** An analytics event as docs/product.md#analytics-events names its fields. */
 export type AnalyticsEvent =
   | { name: 'imageUpload'; ranchid: string; key: string; uploadCount: number }
   | { name: 'uploadFailure'; ranchid: string; failureCount: number };

@@ -17,7 +17,7 @@ import type { Server } from 'node:net';
 import path from 'node:path';
 import { createLocalJWKSet, createRemoteJWKSet } from 'jose';
 import type { JWK } from 'jose';
-import type { RuntimeConfig } from '../../shared/src/config/types';
+import type { RuntimeConfig } from '@trailsense/shared/config-types';
 import { createAnalytics } from './analytics';
 import { createApi } from './api';
 import { contractPorts, issuerFor, readLocalContract, REPO_ROOT, runtimeConfigFor, S3_PORT } from './config';
@@ -226,7 +226,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       onCode(c);
     } });
     const identityPool = createIdentityPool({ identityPoolId: contract.auth.identityPoolId, clientId: ids.clientId, issuer, keys: localKeys });
-    handlers.set('cognito', createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk: publicJwk as Record<string, unknown>, userPool, identityPool, log }));
+    handlers.set('cognito', createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk, userPool, identityPool, log }));
     // The API trusts only what the pool publishes, like an API Gateway authorizer.
     const remoteKeys = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
     handlers.set('api', createApi({ db, keys: remoteKeys, issuer, clientId: ids.clientId, log, fault: () => apiFault }));

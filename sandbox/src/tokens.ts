@@ -30,7 +30,7 @@ export async function checkToken(
       return { ok: false, reason: 'invalid', detail: 'token was issued to another app client' };
     }
     if (typeof payload.sub !== 'string') return { ok: false, reason: 'invalid', detail: 'token has no sub' };
-    return { ok: true, claims: payload as JWTPayload & Record<string, unknown> };
+    return { ok: true, claims: payload };
   } catch (err) {
     if (err instanceof errors.JWTExpired) return { ok: false, reason: 'expired', detail: 'token has expired' };
     return { ok: false, reason: 'invalid', detail: err instanceof Error ? err.message : String(err) };
@@ -44,7 +44,7 @@ export async function checkToken(
 export async function checkRefreshToken(token: string, keys: JWTVerifyGetKey, issuer: string): Promise<TokenCheck> {
   try {
     const { payload } = await jwtVerify(token, keys, { issuer, algorithms: ['RS256'] });
-    return { ok: true, claims: payload as JWTPayload & Record<string, unknown> };
+    return { ok: true, claims: payload };
   } catch (err) {
     if (err instanceof errors.JWTExpired) return { ok: false, reason: 'expired', detail: 'token has expired' };
     return { ok: false, reason: 'invalid', detail: err instanceof Error ? err.message : String(err) };

@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => stopTestSandbox(sandbox));
 
 describe('product API', () => {
-  it('answers the subscriber with SPEC.md §3 shapes', async () => {
+  it('answers the subscriber with the shapes of docs/product.md#product-api-responses', async () => {
     const t = subscriberTokens.IdToken;
     const sub = await apiGet(sandbox.config, `/subscriptions/${encodeURIComponent(subscriber.email)}`, t);
     expect(sub.status).toBe(200);

@@ -216,7 +216,7 @@ describe('identityIdFor', () => {
 });
 
 describe('parseEvent', () => {
-  it('accepts the two SPEC events and nothing else', () => {
+  it('accepts the two documented analytics events and nothing else', () => {
     expect(parseEvent({ name: 'imageUpload', ranchid: 'r', key: 'k', uploadCount: 3 })).toEqual({ ok: true, event: { name: 'imageUpload', ranchid: 'r', key: 'k', uploadCount: 3 } });
     expect(parseEvent({ name: 'uploadFailure', ranchid: 'r', failureCount: 0, extra: 1 })).toEqual({ ok: true, event: { name: 'uploadFailure', ranchid: 'r', failureCount: 0 } });
     expect(parseEvent({ name: 'imageUpload', ranchid: 'r', key: 'k', uploadCount: 1.5 })).toMatchObject({ ok: false });

@@ -7,7 +7,7 @@ import { createAnalytics, firehoseAnalytics, noAnalytics, sandboxAnalytics, type
 describe('sandboxAnalytics', () => {
   it('POSTs each event as JSON to the endpoint', async () => {
     const fetchImpl = jest.fn(async () => new Response('{}', { status: 201 }));
-    await sandboxAnalytics('http://sink.test/events', fetchImpl as unknown as typeof fetch).track({
+    await sandboxAnalytics('http://sink.test/events', fetchImpl).track({
       name: 'imageUpload',
       ranchid: 'cedar-creek',
       key: 'k.jpg',

@@ -14,13 +14,13 @@ function fakeFetch(routes: Record<string, { status: number; body: unknown }>, ca
     const route = routes[request.url];
     if (!route) throw new Error(`unhandled request ${request.url}`);
     return new Response(JSON.stringify(route.body), { status: route.status, headers: { 'Content-Type': 'application/json' } });
-  }) as typeof fetch;
+  });
 }
 
 const base = 'http://api.test';
 
 describe('createProductApi', () => {
-  it('sends the id token as a bearer token to the SPEC paths and returns the bodies', async () => {
+  it('sends the id token as a bearer token to the paths of docs/product.md#product-api and returns the bodies', async () => {
     const calls: Call[] = [];
     const api = createProductApi({
       baseUrl: base,
@@ -68,7 +68,7 @@ describe('createProductApi', () => {
       getIdToken: async () => 't',
       fetch: (async () => {
         throw new TypeError('Failed to fetch');
-      }) as typeof fetch,
+      }),
     });
     // ky retries network errors twice (with backoff) before giving up.
     const error = (await api.getCameras('x').catch((e: unknown) => e)) as ApiRequestError;

@@ -93,6 +93,7 @@ describe('hasStoredSession', () => {
   it('works as the inlined page script: its source runs without the module around it', () => {
     // The prerender inlines hasStoredSession.toString(); a reference to a module-level name would
     // throw (and the header would show the wrong links) only in the page.
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- evaluating the source text is the test
     const standalone = new Function(`return (${hasStoredSession.toString()})`)() as typeof hasStoredSession;
     expect(standalone(amplifySession())).toBe(true);
     expect(standalone(storage({}))).toBe(false);

@@ -72,7 +72,9 @@ async function start() {
     createRoot(container).render(app);
   }
   // The other pages, once the browser has nothing better to do: the next click is instant.
-  const whenIdle = window.requestIdleCallback ?? ((callback: () => void) => window.setTimeout(callback, 2000));
+  // Safari has no requestIdleCallback (TypeScript's DOM types say every browser has).
+  const whenIdle: (callback: () => void) => void =
+    typeof window.requestIdleCallback === 'function' ? (callback) => window.requestIdleCallback(callback) : (callback) => window.setTimeout(callback, 2000);
   const preloadRest = () => whenIdle(() => void preloadAllPages().catch(() => {}));
   if (document.readyState === 'complete') preloadRest();
   else window.addEventListener('load', preloadRest, { once: true });

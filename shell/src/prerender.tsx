@@ -14,7 +14,7 @@ import { routeHead } from './app/use-route-head';
 
 /** Nobody is signed in at build time; effects (where the session would be read) never run here. */
 const buildTimeSession: SessionSource = {
-  currentUser: async () => null,
+  currentUser: () => Promise.resolve(null),
   signOut: async () => {},
   deleteAccount: async () => {},
   onAuthEvent: () => () => {},

@@ -6,7 +6,7 @@ import { howItWorks, photoDetails, startSteps, tools } from '../src/content/home
 const markup = /<[a-z/!]|&[a-z#0-9]+;/i;
 
 describe('faq', () => {
-  it('answers the three questions SPEC.md §2 gives: cameras, upload limit, upload speed', () => {
+  it('answers the three questions docs/product.md#marketing-pages requires: cameras, upload limit, upload speed', () => {
     const answers = faq.map((entry) => entry.answer);
     expect(answers).toContainEqual(expect.stringMatching(/cameras per account depends on .*locations.* subscription/));
     expect(answers).toContainEqual(expect.stringMatching(/upload limit depends on your subscription/));

@@ -1,7 +1,7 @@
 import { findRoute, headerLinks, notFoundRoute, routes } from '../src/app/route-table';
 
 describe('routes', () => {
-  it('has every route SPEC.md §2 lists', () => {
+  it('has every route docs/product.md#screens-and-routes lists', () => {
     expect(routes.map((r) => r.path)).toEqual([
       '/',
       '/about',

@@ -1,1 +1,2 @@
-import('./bootstrap');
+// The async boundary a federation build needs: shared modules are negotiated before bootstrap runs.
+void import('./bootstrap');

@@ -182,7 +182,7 @@ describe('makeThumbnail', () => {
       createImageBitmap: async (image, options) => {
         calls.bitmap = [image, options];
         if (fail) throw new DOMException('The source image could not be decoded.', 'InvalidStateError');
-        return bitmap as unknown as ImageBitmap;
+        return bitmap;
       },
       OffscreenCanvas: class {
         constructor(width: number, height: number) {

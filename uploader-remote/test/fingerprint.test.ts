@@ -175,6 +175,8 @@ describe('probeFile', () => {
       reason: 'The file could not be read (NotFoundError: A requested file or directory could not be found at the time an operation was processed.)',
     });
 
+    // A platform may reject with a bare string: the message must still read well.
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- that non-Error rejection is the case under test
     const denied = { size: 10, slice: () => ({ arrayBuffer: () => Promise.reject('permission denied') }) } as unknown as Blob;
     expect(await probeFile(denied, subtle)).toEqual({ kind: 'unreadable', reason: 'The file could not be read (permission denied)' });
   });

@@ -39,7 +39,7 @@ export interface PoolIds {
   clientId: string;
 }
 
-/** Cognito's password policy for this pool: minimum 8, no character classes (SPEC.md §5). */
+/** Cognito's password policy for this pool: minimum 8, no character classes (docs/product.md#account-forms). */
 export const PASSWORD_POLICY = {
   MinimumLength: 8,
   RequireUppercase: false,
@@ -55,7 +55,7 @@ const silentLogger: LogService = {
   info: () => undefined,
   warn: () => undefined,
   error: () => undefined,
-} as unknown as LogService;
+};
 
 export const ctx: Context = { logger: silentLogger };
 
@@ -77,9 +77,8 @@ export function standardIdTokenClaims(attributes: readonly { Name: string; Value
 
 const idTokenClaims: Triggers = {
   enabled: (name: string) => name === 'PreTokenGeneration',
-  preTokenGeneration: async (_ctx: Context, params: { userAttributes: { Name: string; Value?: string }[] }) => ({
-    claimsOverrideDetails: { claimsToAddOrOverride: standardIdTokenClaims(params.userAttributes) },
-  }),
+  preTokenGeneration: (_ctx: Context, params: { userAttributes: { Name: string; Value?: string }[] }) =>
+    Promise.resolve({ claimsOverrideDetails: { claimsToAddOrOverride: standardIdTokenClaims(params.userAttributes) } }),
 } as unknown as Triggers;
 
 /** The pool's options: email as username, MFA off, our policy, and custom:ranchid in the schema. */
@@ -180,7 +179,7 @@ export async function startCognitoLocal(opts: {
   );
   const codes: DeliveredCode[] = [];
   const messages: Messages = {
-    async deliver(_ctx, source, _clientId, _poolId, user, code, _meta, details) {
+    deliver(_ctx, source, _clientId, _poolId, user, code, _meta, details) {
       const delivered: DeliveredCode = {
         destination: details.Destination ?? attributeValue('email', user.Attributes) ?? user.Username,
         source,
@@ -189,6 +188,7 @@ export async function startCognitoLocal(opts: {
       };
       codes.push(delivered);
       opts.onCode(delivered);
+      return Promise.resolve();
     },
   };
   const config = {

@@ -1,6 +1,6 @@
 // Minimal types for the parts of s3rver 3 (a Koa app, untyped) the sandbox uses.
 declare module 's3rver' {
-  import type { RequestListener } from 'node:http';
+  import type { IncomingMessage, RequestListener } from 'node:http';
 
   export interface KoaContext {
     method: string;
@@ -10,7 +10,7 @@ declare module 's3rver' {
     status: number;
     body: unknown;
     type: string;
-    req: import('node:http').IncomingMessage;
+    req: IncomingMessage;
     /** false: Koa leaves the response alone (the middleware answers, or never does). */
     respond: boolean;
     set(field: string, value: string): void;

@@ -1,7 +1,7 @@
 import type { ResourcesConfig } from 'aws-amplify';
 import type { RuntimeConfig } from '../config/types';
 
-/** Minimum password length of the product's user pool (SPEC.md §9). */
+/** Minimum password length of the product's user pool (docs/product.md#account-and-sign-in-constants). */
 export const PASSWORD_MIN_LENGTH = 8;
 
 /**

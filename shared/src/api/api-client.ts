@@ -1,19 +1,19 @@
 import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
 import { ApiRequestError, httpErrorMessage } from './api-error';
 
-/** SPEC.md §3: GET /subscriptions/{email}. */
+/** docs/product.md#product-api-responses: GET /subscriptions/{email}. */
 export interface SubscriptionResponse {
   subscriber: { entitlements: Record<string, { expires_date: string }> };
 }
-/** SPEC.md §3: GET /ranches/{ranchid}/upload-metrics?yearmo=YYYY_MM; `total` may be "". */
+/** docs/product.md#product-api-responses: GET /ranches/{ranchid}/upload-metrics?yearmo=YYYY_MM; `total` may be "". */
 export interface UploadMetricsResponse {
   total: string;
 }
-/** SPEC.md §3: GET /ranches/{ranchid}. */
+/** docs/product.md#product-api-responses: GET /ranches/{ranchid}. */
 export interface RanchResponse {
   max_monthly_uploads: number;
 }
-/** SPEC.md §3: one camera of GET /ranches/{ranchid}/cameras. */
+/** docs/product.md#product-api-responses: one camera of GET /ranches/{ranchid}/cameras. */
 export interface Camera {
   id: string;
   name: string;
@@ -22,7 +22,7 @@ export interface CamerasResponse {
   Cameras: Camera[];
 }
 
-/** The product API (SPEC.md §7). Every call rejects with an `ApiRequestError`. */
+/** The product API (docs/product.md#product-api). Every call rejects with an `ApiRequestError`. */
 export interface ProductApi {
   getSubscription(email: string): Promise<SubscriptionResponse>;
   getUploadMetrics(ranchId: string, yearmo: string): Promise<UploadMetricsResponse>;
@@ -45,7 +45,7 @@ export interface ProductApiOptions {
 }
 
 /** Turns whatever a request threw into an `ApiRequestError`. */
-export async function normaliseError(error: unknown): Promise<ApiRequestError> {
+export function normaliseError(error: unknown): ApiRequestError {
   if (error instanceof ApiRequestError) return error;
   if (error instanceof HTTPError) {
     const { status, statusText } = error.response;
@@ -53,7 +53,7 @@ export async function normaliseError(error: unknown): Promise<ApiRequestError> {
     return new ApiRequestError({ kind: 'http', status, message: httpErrorMessage(status, statusText, error.data) });
   }
   if (error instanceof TimeoutError) return new ApiRequestError({ kind: 'timeout', message: 'The request timed out' });
-  // SPEC.md §8: a NetworkError reads 'Network Error' (ky's own text names the URL, not the cause).
+  // docs/product.md#errors-from-calls: a NetworkError reads 'Network Error' (ky's own text names the URL, not the cause).
   if (error instanceof Error && (error.name === 'NetworkError' || error.name === 'TypeError')) {
     return new ApiRequestError({ kind: 'network', message: 'Network Error' });
   }
@@ -82,7 +82,7 @@ export function createProductApi(options: ProductApiOptions): ProductApi {
     try {
       return await client.get(path, searchParams ? { searchParams } : {}).json<T>();
     } catch (error) {
-      throw await normaliseError(error);
+      throw normaliseError(error);
     }
   };
   const seg = encodeURIComponent;

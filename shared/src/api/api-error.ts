@@ -21,7 +21,7 @@ export class ApiRequestError extends Error {
 /** The message the server put in its `{ message }` body, if it did. */
 export function messageFromBody(body: unknown): string | undefined {
   if (body && typeof body === 'object' && 'message' in body) {
-    const message = (body as { message: unknown }).message;
+    const message = body.message;
     if (typeof message === 'string' && message.trim()) return message;
   }
   return undefined;

@@ -12,7 +12,7 @@ export interface RuntimeConfig {
   remotes: RemotesConfig;
 }
 
-/** Brand settings: SPEC.md's {product} and {email}, and the store links. */
+/** Brand settings: {product} and {email} (docs/product.md#brand), and the store links. */
 export interface Brand {
   productName: string;
   supportEmail: string;
@@ -40,7 +40,7 @@ export interface StorageConfig {
   region: string;
   /**
    * Sandbox only: Amplify sends storage calls to http://localhost:20005 (path style).
-   * See DESIGN.md "Auth and storage".
+   * See docs/architecture.md#auth-and-storage-with-amplify.
    */
   dangerouslyConnectToHttpEndpointForTesting?: boolean;
 }

@@ -31,7 +31,7 @@ export const UPLOADER_PATH = '/uploader';
 export const PROFILE_PATH = '/profile';
 
 /**
- * Where to go after a sign-in (SPEC.md §4): back to the page the guard stopped the user at, or
+ * Where to go after a sign-in (docs/product.md#after-sign-in-and-sign-out): back to the page the guard stopped the user at, or
  * the uploader; a user without a ranch id cannot upload, so the profile instead of the uploader.
  */
 export function afterSignInPath(user: { ranchId?: string }, returnTo: string | null | undefined): string {

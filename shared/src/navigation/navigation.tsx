@@ -2,15 +2,16 @@ import { createContext, useContext, type AnchorHTMLAttributes, type MouseEvent }
 
 /**
  * Navigation as the shell gives it to remotes. Remotes do not share the shell's router (sharing
- * it would ship all of react-router to every page, DESIGN.md); they navigate through this.
+ * it would ship all of react-router to every page, docs/architecture.md#shared-singletons); they navigate through this.
  */
 export interface Navigation {
-  navigate(to: string, options?: { replace?: boolean }): void;
+  /** A property, not a method: views take it out of the context unbound. */
+  navigate: (to: string, options?: { replace?: boolean }) => void;
 }
 
 /** Outside the shell (a remote's standalone page) navigation is a full page load. */
 const documentNavigation: Navigation = {
-  navigate(to, options) {
+  navigate: (to, options) => {
     if (options?.replace) window.location.replace(to);
     else window.location.assign(to);
   },

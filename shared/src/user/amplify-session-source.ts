@@ -23,7 +23,7 @@ export const amplifySessionSource: SessionSource = {
     // getTokens (unlike fetchAuthSession) does not also fetch identity-pool credentials.
     const tokens = await Amplify.getTokens({ forceRefresh: options?.forceRefresh ?? false });
     const claims = tokens?.idToken?.payload;
-    return claims ? userFromIdTokenClaims(claims as Record<string, unknown>) : null;
+    return claims ? userFromIdTokenClaims(claims) : null;
   },
   async signOut(options) {
     await signOut(options?.global ? { global: true } : undefined);

@@ -1,4 +1,4 @@
-/** The user attributes the site reads, from the id token (SPEC.md §3). */
+/** The user attributes the site reads, from the id token (docs/product.md#user). */
 export interface UserAttributes {
   sub: string;
   email: string;

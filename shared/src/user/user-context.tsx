@@ -62,7 +62,7 @@ export function UserProvider({ source, initialState, children }: UserProviderPro
       try {
         await source.signOut(options);
       } catch (error) {
-        // SPEC.md §4: a failed logout is only logged; the local session is gone either way.
+        // docs/product.md#auth-state: a failed logout is only logged; the local session is gone either way.
         console.error('Sign-out failed', error);
       }
       generation.current++;

@@ -94,7 +94,7 @@ function Layout() {
 }
 
 /**
- * SPEC.md §4 auth-state routing. On a sign-out the browser goes to /login — except after an
+ * Auth-state routing (docs/product.md#after-sign-in-and-sign-out). On a sign-out the browser goes to /login — except after an
  * account deletion, which its own screen confirms. A session that ended by itself (a refresh the
  * pool refused) goes to /login?returnTo=<here>, so signing in again comes back to it (the
  * uploader's paused batch waits there). On start, a
@@ -108,7 +108,10 @@ function useAuthRedirects(pathname: string, search: string) {
   const startPath = useRef(pathname);
   const startHandled = useRef(false);
   const here = useRef(`${pathname}${search}`);
-  here.current = `${pathname}${search}`;
+  // Effects run in order: the redirect below sees the path of the same commit.
+  useEffect(() => {
+    here.current = `${pathname}${search}`;
+  });
   useEffect(() => {
     const was = previous.current;
     previous.current = user.status;

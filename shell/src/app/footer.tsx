@@ -1,6 +1,6 @@
 import { copyrightYear, useBrand } from '@trailsense/shared';
 
-/** The site footer: policy links and the copyright line (SPEC.md §2). */
+/** The site footer: policy links and the copyright line (docs/product.md#header-footer-and-get-app-toolbar). */
 export function Footer() {
   const brand = useBrand();
   return (

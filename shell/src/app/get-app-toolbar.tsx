@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { useBrand } from '@trailsense/shared';
 
-/** Size of the toolbar's images (SPEC.md §9). */
+/** Size of the toolbar's images (docs/product.md#layout-constants). */
 const BADGE = { width: 150, height: 50 };
 const QR_SIZE = 100;
 

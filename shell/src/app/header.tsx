@@ -1,4 +1,4 @@
-import { useEffect, useState, type MouseEvent } from 'react';
+import { useEffect, useSyncExternalStore, type MouseEvent } from 'react';
 import { NavLink, Link } from 'react-router-dom';
 import { confirmLeave, useBrand, useUser, type AuthStatus } from '@trailsense/shared';
 import { headerLinks, type HeaderLink } from './route-table';
@@ -16,12 +16,15 @@ export function headerAuthLinks(hydrated: boolean, status: AuthStatus): HeaderAu
   return status === 'authenticated' ? 'signed-in' : 'signed-out';
 }
 
-/** The site header: logo, page links, and the signed-in or signed-out links (SPEC.md §2). */
+/** Nothing to subscribe to: the hydration flag below never changes once the page is live. */
+const noSubscription = () => () => {};
+
+/** The site header: logo, page links, and the signed-in or signed-out links (docs/product.md#header-footer-and-get-app-toolbar). */
 export function Header() {
   const brand = useBrand();
   const user = useUser();
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
+  // false while hydrating the prerendered page (it must render as the build did), true after.
+  const hydrated = useSyncExternalStore(noSubscription, () => true, () => false);
   const mode = headerAuthLinks(hydrated, user.status);
   useEffect(() => {
     // Keeps the stylesheet's switch in step with the session once it is known.

@@ -93,7 +93,7 @@ const entries: Entry[] = [
   },
 ];
 
-/** Every route of the site (SPEC.md §2), in header order. */
+/** Every route of the site (docs/product.md#screens-and-routes), in header order. */
 export const routes: readonly RouteDefinition[] = entries.map((entry) => ({
   ...entry,
   showGetApp: entry.path !== '/login' && !entry.requiresAuth,
@@ -118,7 +118,7 @@ export interface HeaderLink {
 }
 
 /**
- * The header's links (SPEC.md §2, Shell): the pages everyone sees, then the visitor's or the
+ * The header's links (docs/product.md#header-footer-and-get-app-toolbar): the pages everyone sees, then the visitor's or the
  * signed-in user's. Kept apart because the prerendered header carries both sets (header.tsx).
  */
 export const headerLinks: { pages: readonly HeaderLink[]; signedOut: readonly HeaderLink[]; signedIn: readonly HeaderLink[] } = {

@@ -17,7 +17,7 @@ export interface Tool {
   points: readonly ContentBlock[];
 }
 
-/** What the AI reads from each trail-camera photo (SPEC.md §1). */
+/** What the AI reads from each trail-camera photo (docs/product.md#who-it-is-for). */
 export const photoDetails: readonly ContentBlock[] = [
   {
     title: 'Bucks, does and hogs',
@@ -45,7 +45,7 @@ export const photoDetails: readonly ContentBlock[] = [
   },
 ];
 
-/** Analyze and Predict (SPEC.md §1). */
+/** Analyze and Predict (docs/product.md#who-it-is-for). */
 export const tools: readonly Tool[] = [
   {
     name: 'Analyze',
@@ -107,7 +107,7 @@ export const howItWorks: readonly ContentBlock[] = [
   },
 ];
 
-/** The six-step start list (SPEC.md §2). */
+/** The six-step start list (docs/product.md#marketing-pages). */
 export const startSteps: readonly ContentBlock[] = [
   {
     title: 'Download the app',

@@ -1,4 +1,4 @@
-/** The seven camera-setup tips shown on /support (SPEC.md §2). Plain text, in the order a hunter sets a camera. */
+/** The seven camera-setup tips shown on /support (docs/product.md#marketing-pages). Plain text, in the order a hunter sets a camera. */
 
 /** One setup tip: a short imperative title and a paragraph of advice. */
 export interface SetupTip {

@@ -35,7 +35,7 @@ async function loadRemoteModule<Id extends RemoteModuleId>(id: Id): Promise<Expo
 type RemoteComponent<Id extends RemoteModuleId> = LazyExoticComponent<ComponentType<RemoteModules[Id]>>;
 
 // Module scope on purpose: a lazy component created during render is a new component each time,
-// and a failing remote would then be fetched again on every render (DESIGN.md).
+// and a failing remote would then be fetched again on every render (docs/architecture.md#loading-remotes).
 const cache = new Map<string, RemoteComponent<RemoteModuleId>>();
 
 /**

@@ -24,7 +24,10 @@ export function RemoteRoute<Id extends RemoteModuleId>({ module, props }: Remote
   return (
     <RemoteBoundary key={module} label={label} onRetry={() => setAttempt((n) => n + 1)}>
       <Suspense fallback={<LoadingState label={`Loading ${label}…`} />}>
-        {/* The contract types each module's props; the lazy component's generic erases the link. */}
+        {/* The contract types each module's props; the lazy component's generic erases the link.
+            lazyRemote returns the same component for a module and attempt on every render (it
+            caches them), so the remote keeps its state; only a Retry makes a new one. */}
+        {/* eslint-disable-next-line react-hooks/static-components -- cached per module and attempt (above) */}
         <Remote {...(props as object)} />
       </Suspense>
     </RemoteBoundary>

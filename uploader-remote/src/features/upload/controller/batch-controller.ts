@@ -34,7 +34,7 @@ import { SessionEndedError, type UploaderServices } from '../services/uploader-s
 export type SubscriptionState =
   | { kind: 'loading' }
   | { kind: 'known'; active: ActiveSubscription | null }
-  /** SPEC.md §8: shown in the error area. */
+  /** docs/product.md#uploader-messages: shown in the error area. */
   | { kind: 'failed'; message: string };
 
 /** An unfinished batch found in the journal when the uploader opens. */
@@ -116,7 +116,7 @@ interface PickedFile {
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * The uploader's batch, outside React (UP: Uppy's core under thin hooks): the list, the journal,
+ * The uploader's batch, outside React (docs/style.md#where-logic-lives: a framework-free core under thin hooks): the list, the journal,
  * the background checks, the upload engine, pause and resume (offline, lost session), the
  * month's allowance, the lock and messages between tabs, analytics and announcements. The screen
  * reads `getState()` through `subscribe` (useSyncExternalStore) and calls its methods; tests

@@ -27,6 +27,7 @@ export function useBatchController(
 ): { controller: BatchController; state: UploaderState } {
   const { owner, email, ranchId } = identity;
   // The options (`?concurrency`, `?stall`) are fixed for the page: they do not make a new controller.
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- options are read once, on purpose (above)
   const controller = useMemo(() => controllerFor(services, { owner, email, ranchId }, options), [services, owner, email, ranchId]);
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
   useEffect(() => {

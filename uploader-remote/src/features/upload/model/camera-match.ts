@@ -42,6 +42,7 @@ const MIN_MODEL_CONTAINS = 3;
 
 /** An EXIF text as shown: NUL padding dropped, spaces collapsed, trimmed. */
 const tidy = (value: string | undefined): string =>
+  // eslint-disable-next-line no-control-regex -- EXIF strings are NUL-padded: removing NULs is the point
   value === undefined || value === null ? '' : String(value).replace(/\u0000/g, '').replace(/\s+/g, ' ').trim();
 /** An EXIF text as compared: tidied and case-folded. */
 const fold = (value: string | undefined): string => tidy(value).toLowerCase();
@@ -103,11 +104,14 @@ export interface CameraSuggestionInput {
   remembered: ReadonlyMap<string, string>;
 }
 
-/** The one camera among `cameras` that `matches`, or null when none or several do. */
-function onlyMatch(cameras: readonly Pick<Camera, 'name'>[], matches: (name: string) => boolean): string | null | 'several' {
+/** What `onlyMatch` answers when several cameras match (a symbol: no camera name can equal it). */
+const SEVERAL = Symbol('several cameras match');
+
+/** The one camera among `cameras` that `matches`, null when none does, SEVERAL when several do. */
+function onlyMatch(cameras: readonly Pick<Camera, 'name'>[], matches: (name: string) => boolean): string | null | typeof SEVERAL {
   const found = cameras.filter((c) => matches(fold(c.name)));
   if (found.length === 0) return null;
-  return found.length === 1 ? found[0]!.name : 'several';
+  return found.length === 1 ? found[0]!.name : SEVERAL;
 }
 
 /**
@@ -139,7 +143,7 @@ export function suggestCamera(input: CameraSuggestionInput): string | null {
   ];
   for (const rule of rules) {
     const match = onlyMatch(cameras, rule);
-    if (match === 'several') return null;
+    if (match === SEVERAL) return null;
     if (match !== null) return match;
   }
   return null;

@@ -2,25 +2,25 @@ import type { ActiveSubscription } from './quota';
 import type { SkipReason, SkippedFile } from './file-filter';
 
 const numbers = new Intl.NumberFormat('en-US');
-/** Numbers as people read them: 10,000 (SPEC.md writes "1,000"). */
+/** Numbers as people read them: 10,000 (docs/product.md#uploader-messages writes "1,000"). */
 export const formatCount = (n: number): string => numbers.format(n);
 
 const dates = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
 /** The expiry date as shown: "June 30, 2027" (UTC, the date the store wrote). */
 export const formatDate = (date: Date): string => dates.format(date);
 
-/** SPEC.md §9, without an active subscription. */
+/** docs/product.md#uploader-messages, without an active subscription. */
 export const NO_SUBSCRIPTION_MESSAGE =
   'You do not have an active subscription. You are limited to 1,000 images per month. Please subscribe to allow for more uploads.';
 
-/** SPEC.md §9's subscription message. */
+/** The subscription message (docs/product.md#uploader-messages). */
 export function subscriptionMessage(active: ActiveSubscription | null): string {
   return active
     ? `Your active subscription level is ${active.level} which expires on ${formatDate(active.expiresDate)}`
     : NO_SUBSCRIPTION_MESSAGE;
 }
 
-/** SPEC.md §9's quota message, numbers with thousands separators. */
+/** The quota message (docs/product.md#uploader-messages), numbers with thousands separators. */
 export function quotaMessage(uploaded: number, limit: number, remaining: number): string {
   return `You have uploaded ${formatCount(uploaded)} images of your monthly limit of ${formatCount(limit)} images. You have ${formatCount(remaining)} remaining.`;
 }
@@ -31,22 +31,22 @@ export function progressPercent(uploaded: number, total: number): number {
   return Math.min(100, Math.floor((uploaded / total) * 100));
 }
 
-/** SPEC.md §9: "Overall Progress: X of Y = Z%". */
+/** docs/product.md#uploader-messages: "Overall Progress: X of Y = Z%". */
 export function progressLabel(uploaded: number, total: number): string {
   return `Overall Progress: ${formatCount(uploaded)} of ${formatCount(total)} = ${progressPercent(uploaded, total)}%`;
 }
 
-/** SPEC.md §8. */
+/** docs/product.md#uploader-messages. */
 export const subscriptionErrorMessage = (error: string): string => `Problem with subscription retrieval: ${error}`;
-/** SPEC.md §8 (no space after the colon in the SPEC's text; one before the message reads right). */
+/** docs/product.md#uploader-messages (a space after the colon, before the error's message). */
 export const storageErrorMessage = (error: string): string => `Problem with Storage.put operation: ${error}`;
 
-/** SPEC.md §5: the over-allowance question. */
+/** docs/product.md#uploader-rules: the over-allowance question. */
 export function overAllowanceQuestion(remaining: number, listed: number): string {
   return `You cannot upload more images than your remaining limit of ${formatCount(remaining)}. You have ${formatCount(listed)} images in the list. Do you want to upload only the remaining ${formatCount(remaining)} images?`;
 }
 
-/** SPEC.md §5: the advice after Cancel. */
+/** docs/product.md#uploader-rules: the advice after Cancel. */
 export const OVER_ALLOWANCE_ADVICE =
   'Nothing was uploaded. Remove some files from the list or upgrade your subscription to upload more images.';
 

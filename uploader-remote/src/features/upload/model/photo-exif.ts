@@ -106,6 +106,7 @@ function textOf(value: unknown): string | undefined {
   text = text.replace(/^[\s\0]+/, '');
   const nul = text.indexOf('\0');
   if (nul >= 0) text = text.slice(0, nul);
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
   text = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
   // By code points, so a cut never splits a surrogate pair.
   const chars = Array.from(text);

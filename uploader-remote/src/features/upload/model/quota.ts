@@ -1,7 +1,7 @@
-/** SPEC.md §9: the monthly limit of a ranch without an active subscription and with max 0. */
+/** docs/product.md#upload-allowance: the monthly limit of a ranch without an active subscription and with max 0. */
 export const DEFAULT_MONTHLY_LIMIT = 1000;
 
-/** An entitlement that has not expired yet (SPEC.md §4 "active subscriber"). */
+/** An entitlement that has not expired yet (docs/product.md#upload-allowance, "active subscriber"). */
 export interface ActiveSubscription {
   level: string;
   expiresDate: Date;
@@ -24,13 +24,13 @@ export function activeSubscription(
   return best;
 }
 
-/** SPEC.md §9: 1,000 when the ranch's max is 0 and there is no active subscription, else the ranch's max. */
+/** docs/product.md#upload-allowance: 1,000 when the ranch's max is 0 and there is no active subscription, else the ranch's max. */
 export function monthlyLimit(maxMonthlyUploads: number, subscribed: boolean): number {
   return maxMonthlyUploads === 0 && !subscribed ? DEFAULT_MONTHLY_LIMIT : maxMonthlyUploads;
 }
 
 /**
- * This month's uploads from the metrics' `total`: "" (nothing counted yet, SPEC.md §3) is 0; a
+ * This month's uploads from the metrics' `total`: "" (nothing counted yet, docs/product.md#product-api-responses) is 0; a
  * total that is not a whole number is `null`, unknown, never taken as 0.
  */
 export function uploadedThisMonth(total: string | undefined): number | null {
@@ -44,7 +44,7 @@ export function remainingUploads(limit: number, uploaded: number): number {
   return Math.max(0, limit - uploaded);
 }
 
-/** The metrics month of a date: `YYYY_MM` in local time (SPEC.md §7). */
+/** The metrics month of a date: `YYYY_MM` in local time (docs/product.md#product-api). */
 export function yearMonth(date: Date): string {
   return `${date.getFullYear()}_${String(date.getMonth() + 1).padStart(2, '0')}`;
 }
@@ -84,7 +84,7 @@ const reasonOf = (error: Error) => error.message || 'unknown error';
 
 /**
  * The allowance from the three fetches and the successes recorded since (`successes`, times in ms).
- * The limit needs the subscription only when the ranch's max is 0 (SPEC.md §9), so a failed
+ * The limit needs the subscription only when the ranch's max is 0 (docs/product.md#upload-allowance), so a failed
  * subscription fetch leaves a ranch with its own max known.
  */
 export function allowanceFrom(inputs: AllowanceInputs, successes: readonly number[]): Allowance {

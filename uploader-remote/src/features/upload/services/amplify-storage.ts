@@ -35,7 +35,7 @@ export function uploadMetadata(target: UploadTarget): Record<string, string> {
   return metadata;
 }
 
-/** The object's path for a level (Amplify v6 `path`; SPEC.md's public level is v6's guest, under public/). */
+/** The object's path for a level (Amplify v6 `path`; the public level of docs/product.md#object-storage is v6's guest, under public/). */
 export function objectPath(level: StorageLevel, key: string, identityId: string | undefined): string {
   if (level === 'public') return `public/${key}`;
   if (!identityId) throw new Error('No identity id for a private upload');
@@ -43,7 +43,7 @@ export function objectPath(level: StorageLevel, key: string, identityId: string 
 }
 
 /**
- * One PUT per image with `uploadData` (SPEC.md §7 Object storage): content type image/jpg,
+ * One PUT per image with `uploadData` (docs/product.md#object-storage): content type image/jpg,
  * no-cache, the accelerated endpoint, the metadata of `uploadMetadata`. The ranchid tag is set bucket-side (sandbox/README.md). Not
  * resumable is v6's default. Abort cancels the transfer.
  */

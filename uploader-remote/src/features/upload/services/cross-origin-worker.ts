@@ -76,8 +76,11 @@ export function startCrossOriginWorker(scriptUrl: string | URL, options: WorkerO
  * the class Worker's type; the constructor returns the real Worker (a constructor may return an
  * object), so instances are genuine Workers, not wrappers.
  */
+/* eslint-disable @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type --
+   the merge is the point: it types the class as Worker, and the constructor does return one. */
 export interface CrossOriginWorker extends Worker {}
 export class CrossOriginWorker {
+/* eslint-enable @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type */
   constructor(scriptUrl: string | URL, options?: WorkerOptions) {
     return startCrossOriginWorker(scriptUrl, options, {
       Worker,

@@ -135,7 +135,7 @@ class ThumbnailQueue {
     while (!this.disposed && this.running.size < this.limit && this.waiting.length > 0 && this.canStart()) {
       const item = this.waiting.pop()!;
       this.running.add(item);
-      this.make(item.file)
+      void this.make(item.file)
         .catch(() => null)
         .then((thumbnail) => {
           if (!this.running.delete(item)) return; // disposed meanwhile

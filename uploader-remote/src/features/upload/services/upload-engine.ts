@@ -20,15 +20,15 @@ export interface Timers {
   clearTimeout(handle: unknown): void;
 }
 
-/** The side effects the engine needs, injected (AU "services"): fakes in tests, Amplify in the app. */
+/** The side effects the engine needs, injected (docs/style.md#where-logic-lives): fakes in tests, Amplify in the app. */
 export interface EngineDeps {
   /** Uploads one file; rejects with what the storage client threw. Must stop when `signal` aborts. */
   upload(job: UploadJob, context: { onProgress: (fraction: number) => void; signal: AbortSignal }): Promise<void>;
   /** Gets fresh temporary credentials after an expired-credentials error; gives up when `signal` aborts. */
   refreshCredentials(signal: AbortSignal): Promise<void>;
   /** Waits `ms`, or ends early when `signal` aborts. */
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
-  random(): number;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  random: () => number;
   timers: Timers;
   /**
    * Decides, before a job's first attempt, whether it is sent at all (the uploader: its first
@@ -127,7 +127,7 @@ type AbortWhy = 'stopped' | 'paused' | 'stalled';
 type Outcome = 'succeeded' | 'failed' | 'returned' | 'requeued' | { dropped: DropReason };
 
 /**
- * Runs a batch with a bounded pool (UP: a framework-free core under a thin hook). Events go to
+ * Runs a batch with a bounded pool (docs/style.md#where-logic-lives: a framework-free core under a thin hook). Events go to
  * `emit` in order; the caller batches them into state updates.
  */
 export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps: EngineDeps, emit: (event: EngineEvent) => void): RunningBatch {

@@ -9,9 +9,9 @@ import type { UploaderPreferences } from './uploader-preferences';
 
 /** The browser's idea of the network (navigator.onLine and its events). */
 export interface NetworkPort {
-  online(): boolean;
+  online: () => boolean;
   /** Calls back with `true` when the browser goes online, `false` when offline. */
-  subscribe(listener: (online: boolean) => void): () => void;
+  subscribe: (listener: (online: boolean) => void) => () => void;
 }
 
 /**
@@ -52,10 +52,12 @@ export class SessionEndedError extends Error {
 }
 
 /**
- * Every side effect of the uploader, injected (AU "services"): the app passes the real ones
+ * Every side effect of the uploader, injected (docs/style.md#where-logic-lives): the app passes the real ones
  * (`realUploaderServices`), tests pass fakes.
  */
 export interface UploaderServices {
+  // Functions are properties, not methods: the controller and engine pass them on unbound
+  // (`sleep: services.sleep`), so no implementation may depend on `this`.
   api: ProductApi;
   analytics: Analytics;
   journal: UploadJournal;
@@ -64,23 +66,23 @@ export interface UploaderServices {
   prefs: UploaderPreferences;
   /** Thumbnails of the rows on screen (made by the prober, kept for scrolling back). */
   thumbnails: ThumbnailSource;
-  upload(target: UploadTarget, job: UploadJob, context: { onProgress: (fraction: number) => void; signal: AbortSignal }): Promise<void>;
+  upload: (target: UploadTarget, job: UploadJob, context: { onProgress: (fraction: number) => void; signal: AbortSignal }) => Promise<void>;
   /** Fresh temporary credentials; rejects with `SessionEndedError` when the session is gone. */
-  refreshCredentials(signal: AbortSignal): Promise<void>;
+  refreshCredentials: (signal: AbortSignal) => Promise<void>;
   network: NetworkPort;
   locks: LockPort;
   tabs: TabChannel;
   session: SessionWatch;
   /** A random unique id (object keys are this plus the original extension). */
-  newId(): string;
-  now(): Date;
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
+  newId: () => string;
+  now: () => Date;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   timers: Timers;
-  random(): number;
+  random: () => number;
   /** Tells the sign-in page why the user is there (shared/src/navigation/paused-work.ts). */
-  setPausedWorkNotice(text: string | null): void;
-  /** Where failures that are only logged go (SPEC.md §8). */
-  logError(message: string, error: unknown): void;
+  setPausedWorkNotice: (text: string | null) => void;
+  /** Where failures that are only logged go (docs/product.md#uploader-messages). */
+  logError: (message: string, error: unknown) => void;
   retry: RetryPolicy;
   /** An upload with no progress for this long is aborted and retried (upload-engine.ts). */
   stallMs: number;

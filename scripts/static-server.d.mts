@@ -1,0 +1,9 @@
+// Types of static-server.mjs, for the TypeScript that starts it (the browser tests' servers).
+export function cacheControlFor(urlPath: string): string;
+export function startStaticServer(options: {
+  root: string;
+  port: number;
+  host?: string;
+  spa?: boolean;
+  configFile?: string;
+}): Promise<{ url: string; close: () => Promise<void> }>;
