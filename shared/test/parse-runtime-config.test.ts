@@ -96,6 +96,15 @@ describe('parseRuntimeConfig', () => {
     expect(problemsOf(raw)).toEqual(['"brand.supportEmail" is "nobody", which is not an email address.']);
   });
 
+  it('takes the policy pages from the brand: a path on the site or a URL, never another host by //', () => {
+    const raw = valid() as Record<string, unknown>;
+    raw.brand = { privacyPolicyUrl: 'https://ranch.example/privacy', termsUrl: '/legal/terms.html' };
+    const result = parseRuntimeConfig(raw);
+    expect(result.ok && result.config.brand).toEqual({ ...defaultBrand, privacyPolicyUrl: 'https://ranch.example/privacy', termsUrl: '/legal/terms.html' });
+    raw.brand = { termsUrl: '//evil.example/terms' };
+    expect(problemsOf(raw)).toEqual(['"brand.termsUrl" is "//evil.example/terms", which is not a path on the site (/…) or an http(s) URL.']);
+  });
+
   it('drops a trailing slash from the API base URL and defaults sign-up to hidden', () => {
     const raw = valid();
     raw.api!.baseUrl = 'https://api.trailsense.example/';

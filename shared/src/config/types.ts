@@ -20,6 +20,12 @@ export interface Brand {
   googlePlayUrl: string;
   /** Where the QR code on the Get App toolbar points (a page that sends phones to their store). */
   qrTargetUrl: string;
+  /**
+   * The site's policy pages, linked from the footer, the sign-up form and the deletion page: a
+   * path on the site's origin (a remote inside the shell links to the shell's page) or a URL.
+   */
+  privacyPolicyUrl: string;
+  termsUrl: string;
 }
 
 export interface AuthConfig {

@@ -91,6 +91,9 @@ const brandField = (key: keyof Brand, test?: (value: string) => boolean, expecte
   );
 
 const brandUrl = (key: keyof Brand) => brandField(key, isHttpUrl, 'an http(s) URL');
+/** A page of the site (`/privacypolicy.html`) or an http(s) URL; never `//host` (another site). */
+const brandPage = (key: keyof Brand) =>
+  brandField(key, (v) => (v.startsWith('/') && !v.startsWith('//')) || isHttpUrl(v), 'a path on the site (/…) or an http(s) URL');
 
 /** `/config.json`. Every field in the order problems are listed. */
 const runtimeConfigSchema = section({
@@ -101,6 +104,8 @@ const runtimeConfigSchema = section({
       appStoreUrl: brandUrl('appStoreUrl'),
       googlePlayUrl: brandUrl('googlePlayUrl'),
       qrTargetUrl: brandUrl('qrTargetUrl'),
+      privacyPolicyUrl: brandPage('privacyPolicyUrl'),
+      termsUrl: brandPage('termsUrl'),
     }),
     {},
   ),

@@ -8,10 +8,10 @@ export function Footer() {
       <nav aria-label="Legal">
         <ul>
           <li>
-            <a href="/privacypolicy.html">Privacy Policy</a>
+            <a href={brand.privacyPolicyUrl}>Privacy Policy</a>
           </li>
           <li>
-            <a href="/termsandconditions.html">Terms &amp; Conditions</a>
+            <a href={brand.termsUrl}>Terms &amp; Conditions</a>
           </li>
         </ul>
       </nav>

@@ -4,7 +4,7 @@ import './pages.css';
 
 /** `/contact`: the support email, a pointer to the FAQ, and the app-store links. */
 export function ContactPage() {
-  const { productName, supportEmail, appStoreUrl, googlePlayUrl } = useBrand();
+  const { productName, supportEmail, appStoreUrl, googlePlayUrl, privacyPolicyUrl } = useBrand();
 
   return (
     <div className="page contact-page">
@@ -66,7 +66,7 @@ export function ContactPage() {
         <h2 id="contact-delete">Deleting your account</h2>
         <p>
           You can delete your account yourself on the <Link to="/delete">Delete Account page</Link>. Our{' '}
-          <a href="/privacypolicy.html">Privacy Policy</a> explains what is removed.
+          <a href={privacyPolicyUrl}>Privacy Policy</a> explains what is removed.
         </p>
       </section>
     </div>
