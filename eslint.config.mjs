@@ -134,30 +134,18 @@ export default tseslint.config(
       }],
     },
   },
-  {
-    files: ['auth-remote/**/*.{ts,tsx}'],
+  ...['auth-remote', 'uploader-remote'].map((remote, _, remotes) => ({
+    files: [`${remote}/**/*.{ts,tsx}`],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          ...refuse(['shell', 'uploader-remote'], 'A remote depends on the shared package only, never on the shell or the other remote: each is released alone.'),
+          ...refuse(['shell', ...remotes.filter((other) => other !== remote)], 'A remote depends on the shared package only, never on the shell or the other remote: each is released alone.'),
           ...refuse(['sandbox'], 'The sandbox is a local backend; apps talk to it over the network only.'),
           climbing('Reach another workspace through its package (@trailsense/…), not a relative path.'),
         ],
       }],
     },
-  },
-  {
-    files: ['uploader-remote/**/*.{ts,tsx}'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          ...refuse(['shell', 'auth-remote'], 'A remote depends on the shared package only, never on the shell or the other remote: each is released alone.'),
-          ...refuse(['sandbox'], 'The sandbox is a local backend; apps talk to it over the network only.'),
-          climbing('Reach another workspace through its package (@trailsense/…), not a relative path.'),
-        ],
-      }],
-    },
-  },
+  })),
   {
     files: ['sandbox/**/*.ts'],
     languageOptions: { globals: { ...globals.node } },
