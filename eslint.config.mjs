@@ -13,7 +13,7 @@ import jsxA11y from 'eslint-plugin-jsx-a11y';
 import { importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 
-const PACKAGES = ['shared', 'shell', 'auth-remote', 'uploader-remote', 'sandbox', 'webpack'];
+const PACKAGES = ['shared', 'shell', 'auth-remote', 'uploader-remote', 'sandbox', 'infra', 'webpack'];
 
 /**
  * A `no-restricted-imports` pattern refusing imports of the named workspaces, whether by package
@@ -118,7 +118,7 @@ export default tseslint.config(
     files: ['shared/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: refuse(['shell', 'auth-remote', 'uploader-remote', 'sandbox'], 'shared is used by every app and imports none of them.'),
+        patterns: refuse(['shell', 'auth-remote', 'uploader-remote', 'sandbox', 'infra'], 'shared is used by every app and imports none of them.'),
       }],
     },
   },
@@ -153,7 +153,21 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           ...refuse(['shell', 'auth-remote', 'uploader-remote'], 'The sandbox emulates the backend; it knows the apps only through the shared package.'),
-          climbing('Reach another workspace through its package (@trailsense/shared/…), not a relative path.'),
+          climbing('Reach another workspace through its package (@trailsense/shared/…, @trailsense/infra/…), not a relative path.'),
+        ],
+      }],
+    },
+  },
+  // The production definition: it reads the apps' builds as files, never their sources.
+  {
+    files: ['infra/**/*.ts'],
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          ...refuse(['shell', 'auth-remote', 'uploader-remote'], 'The infrastructure deploys the apps\' builds; it imports only the shared package.'),
+          ...refuse(['sandbox'], 'Production code never depends on the local sandbox (the sandbox runs production code, not the reverse).'),
+          climbing('Reach another workspace through its package (@trailsense/…), not a relative path.'),
         ],
       }],
     },

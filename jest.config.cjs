@@ -1,5 +1,5 @@
 // One jest run for every workspace: the web apps and the shared package in jsdom, the sandbox
-// in Node (its own config). `isolatedModules` makes ts-jest about twice as fast (docs/architecture.md#unit-tests).
+// and the infrastructure in Node (their own configs). `isolatedModules` makes ts-jest about twice as fast (docs/architecture.md#unit-tests).
 const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }];
 
 const web = (name) => ({
@@ -35,5 +35,5 @@ const scripts = {
 };
 
 module.exports = {
-  projects: [web('shared'), web('shell'), web('auth-remote'), web('uploader-remote'), scripts, '<rootDir>/sandbox/jest.config.cjs'],
+  projects: [web('shared'), web('shell'), web('auth-remote'), web('uploader-remote'), scripts, '<rootDir>/infra/jest.config.cjs', '<rootDir>/sandbox/jest.config.cjs'],
 };

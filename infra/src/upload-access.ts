@@ -1,0 +1,49 @@
+/**
+ * Who may write what in the upload bucket, as data: the one definition the production stack turns
+ * into the identity pool's authenticated-role policy (src/stacks/) and the sandbox evaluates on
+ * every S3 request made with identity-pool credentials (sandbox/src/s3-access.ts), so a browser
+ * test that uploads goes through the very rules AWS would apply (docs/architecture.md#trust-on-the-server).
+ *
+ * The threat: the browser holds temporary AWS credentials and can send any metadata it likes
+ * (IAM cannot constrain `x-amz-meta-*` values). So the ranch an upload counts against is bound by
+ * the object's KEY, which IAM does constrain: the key must start with the caller's ranch, taken
+ * from the `ranchid` principal tag that the identity pool copies from the id token's
+ * `custom:ranchid` claim — an attribute only the back end can write (the web client may write only
+ * name, phone_number and email). The object-created function reads the ranch from the key, never
+ * from the metadata alone.
+ *
+ * Key layout: shared/src/uploads/object-key.ts (the uploader writes by it, the function reads by it).
+ */
+
+/** The principal tag that carries the caller's ranch, and the id-token claim it is copied from. */
+export const RANCH_PRINCIPAL_TAG = 'ranchid';
+export const RANCH_CLAIM = 'custom:ranchid';
+/** Identity pool principal-tag map for the user-pool provider (CfnIdentityPoolPrincipalTag.principalTags). */
+export const PRINCIPAL_TAGS: Readonly<Record<string, string>> = { [RANCH_PRINCIPAL_TAG]: RANCH_CLAIM };
+
+/** The IAM policy variables the key patterns use. */
+export const RANCH_VARIABLE = `\${aws:PrincipalTag/${RANCH_PRINCIPAL_TAG}}`;
+export const IDENTITY_VARIABLE = '${cognito-identity.amazonaws.com:sub}';
+
+/**
+ * The object-key patterns (relative to the bucket) the authenticated role may write, with IAM
+ * policy variables. A caller without a `ranchid` tag matches neither: IAM treats a statement whose
+ * variable cannot be resolved as not matching, so a user without a ranch can write nothing.
+ */
+export const WRITABLE_KEY_PATTERNS: readonly string[] = [
+  `public/${RANCH_VARIABLE}/*`,
+  `private/${IDENTITY_VARIABLE}/${RANCH_VARIABLE}/*`,
+];
+
+/**
+ * What the authenticated role may do on those keys: put (which also covers CreateMultipartUpload,
+ * UploadPart and CompleteMultipartUpload), abort its multipart upload, and list the parts of one
+ * (Amplify resumes a multipart upload by ListParts). Never get, list the bucket, or delete.
+ */
+export const UPLOAD_ACTIONS: readonly string[] = ['s3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'];
+
+/** The tag the object-created function sets on every counted object. */
+export const RANCH_OBJECT_TAG = 'ranchid';
+
+export { parseUploadKey, uploadKey } from '@trailsense/shared/object-key';
+export type { UploadKey } from '@trailsense/shared/object-key';
