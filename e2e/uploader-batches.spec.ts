@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/test';
 import { decodeMetadataValue } from '../uploader-remote/src/features/upload/model/metadata-encoding';
 import { accounts, signOutEverywhereFromElsewhere, startSignedIn } from './support/session';
 import { bucketObjects, heldPuts, newObjects, setApiFault, setPutFault, setPutStall, tempDir, writeJpegs } from './support/uploads';
@@ -91,7 +91,7 @@ test('a reload mid-batch: Resume and the same card finish it, with the same keys
   const stored = newObjects(before);
   expect(stored).toHaveLength(8);
   // The two cut off went up under the keys they had before the reload.
-  expect(stored.map((o) => o.key)).toEqual(expect.arrayContaining(interrupted.map((e) => `public/${e.key}`)));
+  expect(stored.map((o) => o.key)).toEqual(expect.arrayContaining(interrupted.map((e) => `public/cedar-creek/${e.key}`)));
   await expect.poll(() => usedThisMonth(page)).toBe(usedBefore + 8);
   await expect(page.getByText(/pick the same card to finish/)).toHaveCount(0);
 });

@@ -4,8 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { axeScan } from './support/axe';
+import { expect, test, type Page } from './support/test';
 import { SEED_RANCHES } from '../sandbox/src/seed';
 import { accounts, startSignedIn } from './support/session';
 import { analyticsEvents, bucketObjects, identityIdOf, injectedFaults, newObjects, setPutFault, tempDir, writeJpegs } from './support/uploads';
@@ -97,7 +97,7 @@ test('a subscriber uploads 25 JPEGs with a camera; bad files are skipped with on
   const stored = newObjects(objectsBefore);
   expect(stored).toHaveLength(25);
   for (const object of stored) {
-    expect(object.key).toMatch(/^public\/[0-9a-f-]{36}\.jpg$/);
+    expect(object.key).toMatch(/^public\/cedar-creek\/[0-9a-f-]{36}\.jpg$/);
     expect(object.metadata).toMatchObject({
       'content-type': 'image/jpg',
       'cache-control': 'no-cache',
@@ -113,7 +113,7 @@ test('a subscriber uploads 25 JPEGs with a camera; bad files are skipped with on
   const events = (await analyticsEvents('cedar-creek')).slice(eventsBefore);
   expect(events).toHaveLength(25);
   expect(events.every((e) => e.name === 'imageUpload' && e.ranchid === 'cedar-creek')).toBe(true);
-  expect(new Set(events.map((e) => `public/${e.key}`))).toEqual(new Set(stored.map((o) => o.key)));
+  expect(new Set(events.map((e) => `public/cedar-creek/${e.key}`))).toEqual(new Set(stored.map((o) => o.key)));
   expect(events.map((e) => e.uploadCount).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
 });
 
@@ -130,7 +130,7 @@ test('training images go to the private level under private/{identityId}/, witho
   const stored = newObjects(before);
   expect(stored).toHaveLength(3);
   for (const object of stored) {
-    expect(object.key.startsWith(`private/${identityId}/`)).toBe(true);
+    expect(object.key.startsWith(`private/${identityId}/cedar-creek/`)).toBe(true);
     expect(object.metadata).toMatchObject({ 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-camera_name': '' });
   }
 });
@@ -225,7 +225,7 @@ test('/uploader has no serious or critical axe violations, with files listed and
   await page.getByRole('button', { name: 'About the camera choice' }).focus();
   await expect(page.getByRole('tooltip')).toBeVisible();
   const check = async () => {
-    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+    const results = await axeScan(page).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
     const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
   };

@@ -1,6 +1,7 @@
 /**
  * The sandbox's own database (better-sqlite3): the product API's ranches, cameras, subscriptions and
- * upload counts, the analytics events, and the user pool's global sign-out times. Created and
+ * upload counts, the object-created function's ledger (counted uploads and refusals), the analytics
+ * events, and the user pool's global sign-out times. Created and
  * migrated on open; `PRAGMA user_version` records the schema version.
  */
 import Database from 'better-sqlite3';
@@ -18,6 +19,10 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX uploads_by_ranch_month ON uploads (ranch_id, yearmo);
    CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, ranchid TEXT NOT NULL, key TEXT, upload_count INTEGER, failure_count INTEGER, received_at TEXT NOT NULL);
    CREATE TABLE sign_outs (sub TEXT PRIMARY KEY, at_seconds INTEGER NOT NULL);`,
+  // Objects the object-created function removed, and why (infra/src/object-created/handler.ts).
+  // and the identity pool's credential sessions, which S3 requests are checked against (src/sessions.ts).
+  `CREATE TABLE refusals (id INTEGER PRIMARY KEY AUTOINCREMENT, bucket TEXT NOT NULL, key TEXT NOT NULL, ranch_id TEXT, claimed_ranch_id TEXT, yearmo TEXT NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL);
+   CREATE TABLE sessions (token TEXT PRIMARY KEY, identity_id TEXT NOT NULL, tags TEXT NOT NULL, expires_at_seconds INTEGER NOT NULL);`,
 ];
 
 export interface Ranch {
@@ -53,6 +58,25 @@ interface EventRow {
   received_at: string;
 }
 
+/** An object the object-created function removed (infra/src/object-created/handler.ts's Refusal). */
+export interface StoredRefusal {
+  bucket: string;
+  key: string;
+  ranchId: string | null;
+  claimedRanchId?: string;
+  yearmo: string;
+  reason: string;
+  at: string;
+}
+
+/** Temporary credentials the identity pool issued: who they are for, with which principal tags, until when. */
+export interface StoredSession {
+  token: string;
+  identityId: string;
+  tags: Record<string, string>;
+  expiresAtSeconds: number;
+}
+
 export type SandboxDb = ReturnType<typeof openDb>;
 
 export function openDb(file: string) {
@@ -75,10 +99,16 @@ export function openDb(file: string) {
     entitlements: db.prepare<[string], { level: string; expires_date: string }>('SELECT level, expires_date FROM subscriptions WHERE email = ? ORDER BY level'),
     baseline: db.prepare<[string, string], { count: number }>('SELECT count FROM upload_baselines WHERE ranch_id = ? AND yearmo = ?'),
     uploads: db.prepare<[string, string], { n: number }>('SELECT COUNT(*) AS n FROM uploads WHERE ranch_id = ? AND yearmo = ?'),
-    recordUpload: db.prepare(
-      'INSERT INTO uploads (bucket, key, ranch_id, yearmo, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (bucket, key) DO UPDATE SET ranch_id = excluded.ranch_id',
-    ),
     removeUpload: db.prepare('DELETE FROM uploads WHERE bucket = ? AND key = ?'),
+    hasUpload: db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM uploads WHERE bucket = ? AND key = ?'),
+    insertUpload: db.prepare('INSERT INTO uploads (bucket, key, ranch_id, yearmo, created_at) VALUES (?, ?, ?, ?, ?)'),
+    insertRefusal: db.prepare('INSERT INTO refusals (bucket, key, ranch_id, claimed_ranch_id, yearmo, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    addSession: db.prepare('INSERT INTO sessions (token, identity_id, tags, expires_at_seconds) VALUES (?, ?, ?, ?)'),
+    session: db.prepare<[string], { identity_id: string; tags: string; expires_at_seconds: number }>('SELECT * FROM sessions WHERE token = ?'),
+    pruneSessions: db.prepare('DELETE FROM sessions WHERE expires_at_seconds < ?'),
+    refusals: db.prepare<[], { bucket: string; key: string; ranch_id: string | null; claimed_ranch_id: string | null; yearmo: string; reason: string; at: string }>(
+      'SELECT * FROM refusals ORDER BY id',
+    ),
     insertEvent: db.prepare('INSERT INTO events (name, ranchid, key, upload_count, failure_count, received_at) VALUES (?, ?, ?, ?, ?, ?)'),
     events: db.prepare<[], EventRow>('SELECT * FROM events ORDER BY id'),
     eventsByRanch: db.prepare<[string], EventRow>('SELECT * FROM events WHERE ranchid = ? ORDER BY id'),
@@ -108,9 +138,42 @@ export function openDb(file: string) {
       const stored = stmt.uploads.get(ranchId, yearmo)?.n ?? 0;
       return baseline === undefined && stored === 0 ? undefined : (baseline?.count ?? 0) + stored;
     },
-    recordUpload: (u: { bucket: string; key: string; ranchId: string; yearmo: string; createdAt: string }) =>
-      void stmt.recordUpload.run(u.bucket, u.key, u.ranchId, u.yearmo, u.createdAt),
     removeUpload: (bucket: string, key: string) => void stmt.removeUpload.run(bucket, key),
+    /**
+     * The object-created function's ledger (its LedgerPort.count): in one transaction, `duplicate`
+     * if the object is counted already, `over-limit` if the month's count as upload-metrics
+     * reports it (baseline + stored uploads) has reached `ceiling`, else the upload is recorded.
+     */
+    countUpload: db.transaction(
+      (u: { bucket: string; key: string; ranchId: string; yearmo: string; createdAt: string }, ceiling: number): 'counted' | 'duplicate' | 'over-limit' => {
+        if (stmt.hasUpload.get(u.bucket, u.key)) return 'duplicate';
+        const baseline = stmt.baseline.get(u.ranchId, u.yearmo)?.count ?? 0;
+        const stored = stmt.uploads.get(u.ranchId, u.yearmo)?.n ?? 0;
+        if (baseline + stored >= ceiling) return 'over-limit';
+        stmt.insertUpload.run(u.bucket, u.key, u.ranchId, u.yearmo, u.createdAt);
+        return 'counted';
+      },
+    ),
+    /** Records an identity-pool session; sessions expired a day before `nowSeconds` are dropped. */
+    addSession(session: StoredSession, nowSeconds: number): void {
+      stmt.pruneSessions.run(nowSeconds - 86_400);
+      stmt.addSession.run(session.token, session.identityId, JSON.stringify(session.tags), session.expiresAtSeconds);
+    },
+    session(token: string): StoredSession | undefined {
+      const row = stmt.session.get(token);
+      return row && { token, identityId: row.identity_id, tags: JSON.parse(row.tags) as Record<string, string>, expiresAtSeconds: row.expires_at_seconds };
+    },
+    recordRefusal: (r: StoredRefusal) => void stmt.insertRefusal.run(r.bucket, r.key, r.ranchId, r.claimedRanchId ?? null, r.yearmo, r.reason, r.at),
+    refusals: (): StoredRefusal[] =>
+      stmt.refusals.all().map((r) => ({
+        bucket: r.bucket,
+        key: r.key,
+        ranchId: r.ranch_id,
+        ...(r.claimed_ranch_id === null ? {} : { claimedRanchId: r.claimed_ranch_id }),
+        yearmo: r.yearmo,
+        reason: r.reason,
+        at: r.at,
+      })),
     addEvent(event: AnalyticsEvent, receivedAt: string): number {
       const info =
         event.name === 'imageUpload'

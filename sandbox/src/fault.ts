@@ -46,6 +46,8 @@ const S3_MESSAGES: Record<string, string> = {
   BadRequest: 'Bad Request',
   // A signed request whose temporary credentials (the identity pool's, 1 h) have run out.
   ExpiredToken: 'The provided token has expired.',
+  // A session token S3 does not know (sandbox/src/s3-access.ts).
+  InvalidToken: 'The provided token is malformed or otherwise invalid.',
   RequestTimeout: 'Your socket connection to the server was not read from or written to within the timeout period.',
   SignatureDoesNotMatch: 'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
 };

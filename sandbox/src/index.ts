@@ -23,7 +23,7 @@ import { createApi } from './api';
 import { contractPorts, issuerFor, readLocalContract, REPO_ROOT, runtimeConfigFor, S3_PORT } from './config';
 import type { SandboxPorts } from './config';
 import { openDb } from './db';
-import type { StoredEvent } from './db';
+import type { StoredEvent, StoredRefusal } from './db';
 import { formatApiFault, NO_FAULT, parseApiFault, parsePutFault } from './fault';
 import type { ApiFault, PutFault } from './fault';
 import { startCognitoLocal, writePoolFiles } from './gateway/cognito-local';
@@ -38,9 +38,10 @@ import type { Listener } from './listen';
 import { startS3 } from './s3';
 import type { S3Piece } from './s3';
 import { seedDatabase, SEED_USERS } from './seed';
+import { createSessionRegistry } from './sessions';
 import { parseStallCount } from './stall';
 
-export type { RuntimeConfig, SandboxPorts, PutFault, ApiFault, DeliveredCode, StoredEvent, LinkSpec };
+export type { RuntimeConfig, SandboxPorts, PutFault, ApiFault, DeliveredCode, StoredEvent, StoredRefusal, LinkSpec };
 export { parseLink, formatLink } from './link';
 export { PortInUseError } from './listen';
 export { SEED_USERS, SEED_RANCHES, yearMonth } from './seed';
@@ -83,6 +84,8 @@ export interface Sandbox {
   lastCode(email: string): string | undefined;
   /** Analytics events received, optionally for one ranch. */
   analyticsEvents(ranchid?: string): StoredEvent[];
+  /** Objects the object-created function removed, and why, oldest first. */
+  refusals(): StoredRefusal[];
   /** Changes the S3 PUT fault switch at run time ("0.3:503", "1:403", "1:400:ExpiredToken", "0" to switch off). */
   setPutFault(fault: PutFault | string): void;
   /** How many PUTs the fault switch has failed. */
@@ -160,6 +163,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const now = new Date();
   const db = openDb(path.join(dataDir, 'sandbox.db'));
   seedDatabase(db, now);
+  // Identity-pool sessions: issued by the gateway, checked by the S3 piece (src/s3-access.ts).
+  const sessions = createSessionRegistry(db);
   const ids = { userPoolId: contract.auth.userPoolId, clientId: contract.auth.userPoolClientId };
   writePoolFiles(path.join(dataDir, 'cognito'), ids, SEED_USERS, now);
 
@@ -211,7 +216,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     listeners.set('cognito', await listenLoopback('Cognito gateway', wanted.gateway, delegate('cognito')));
     listeners.set('api', await listenLoopback('product API', wanted.api, delegate('api')));
     listeners.set('analytics', await listenLoopback('analytics sink', wanted.analytics, delegate('analytics')));
-    s3 = await startS3({ dataDir, bucket: contract.storage.bucket, port: S3_PORT, db, fault, log, link });
+    s3 = await startS3({ dataDir, bucket: contract.storage.bucket, port: S3_PORT, db, fault, log, link, sessions });
     if (link) log(`[s3] link emulator on: ${formatLink(link)}, shared by every connection to :${S3_PORT}`);
 
     ports = { gateway: listeners.get('cognito')!.port, api: listeners.get('api')!.port, analytics: listeners.get('analytics')!.port };
@@ -225,7 +230,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       cognito.codes.push(c);
       onCode(c);
     } });
-    const identityPool = createIdentityPool({ identityPoolId: contract.auth.identityPoolId, clientId: ids.clientId, issuer, keys: localKeys });
+    const identityPool = createIdentityPool({ identityPoolId: contract.auth.identityPoolId, clientId: ids.clientId, issuer, keys: localKeys, sessions });
     handlers.set('cognito', createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk, userPool, identityPool, log }));
     // The API trusts only what the pool publishes, like an API Gateway authorizer.
     const remoteKeys = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
@@ -279,6 +284,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     codes: (email) => cognito.codes.filter((c) => c.destination.toLowerCase() === email.toLowerCase()),
     lastCode: (email) => cognito.codes.filter((c) => c.destination.toLowerCase() === email.toLowerCase()).at(-1)?.code,
     analyticsEvents: (ranchid) => db.events(ranchid),
+    refusals: () => db.refusals(),
     setPutFault: (next) => {
       fault = toFault(next);
       s3Piece.setPutFault(fault);

@@ -2,8 +2,11 @@
  * Object storage: s3rver on http://localhost:20005 (the fixed address Amplify's
  * `dangerouslyConnectToHttpEndpointForTesting` sends to), one bucket with CORS for the site, objects
  * on disk under the data directory, and in front of s3rver's own routes:
- * - the object-created hook (production: an S3 ObjectCreated function) that copies
- *   `x-amz-meta-ranchid` into the object's `ranchid` tag and counts the upload for upload-metrics;
+ * - IAM's decision for requests made with identity-pool credentials (s3-access.ts): an unknown
+ *   session token, an expired one, or an action the authenticated role may not take is refused as
+ *   S3 refuses it; requests without a session token (the operator: seed, tests) pass;
+ * - the object-created function itself (infra/src/object-created/handler.ts) on s3rver's
+ *   ObjectCreated events, with sandbox adapters: s3rver's store, the SQLite ledger, the ranches;
  * - the PUT switches: stall (hold the next N PUTs unanswered) and fault (fail a share of them);
  * - S3's US-ASCII rule for user metadata (`x-amz-meta-*`).
  * With a link (`link.ts`), s3rver listens on an internal loopback port instead and the link
@@ -14,6 +17,9 @@ import path from 'node:path';
 import S3rver from 's3rver';
 import type { KoaContext, KoaMiddleware } from 's3rver';
 import { TaggingConfiguration } from 's3rver/lib/models/config';
+import { encodeEventKey, handleObjectCreated } from '@trailsense/infra/object-created';
+import type { ObjectCreatedDeps } from '@trailsense/infra/object-created';
+import { RANCH_OBJECT_TAG } from '@trailsense/infra/upload-access';
 import type { SandboxDb } from './db';
 import { faultXml, NO_FAULT, s3ErrorXml, shouldFail } from './fault';
 import type { PutFault } from './fault';
@@ -23,7 +29,8 @@ import { startLinkProxy } from './link-proxy';
 import type { LinkProxy } from './link-proxy';
 import { listenLoopback } from './listen';
 import type { Listener } from './listen';
-import { yearMonth } from './seed';
+import { actionOf, isAllowed, securityTokenOf } from './s3-access';
+import type { SessionRegistry } from './sessions';
 import { createPutStall, HOLD_LIMIT_MS, holdUntilClosed } from './stall';
 import type { PutStallState } from './stall';
 
@@ -76,6 +83,30 @@ export function nonAsciiMetadata(headers: IncomingHttpHeaders): string | undefin
 }
 
 /**
+ * Why S3 would refuse a request made with identity-pool credentials (undefined: it would not).
+ * A request without a session token is the sandbox operator's (seed, tests, the deploy command)
+ * and passes: SigV4 is verified nowhere, so the sandbox cannot tell its access key apart.
+ */
+export function accessRefusal(
+  ctx: Pick<KoaContext, 'method' | 'path' | 'query' | 'headers'>,
+  sessions: SessionRegistry,
+  bucket: string,
+  nowMs: number,
+): { status: number; code: string; why: string } | undefined {
+  const request = { method: ctx.method, path: ctx.path, query: ctx.query, headers: ctx.headers };
+  const token = securityTokenOf(request);
+  if (token === undefined) return undefined;
+  const session = sessions.find(token, Math.floor(nowMs / 1000));
+  // S3 answers 400 to both: its error table gives InvalidToken and ExpiredToken 400 Bad Request.
+  if (session.kind === 'unknown') return { status: 400, code: 'InvalidToken', why: 'no identity-pool session has that token' };
+  if (session.kind === 'expired') return { status: 400, code: 'ExpiredToken', why: 'the session has expired' };
+  const access = actionOf(request);
+  if (isAllowed(access, session.principal, bucket)) return undefined;
+  const tags = Object.entries(session.principal.tags).map(([k, v]) => `${k}=${v}`).join(',') || 'none';
+  return { status: 403, code: 'AccessDenied', why: `${access.action} on ${access.bucket ?? '*'}/${access.key ?? ''} is not allowed for ${session.principal.identityId} (tags: ${tags})` };
+}
+
+/**
  * Answers an S3 error the browser can read: the body is drained first (answering mid-upload makes
  * some clients see a reset, not the status), and a site origin gets the CORS headers s3rver's own
  * CORS step (which this answer skips) would have added.
@@ -121,7 +152,12 @@ export async function startS3(opts: {
   log: (line: string) => void;
   /** Put s3rver behind an emulated shared uplink (default: none, s3rver on `port` itself). */
   link?: LinkSpec | null;
+  /** The identity pool's sessions; without it every request passes as the operator's. */
+  sessions?: SessionRegistry;
+  /** Milliseconds since the epoch (default Date.now): credential expiry, the object-created month. */
+  now?: () => number;
 }): Promise<S3Piece> {
+  const now = opts.now ?? (() => Date.now());
   const s3rver = new S3rver({
     directory: path.join(opts.dataDir, 's3'),
     silent: true,
@@ -134,27 +170,57 @@ export async function startS3(opts: {
   const stall = createPutStall();
   const pending = new Set<Promise<void>>();
 
-  async function onObjectCreated(bucket: string, key: string): Promise<void> {
-    const metadata = await s3rver.store.getMetadata(bucket, key);
-    const ranchId = metadata['x-amz-meta-ranchid'];
-    if (!ranchId) return;
-    await s3rver.store.putSubresource(bucket, key, TaggingConfiguration.validate(taggingXml({ ranchid: ranchId })));
-    const now = new Date();
-    opts.db.recordUpload({ bucket, key, ranchId, yearmo: yearMonth(now), createdAt: now.toISOString() });
-  }
+  // The object-created function's ports on this sandbox (production: infra/src/object-created/aws.ts).
+  const objectCreatedDeps: ObjectCreatedDeps = {
+    objects: {
+      async headMetadata(bucket, key) {
+        let stored: Record<string, unknown>;
+        try {
+          stored = await s3rver.store.getMetadata(bucket, key);
+        } catch (err) {
+          if ((err as { code?: string }).code === 'ENOENT') return null;
+          throw err;
+        }
+        const user: Record<string, string> = {};
+        for (const [name, value] of Object.entries(stored)) {
+          if (name.startsWith('x-amz-meta-') && typeof value === 'string') user[name.slice('x-amz-meta-'.length)] = value;
+        }
+        return user;
+      },
+      async putRanchTag(bucket, key, ranchId) {
+        await s3rver.store.putSubresource(bucket, key, TaggingConfiguration.validate(taggingXml({ [RANCH_OBJECT_TAG]: ranchId })));
+      },
+      async remove(bucket, key) {
+        await s3rver.store.deleteSubresource(bucket, key, 'tagging');
+        await s3rver.store.deleteObject(bucket, key);
+        opts.db.removeUpload(bucket, key);
+      },
+    },
+    ledger: {
+      // SQLite answers synchronously; one transaction makes the count atomic (db.ts countUpload).
+      count: (entry, ceiling) =>
+        Promise.resolve(opts.db.countUpload({ bucket: entry.bucket, key: entry.key, ranchId: entry.ranchId, yearmo: entry.yearmo, createdAt: entry.at }, ceiling)),
+      recordRefusal: (refusal) => Promise.resolve(opts.db.recordRefusal(refusal)),
+    },
+    ranches: { maxMonthlyUploads: (ranchId) => Promise.resolve(opts.db.ranch(ranchId)?.maxMonthlyUploads ?? null) },
+    clock: { now: () => new Date(now()) },
+    log: (line) => opts.log(`[s3] object-created ${JSON.stringify(line)}`),
+  };
 
   s3rver.on('event', (event) => {
+    // As S3 delivers it: the key URL-encoded.
+    const records = event.Records.map((record) => ({
+      eventName: record.eventName,
+      s3: { bucket: { name: record.s3.bucket.name }, object: { key: encodeEventKey(record.s3.object.key) } },
+    }));
     for (const record of event.Records) {
-      const { name: bucket } = record.s3.bucket;
-      const { key } = record.s3.object;
-      if (record.eventName.startsWith('ObjectCreated:')) {
-        const work = onObjectCreated(bucket, key).catch((err: unknown) => opts.log(`[s3] object-created hook failed for ${key}: ${String(err)}`));
-        pending.add(work);
-        void work.finally(() => pending.delete(work));
-      } else if (record.eventName.startsWith('ObjectRemoved:')) {
-        opts.db.removeUpload(bucket, key);
-      }
+      if (record.eventName.startsWith('ObjectRemoved:')) opts.db.removeUpload(record.s3.bucket.name, record.s3.object.key);
     }
+    const work = handleObjectCreated({ Records: records }, objectCreatedDeps).catch((err: unknown) =>
+      opts.log(`[s3] object-created function failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
+    pending.add(work);
+    void work.finally(() => pending.delete(work));
   });
   s3rver.on('error', (err) => {
     if ((err.status ?? 500) >= 500) opts.log(`[s3] ${err.stack ?? err.message}`);
@@ -171,6 +237,14 @@ export async function startS3(opts: {
       ctx.req.socket.destroy();
       opts.log(`[s3] stall switch: ${ctx.method} ${ctx.path} ended (${end === 'limit' ? `held for the limit, ${HOLD_LIMIT_MS / 60_000} minutes` : 'the connection closed'})`);
       return;
+    }
+    if (ctx.method !== 'OPTIONS' && opts.sessions) {
+      const refusal = accessRefusal(ctx, opts.sessions, opts.bucket, now());
+      if (refusal) {
+        await answerS3Error(ctx, refusal.status, s3ErrorXml(refusal.code));
+        opts.log(`[s3] ${ctx.method} ${ctx.path} -> ${refusal.status} ${refusal.code}: ${refusal.why}`);
+        return;
+      }
     }
     if (objectPut || isCreateMultipartUpload(ctx)) {
       const header = nonAsciiMetadata(ctx.req.headers);

@@ -21,9 +21,9 @@ const controlUrl = (name: string) => `http://127.0.0.1:${sandbox.ports.analytics
 const put = (body: string, headers: Record<string, string> = {}) => fetch(control, { method: 'PUT', body, headers });
 const putTo = (name: string, body: string, headers: Record<string, string> = {}) => fetch(controlUrl(name), { method: 'PUT', body, headers });
 const getJson = async (url: string) => (await (await fetch(url)).json()) as Record<string, unknown>;
-const objectUrl = (name: string) => `http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/public/${name}`;
+const objectUrl = (name: string) => `http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/public/cedar-creek/${name}`;
 const rawS3Put = () =>
-  fetch(`http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/public/control-test.jpg`, { method: 'PUT', body: 'x' });
+  fetch(`http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/public/cedar-creek/control-test.jpg`, { method: 'PUT', body: 'x' });
 
 /** Waits for a log line (the S3 front logs what it does with a held request). */
 async function logged(pattern: RegExp, timeoutMs = 5000): Promise<string> {
@@ -96,7 +96,7 @@ describe('PUT /_sandbox/s3-put-stall', () => {
     expect(await getJson(controlUrl('s3-put-stall'))).toEqual({ held: heldBefore + 2, pending: 0 });
 
     // The client gave up and closed: the held request is ended on the sandbox's side too.
-    await logged(/stall switch: PUT \/[^ ]+\/public\/held-small\.jpg ended \(the connection closed\)/);
+    await logged(/stall switch: PUT \/[^ ]+\/public\/cedar-creek\/held-small\.jpg ended \(the connection closed\)/);
 
     const next = await rawRequest(objectUrl('after-stall.jpg'), { method: 'PUT', body: 'y', timeoutMs: 10_000 });
     expect(next).toMatchObject({ status: 200 });
@@ -106,7 +106,7 @@ describe('PUT /_sandbox/s3-put-stall', () => {
   it('holds only that PUT: others (and the CORS preflight) are answered while it waits', async () => {
     sandbox.stallPuts(1);
     const held = rawRequest(objectUrl('held-long.jpg'), { method: 'PUT', body: 'x', timeoutMs: 3000 });
-    await logged(/stall switch: holding PUT \/[^ ]+\/public\/held-long\.jpg/);
+    await logged(/stall switch: holding PUT \/[^ ]+\/public\/cedar-creek\/held-long\.jpg/);
     sandbox.stallPuts(1);
     const preflight = await rawRequest(objectUrl('preflight.jpg'), {
       method: 'OPTIONS',

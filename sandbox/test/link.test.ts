@@ -38,7 +38,7 @@ function request(method: string, key: string, body?: Buffer, agent: http.Agent |
   return new Promise((resolve, reject) => {
     const start = performance.now();
     const req = http.request(
-      { host: '127.0.0.1', port: sandbox.ports.s3, method, path: `/${bucket}/${key}`, agent, headers: body ? { 'Content-Length': body.length, 'Content-Type': 'image/jpeg' } : {} },
+      { host: '127.0.0.1', port: sandbox.ports.s3, method, path: `/${bucket}/${key}`, agent, headers: body ? { 'Content-Length': body.length, 'Content-Type': 'image/jpeg', 'x-amz-meta-ranchid': 'cedar-creek' } : {} },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - start, reused: req.reusedSocket }));
@@ -83,9 +83,9 @@ it('reports the link it emulates', () => {
 
 it('shares one link: two parallel uploads each take about twice as long as one alone', async () => {
   const sentBefore = sandbox.linkBytesSent();
-  const alone = await request('PUT', 'link/alone.jpg', randomBytes(BYTES));
+  const alone = await request('PUT', 'public/cedar-creek/link-alone.jpg', randomBytes(BYTES));
   expect(alone.status).toBe(200);
-  const [a, b] = await Promise.all([request('PUT', 'link/a.jpg', randomBytes(BYTES)), request('PUT', 'link/b.jpg', randomBytes(BYTES))]);
+  const [a, b] = await Promise.all([request('PUT', 'public/cedar-creek/link-a.jpg', randomBytes(BYTES)), request('PUT', 'public/cedar-creek/link-b.jpg', randomBytes(BYTES))]);
   expect([a.status, b.status]).toEqual([200, 200]);
   // Each of the pair waits for the other's bytes too: 2 MB on the link against 1 MB (plus the
   // same two round trips). Two links' worth (no sharing) or no shaping at all would make it about 1.
@@ -101,13 +101,13 @@ it('shares one link: two parallel uploads each take about twice as long as one a
 });
 
 it('adds the round trip: one per request, one more for a new connection', async () => {
-  const fresh = await fastest(3, () => request('HEAD', 'link/alone.jpg'));
+  const fresh = await fastest(3, () => request('HEAD', 'public/cedar-creek/link-alone.jpg'));
   expect(fresh.reused).toEqual([false, false, false]);
   const agent = new KeepingAgent({ keepAlive: true, maxSockets: 1 });
   let reused: Awaited<ReturnType<typeof fastest>>;
   try {
-    await request('HEAD', 'link/alone.jpg', undefined, agent);
-    reused = await fastest(3, () => request('HEAD', 'link/alone.jpg', undefined, agent));
+    await request('HEAD', 'public/cedar-creek/link-alone.jpg', undefined, agent);
+    reused = await fastest(3, () => request('HEAD', 'public/cedar-creek/link-alone.jpg', undefined, agent));
   } finally {
     agent.destroy();
   }
@@ -123,15 +123,15 @@ it('survives clients that abort mid-upload', async () => {
     const socket = net.connect(sandbox.ports.s3, '127.0.0.1');
     socket.on('error', () => undefined);
     await new Promise<void>((resolve) => socket.once('connect', resolve));
-    socket.write(`PUT /${bucket}/link/aborted-${i}.jpg HTTP/1.1\r\nHost: localhost:${sandbox.ports.s3}\r\nContent-Length: ${BYTES}\r\n\r\n`);
+    socket.write(`PUT /${bucket}/public/cedar-creek/link-aborted-${i}.jpg HTTP/1.1\r\nHost: localhost:${sandbox.ports.s3}\r\nContent-Length: ${BYTES}\r\n\r\n`);
     socket.write(randomBytes(100_000));
     await new Promise((r) => setTimeout(r, 20 * i));
     if (i % 2) socket.resetAndDestroy();
     else socket.destroy();
   }
-  const after = await request('PUT', 'link/after-abort.jpg', randomBytes(10_000));
+  const after = await request('PUT', 'public/cedar-creek/link-after-abort.jpg', randomBytes(10_000));
   expect(after.status).toBe(200);
-  expect((await request('HEAD', 'link/after-abort.jpg')).status).toBe(200);
+  expect((await request('HEAD', 'public/cedar-creek/link-after-abort.jpg')).status).toBe(200);
   const state = await Promise.race([sandbox.stopped, new Promise((r) => setTimeout(() => r('running'), 50))]);
   expect(state).toBe('running');
 });

@@ -42,7 +42,8 @@ function upload(key: string, bytes: Buffer) {
   return uploadData({
     path: key,
     data: bytes,
-    options: { contentType: 'image/jpg', cacheControl: 'no-cache', metadata: { ranchid: 'cedar-creek', camera_name: 'North Feeder' } },
+    // As the uploader sends it: with a full-object CRC32 (else Amplify HEADs a multipart upload, which the role may not).
+    options: { contentType: 'image/jpg', cacheControl: 'no-cache', checksumAlgorithm: 'crc-32', metadata: { ranchid: 'cedar-creek', camera_name: 'North Feeder' } },
   }).result;
 }
 
@@ -60,7 +61,7 @@ function readObjectFile(key: string, suffix: string): string {
 describe('uploadData against s3rver', () => {
   it('stores the object with metadata, cache-control and content type, tags it, and counts it', async () => {
     const before = await metricsTotal();
-    const key = `public/${randomUUID()}.jpg`;
+    const key = `public/cedar-creek/${randomUUID()}.jpg`;
     const bytes = Buffer.from('not really a jpeg, but bytes all the same');
     const result = await upload(key, bytes);
     expect(result.path).toBe(key);
@@ -81,7 +82,7 @@ describe('uploadData against s3rver', () => {
   });
 
   it('handles a multipart upload (over 5 MB) and tags the completed object', async () => {
-    const key = `private/${(await fetchAuthSession()).identityId}/${randomUUID()}.jpg`;
+    const key = `private/${(await fetchAuthSession()).identityId}/cedar-creek/${randomUUID()}.jpg`;
     const bytes = Buffer.alloc(6 * 1024 * 1024, 7);
     await upload(key, bytes);
     expect(readObjectFile(key, '._S3rver_tagging.xml')).toContain('cedar-creek');
@@ -92,25 +93,25 @@ describe('uploadData against s3rver', () => {
     const before = await metricsTotal();
     sandbox.setPutFault('1:403');
     const faultsBefore = sandbox.injectedFaults();
-    await expect(upload(`public/${randomUUID()}.jpg`, Buffer.from('x'))).rejects.toMatchObject({ name: 'AccessDenied' });
+    await expect(upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.from('x'))).rejects.toMatchObject({ name: 'AccessDenied' });
     expect(sandbox.injectedFaults()).toBe(faultsBefore + 1); // 403 is not retried
 
     sandbox.setPutFault('0');
-    await upload(`public/${randomUUID()}.jpg`, Buffer.from('y'));
+    await upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.from('y'));
     expect(Number(await metricsTotal())).toBe(Number(before) + 1);
   });
 
   it('answers 503 SlowDown, which Amplify retries before giving up', async () => {
     sandbox.setPutFault('1:503');
     const faultsBefore = sandbox.injectedFaults();
-    await expect(upload(`public/${randomUUID()}.jpg`, Buffer.from('z'))).rejects.toMatchObject({ name: 'SlowDown' });
+    await expect(upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.from('z'))).rejects.toMatchObject({ name: 'SlowDown' });
     expect(sandbox.injectedFaults() - faultsBefore).toBeGreaterThan(1);
   });
 
   it('fails multipart part uploads too', async () => {
     sandbox.setPutFault('1:500');
     const faultsBefore = sandbox.injectedFaults();
-    await expect(upload(`public/${randomUUID()}.jpg`, Buffer.alloc(6 * 1024 * 1024, 1))).rejects.toMatchObject({ name: 'InternalError' });
+    await expect(upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.alloc(6 * 1024 * 1024, 1))).rejects.toMatchObject({ name: 'InternalError' });
     expect(sandbox.injectedFaults() - faultsBefore).toBeGreaterThan(1);
   });
 
@@ -118,7 +119,7 @@ describe('uploadData against s3rver', () => {
     sandbox.setPutFault('0.5:503');
     const faultsBefore = sandbox.injectedFaults();
     // Amplify retries each 503 (up to 3 attempts), so most of these still succeed.
-    const results = await Promise.allSettled(Array.from({ length: 12 }, () => upload(`public/${randomUUID()}.jpg`, Buffer.from('f'))));
+    const results = await Promise.allSettled(Array.from({ length: 12 }, () => upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.from('f'))));
     const injected = sandbox.injectedFaults() - faultsBefore;
     expect(injected).toBeGreaterThan(0);
     expect(results.filter((r) => r.status === 'fulfilled').length).toBeGreaterThan(0);
@@ -129,7 +130,7 @@ describe('S3 error codes from the fault switch', () => {
   it('1:400:ExpiredToken: Amplify reports the expired credentials by name', async () => {
     sandbox.setPutFault('1:400:ExpiredToken');
     const faultsBefore = sandbox.injectedFaults();
-    await expect(upload(`public/${randomUUID()}.jpg`, Buffer.from('e'))).rejects.toMatchObject({
+    await expect(upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.from('e'))).rejects.toMatchObject({
       name: 'ExpiredToken',
       message: 'The provided token has expired.',
     });
@@ -138,7 +139,7 @@ describe('S3 error codes from the fault switch', () => {
 
   it('1:400:RequestTimeout: the S3 XML error, readable by the site', async () => {
     sandbox.setPutFault('1:400:RequestTimeout');
-    const res = await rawPut(`public/${randomUUID()}.jpg`, { Origin: 'http://localhost:3002' });
+    const res = await rawPut(`public/cedar-creek/${randomUUID()}.jpg`, { Origin: 'http://localhost:3002' });
     expect(res.status).toBe(400);
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:3002');
     expect(res.body).toContain(
@@ -161,7 +162,7 @@ describe('user metadata must be US-ASCII, as real S3 requires', () => {
   const rfc2047 = `=?UTF-8?B?${Buffer.from(latin1, 'utf8').toString('base64')}?=`;
 
   it('refuses a PUT with a non-ASCII x-amz-meta-* value: 403 SignatureDoesNotMatch, readable by the site', async () => {
-    const key = `public/${randomUUID()}.jpg`;
+    const key = `public/cedar-creek/${randomUUID()}.jpg`;
     const res = await rawPut(key, { Origin: 'http://localhost:3002', 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-camera_name': latin1 });
     expect(res.status).toBe(403);
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:3002');
@@ -172,7 +173,7 @@ describe('user metadata must be US-ASCII, as real S3 requires', () => {
   });
 
   it('stores an RFC 2047 encoded value as sent', async () => {
-    const key = `public/${randomUUID()}.jpg`;
+    const key = `public/cedar-creek/${randomUUID()}.jpg`;
     const res = await rawPut(key, { 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-camera_name': rfc2047 });
     expect(res.status).toBe(200);
     expect(JSON.parse(readObjectFile(key, '._S3rver_metadata.json'))).toMatchObject({ 'x-amz-meta-camera_name': rfc2047 });
@@ -180,7 +181,7 @@ describe('user metadata must be US-ASCII, as real S3 requires', () => {
 
   it('checks CreateMultipartUpload too', async () => {
     const post = (headers: Record<string, string>) =>
-      rawRequest(objectUrl(`public/${randomUUID()}.jpg`, '?uploads'), { method: 'POST', headers: { Origin: 'http://localhost:3000', ...headers }, timeoutMs: 10_000 });
+      rawRequest(objectUrl(`public/cedar-creek/${randomUUID()}.jpg`, '?uploads'), { method: 'POST', headers: { Origin: 'http://localhost:3000', ...headers }, timeoutMs: 10_000 });
     const refused = await post({ 'x-amz-meta-camera_name': latin1 });
     expect(refused).toMatchObject({ status: 403, headers: { 'access-control-allow-origin': 'http://localhost:3000' } });
     expect((refused as RawAnswer).body).toContain('<Code>SignatureDoesNotMatch</Code>');

@@ -5,7 +5,7 @@
 // cache, the selection's facts before Upload, and the object metadata from EXIF.
 import { selectionFacts } from '../src/features/upload/model/selection';
 import type { ListedFile } from '../src/features/upload/model/upload-queue';
-import { uploadMetadata } from '../src/features/upload/services/amplify-storage';
+import { objectPath, uploadMetadata } from '../src/features/upload/services/amplify-storage';
 import { thumbnailCache } from '../src/features/upload/services/thumbnail-cache';
 import { MAX_REMEMBERED_CAMERAS, storedPreferences } from '../src/features/upload/services/uploader-preferences';
 import { mapStorage } from './support/fake-services';
@@ -131,5 +131,18 @@ describe('uploadMetadata', () => {
     expect(full).toMatchObject({ capture_time: '2026-10-03T05:12:44-05:00', camera_make: 'Browning', camera_model: 'BTC-8E', camera_serial: 'BR 77' });
     expect(uploadMetadata({ ...base, photo: { make: 'Ryobi 🦌' } }).camera_make).toMatch(/^[\x20-\x7e]+$/);
     expect(Object.keys(uploadMetadata({ ...base, photo: { model: 'X' } }))).toEqual(['ranchid', 'camera_name', 'camera_model']);
+  });
+});
+
+describe('objectPath', () => {
+  it('puts the ranch in the key, after the level (and the identity id of a private upload), as IAM requires', () => {
+    expect(objectPath('public', 'cedar-creek', '3f2c.jpg', 'us-east-2:abc')).toBe('public/cedar-creek/3f2c.jpg');
+    expect(objectPath('private', 'cedar-creek', '3f2c.jpg', 'us-east-2:abc')).toBe('private/us-east-2:abc/cedar-creek/3f2c.jpg');
+  });
+
+  it('refuses a private upload without an identity id, and a ranch id that cannot be one key segment', () => {
+    expect(() => objectPath('private', 'cedar-creek', '3f2c.jpg', undefined)).toThrow('No identity id for a private upload');
+    expect(() => objectPath('public', 'a/b', '3f2c.jpg', undefined)).toThrow('Not a ranch id usable in a key');
+    expect(() => objectPath('public', '', '3f2c.jpg', undefined)).toThrow('Not a ranch id usable in a key');
   });
 });

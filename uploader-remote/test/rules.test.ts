@@ -10,6 +10,7 @@ import {
   yearMonth,
   type AllowanceInputs,
 } from '../src/features/upload/model/quota';
+import { ranchUploadCeiling } from '@trailsense/shared/quota';
 import {
   allowanceUnknownMessage,
   NO_SUBSCRIPTION_MESSAGE,
@@ -46,6 +47,13 @@ describe('monthlyLimit', () => {
     expect(monthlyLimit(10_000, true)).toBe(10_000);
     expect(monthlyLimit(500, false)).toBe(500);
     expect(monthlyLimit(0, true)).toBe(0);
+  });
+  it('is never looser than the ceiling the server enforces for the ranch', () => {
+    for (const max of [0, 1, 500, 1000, 10_000]) {
+      for (const subscribed of [false, true]) expect(monthlyLimit(max, subscribed)).toBeLessThanOrEqual(ranchUploadCeiling(max));
+    }
+    expect(ranchUploadCeiling(0)).toBe(1000);
+    expect(ranchUploadCeiling(10_000)).toBe(10_000);
   });
 });
 

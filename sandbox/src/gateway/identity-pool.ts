@@ -2,10 +2,14 @@
  * The identity pool (AWSCognitoIdentityService): GetId and GetCredentialsForIdentity for users of
  * our user pool. The identity id is derived from the pool id and the user's sub, so it is stable
  * across restarts and resets without storage. Credentials are what s3rver accepts (access key id
- * `S3RVER`); nothing checks them beyond that (no IAM, no SigV4 verification).
+ * `S3RVER`); each session is recorded (session token → identity id, principal tags from the
+ * verified id token by PRINCIPAL_TAGS, expiry) for the S3 piece, which refuses what the
+ * authenticated role's policy would (src/s3-access.ts). The signature itself is verified nowhere.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { JWTVerifyGetKey } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { PRINCIPAL_TAGS } from '@trailsense/infra/upload-access';
+import type { SessionRegistry } from '../sessions';
 import { checkToken } from '../tokens';
 import { CognitoFault } from './errors';
 
@@ -27,6 +31,20 @@ export interface IdentityPoolDeps {
   clientId: string;
   issuer: string;
   keys: JWTVerifyGetKey;
+  /** Where issued sessions are recorded for the S3 piece (none: not recorded). */
+  sessions?: SessionRegistry;
+  /** Milliseconds since the epoch (default Date.now). */
+  now?: () => number;
+}
+
+/** The principal tags the identity pool maps from an id token's claims (a missing or empty claim: no tag). */
+export function principalTagsFor(claims: JWTPayload): Record<string, string> {
+  const tags: Record<string, string> = {};
+  for (const [tag, claim] of Object.entries(PRINCIPAL_TAGS)) {
+    const value = claims[claim];
+    if (typeof value === 'string' && value !== '') tags[tag] = value;
+  }
+  return tags;
 }
 
 export function createIdentityPool(deps: IdentityPoolDeps) {
@@ -34,7 +52,9 @@ export function createIdentityPool(deps: IdentityPoolDeps) {
   // issuer is https://cognito-idp.<region>.amazonaws.com/<pool>).
   const providerName = deps.issuer.replace(/^\w+:\/\//, '');
 
-  async function subFromLogins(body: Record<string, unknown>): Promise<string> {
+  const now = deps.now ?? (() => Date.now());
+
+  async function claimsFromLogins(body: Record<string, unknown>): Promise<JWTPayload & { sub: string }> {
     const logins = body['Logins'];
     if (logins === null || typeof logins !== 'object' || Object.keys(logins).length === 0) {
       throw new CognitoFault('NotAuthorizedException', 'Unauthenticated access is not supported for this identity pool.');
@@ -43,7 +63,7 @@ export function createIdentityPool(deps: IdentityPoolDeps) {
     if (typeof token !== 'string') throw new CognitoFault('NotAuthorizedException', `Invalid login token. Only ${providerName} logins are accepted.`);
     const check = await checkToken(token, deps.keys, { issuer: deps.issuer, clientId: deps.clientId, use: 'id' });
     if (!check.ok) throw new CognitoFault('NotAuthorizedException', check.reason === 'expired' ? 'Invalid login token. Token expired.' : 'Invalid login token.');
-    return check.claims.sub as string;
+    return check.claims as JWTPayload & { sub: string };
   }
 
   function checkPool(body: Record<string, unknown>): void {
@@ -56,21 +76,20 @@ export function createIdentityPool(deps: IdentityPoolDeps) {
     switch (operation) {
       case 'GetId': {
         checkPool(body);
-        return { IdentityId: identityIdFor(deps.identityPoolId, await subFromLogins(body)) };
+        return { IdentityId: identityIdFor(deps.identityPoolId, (await claimsFromLogins(body)).sub) };
       }
       case 'GetCredentialsForIdentity': {
         const identityId = body['IdentityId'];
         if (typeof identityId !== 'string') throw new CognitoFault('InvalidParameterException', 'Missing required parameter IdentityId');
-        const expected = identityIdFor(deps.identityPoolId, await subFromLogins(body));
+        const claims = await claimsFromLogins(body);
+        const expected = identityIdFor(deps.identityPoolId, claims.sub);
         if (identityId !== expected) throw new CognitoFault('NotAuthorizedException', 'Logins do not match the identity.');
+        const sessionToken = randomBytes(32).toString('base64');
+        const expiration = Math.floor(now() / 1000) + CREDENTIALS_TTL_SECONDS;
+        deps.sessions?.add({ token: sessionToken, identityId, tags: principalTagsFor(claims), expiresAtSeconds: expiration });
         return {
           IdentityId: identityId,
-          Credentials: {
-            AccessKeyId: 'S3RVER',
-            SecretKey: 'S3RVER',
-            SessionToken: randomBytes(32).toString('base64'),
-            Expiration: Math.floor(Date.now() / 1000) + CREDENTIALS_TTL_SECONDS,
-          },
+          Credentials: { AccessKeyId: 'S3RVER', SecretKey: 'S3RVER', SessionToken: sessionToken, Expiration: expiration },
         };
       }
       default:

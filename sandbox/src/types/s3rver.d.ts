@@ -40,6 +40,9 @@ declare module 's3rver' {
       getMetadata(bucket: string, key: string): Promise<Record<string, string>>;
       putSubresource(bucket: string, key: string, resource: unknown): Promise<void>;
       getSubresource(bucket: string, key: string, type: string): Promise<{ toXML(space?: number): string } | null>;
+      deleteSubresource(bucket: string, key: string, type: string): Promise<void>;
+      /** Removes the object's files (no event is emitted). */
+      deleteObject(bucket: string, key: string): Promise<void>;
     };
     logger: { close(): void };
     configureBuckets(): Promise<void>;

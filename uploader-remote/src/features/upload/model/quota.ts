@@ -1,5 +1,8 @@
-/** docs/product.md#upload-allowance: the monthly limit of a ranch without an active subscription and with max 0. */
-export const DEFAULT_MONTHLY_LIMIT = 1000;
+import { monthlyLimit } from '@trailsense/shared';
+
+// The limit rules are shared with the object-created function, which enforces the ranch's ceiling
+// on the server (shared/src/domain/quota.ts); re-exported here for this remote's callers.
+export { DEFAULT_MONTHLY_LIMIT, monthlyLimit } from '@trailsense/shared';
 
 /** An entitlement that has not expired yet (docs/product.md#upload-allowance, "active subscriber"). */
 export interface ActiveSubscription {
@@ -22,11 +25,6 @@ export function activeSubscription(
     if (!best || expiresDate > best.expiresDate) best = { level, expiresDate };
   }
   return best;
-}
-
-/** docs/product.md#upload-allowance: 1,000 when the ranch's max is 0 and there is no active subscription, else the ranch's max. */
-export function monthlyLimit(maxMonthlyUploads: number, subscribed: boolean): number {
-  return maxMonthlyUploads === 0 && !subscribed ? DEFAULT_MONTHLY_LIMIT : maxMonthlyUploads;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { fetchAuthSession } from 'aws-amplify/auth';
 import { uploadData } from 'aws-amplify/storage';
+import { uploadKey } from '@trailsense/shared';
 import { encodeMetadataValue } from '../model/metadata-encoding';
 import type { PhotoExif } from '../model/photo-exif';
 import type { UploadJob } from './upload-engine';
@@ -35,16 +36,19 @@ export function uploadMetadata(target: UploadTarget): Record<string, string> {
   return metadata;
 }
 
-/** The object's path for a level (Amplify v6 `path`; the public level of docs/product.md#object-storage is v6's guest, under public/). */
-export function objectPath(level: StorageLevel, key: string, identityId: string | undefined): string {
-  if (level === 'public') return `public/${key}`;
-  if (!identityId) throw new Error('No identity id for a private upload');
-  return `private/${identityId}/${key}`;
+/**
+ * The object's path (Amplify v6 `path`): `public/<ranchid>/<key>`, or
+ * `private/<identityId>/<ranchid>/<key>` for the private level — the layout IAM binds to the
+ * caller's ranch (shared/src/uploads/object-key.ts, docs/architecture.md#trust-on-the-server).
+ */
+export function objectPath(level: StorageLevel, ranchId: string, key: string, identityId: string | undefined): string {
+  return uploadKey(level, ranchId, key, identityId);
 }
 
 /**
  * One PUT per image with `uploadData` (docs/product.md#object-storage): content type image/jpg,
- * no-cache, the accelerated endpoint, the metadata of `uploadMetadata`. The ranchid tag is set bucket-side (sandbox/README.md). Not
+ * no-cache, the accelerated endpoint, the metadata of `uploadMetadata`. The ranchid tag is set by
+ * the object-created function (infra/src/object-created/handler.ts). Not
  * resumable is v6's default. Abort cancels the transfer.
  */
 export async function amplifyUpload(
@@ -53,12 +57,15 @@ export async function amplifyUpload(
   context: { onProgress: (fraction: number) => void; signal: AbortSignal },
 ): Promise<void> {
   const operation = uploadData({
-    path: ({ identityId }) => objectPath(target.level, job.key, identityId),
+    path: ({ identityId }) => objectPath(target.level, target.ranchId, job.key, identityId),
     data: job.file,
     options: {
       contentType: 'image/jpg',
       cacheControl: 'no-cache',
       useAccelerateEndpoint: true,
+      // A full-object CRC32: S3 verifies it, and without it Amplify checks a multipart upload's
+      // size with a HeadObject, which the upload role may not do (infra/src/upload-access.ts).
+      checksumAlgorithm: 'crc-32',
       metadata: uploadMetadata(target),
       onProgress: ({ transferredBytes, totalBytes }) => {
         if (totalBytes) context.onProgress(transferredBytes / totalBytes);

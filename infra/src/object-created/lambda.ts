@@ -1,0 +1,37 @@
+/**
+ * The object-created function's Lambda entry (bundled with esbuild by the stack in src/stacks/):
+ * handler.ts's core on the production adapters of aws.ts. Environment: LEDGER_TABLE_NAME (the
+ * upload ledger) and RANCHES_TABLE_NAME (the ranch records), set by the stack.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Event } from 'aws-lambda';
+import { dynamoLedger, dynamoRanches, s3Objects } from './aws';
+import { handleObjectCreated } from './handler';
+import type { ObjectCreatedDeps } from './handler';
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`object-created: the environment variable ${name} is not set`);
+  return value;
+}
+
+let deps: ObjectCreatedDeps | undefined;
+
+/** Clients and tables, made on the first event and kept for the life of the execution environment. */
+function productionDeps(): ObjectCreatedDeps {
+  if (deps) return deps;
+  const dynamo = new DynamoDBClient({});
+  deps = {
+    objects: s3Objects(new S3Client({})),
+    ledger: dynamoLedger(dynamo, requiredEnv('LEDGER_TABLE_NAME')),
+    ranches: dynamoRanches(dynamo, requiredEnv('RANCHES_TABLE_NAME')),
+    clock: { now: () => new Date() },
+  };
+  return deps;
+}
+
+/** Throws when a record failed, so Lambda retries the event (handler.ts: every step is idempotent). */
+export const handler = async (event: S3Event): Promise<void> => {
+  await handleObjectCreated(event, productionDeps());
+};

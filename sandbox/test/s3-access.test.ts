@@ -1,0 +1,142 @@
+/**
+ * The IAM decision the sandbox applies to requests made with identity-pool credentials
+ * (src/s3-access.ts), and the S3 front's refusals (s3.ts accessRefusal) on an injected clock.
+ */
+import { RANCH_VARIABLE } from '@trailsense/infra/upload-access';
+import { accessRefusal } from '../src/s3';
+import { actionOf, isAllowed, keyMatcher, securityTokenOf } from '../src/s3-access';
+import type { Principal, S3Request } from '../src/s3-access';
+import type { SessionRegistry } from '../src/sessions';
+
+const BUCKET = 'trailsense-local-uploads';
+const ID = 'us-east-2:11111111-2222-5333-8444-555555555555';
+const rancher: Principal = { identityId: ID, tags: { ranchid: 'cedar-creek' } };
+const noRanch: Principal = { identityId: ID, tags: {} };
+
+const req = (method: string, path: string, query: Record<string, string> = {}, headers: Record<string, string> = {}): S3Request => ({ method, path, query, headers });
+const allowed = (request: S3Request, principal: Principal = rancher) => isAllowed(actionOf(request), principal, BUCKET);
+
+describe('actionOf: the IAM action of an S3 request', () => {
+  it.each([
+    ['PUT', '/b/public/r/a.jpg', {}, 's3:PutObject'],
+    ['PUT', '/b/public/r/a.jpg', { partNumber: '1', uploadId: 'u' }, 's3:PutObject'], // UploadPart
+    ['POST', '/b/public/r/a.jpg', { uploads: '' }, 's3:PutObject'], // CreateMultipartUpload
+    ['POST', '/b/public/r/a.jpg', { uploadId: 'u' }, 's3:PutObject'], // CompleteMultipartUpload
+    ['DELETE', '/b/public/r/a.jpg', { uploadId: 'u' }, 's3:AbortMultipartUpload'],
+    ['GET', '/b/public/r/a.jpg', { uploadId: 'u' }, 's3:ListMultipartUploadParts'],
+    ['GET', '/b/public/r/a.jpg', {}, 's3:GetObject'],
+    ['HEAD', '/b/public/r/a.jpg', {}, 's3:GetObject'],
+    ['DELETE', '/b/public/r/a.jpg', {}, 's3:DeleteObject'],
+    ['PUT', '/b/public/r/a.jpg', { tagging: '' }, 's3:PutObjectTagging'],
+    ['GET', '/b/public/r/a.jpg', { tagging: '' }, 's3:GetObjectTagging'],
+    ['DELETE', '/b/public/r/a.jpg', { tagging: '' }, 's3:DeleteObjectTagging'],
+    ['PUT', '/b/public/r/a.jpg', { acl: '' }, 's3:PutObjectAcl'],
+    ['GET', '/b', { 'list-type': '2', prefix: 'public/' }, 's3:ListBucket'],
+    ['HEAD', '/b', {}, 's3:ListBucket'],
+    ['GET', '/b', { uploads: '' }, 's3:ListBucketMultipartUploads'],
+    ['POST', '/b', { delete: '' }, 's3:DeleteObject'],
+    ['PUT', '/b', {}, 's3:CreateBucket'],
+    ['GET', '/', {}, 's3:ListAllMyBuckets'],
+  ])('%s %s %j → %s', (method, path, query, action) => {
+    expect(actionOf(req(method, path, query)).action).toBe(action);
+  });
+
+  it('decodes the key from the path', () => {
+    expect(actionOf(req('PUT', '/b/private/us-east-2%3Aabc/cedar-creek/North%20Feeder.jpg'))).toEqual({
+      action: 's3:PutObject',
+      bucket: 'b',
+      key: 'private/us-east-2:abc/cedar-creek/North Feeder.jpg',
+    });
+  });
+
+  it('makes a copy need s3:GetObject on its source as well', () => {
+    expect(actionOf(req('PUT', '/b/public/r/copy.jpg', {}, { 'x-amz-copy-source': '/b/public/r/a.jpg' })).alsoNeeds).toEqual({
+      action: 's3:GetObject',
+      bucket: 'b',
+      key: 'public/r/a.jpg',
+    });
+  });
+});
+
+describe('isAllowed: the authenticated role on the upload bucket (infra/src/upload-access.ts)', () => {
+  it('lets a caller put, multipart-upload and abort under its own ranch, public or under its own identity', () => {
+    expect(allowed(req('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`))).toBe(true);
+    expect(allowed(req('POST', `/${BUCKET}/public/cedar-creek/a.jpg`, { uploads: '' }))).toBe(true);
+    expect(allowed(req('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, { partNumber: '2', uploadId: 'u' }))).toBe(true);
+    expect(allowed(req('POST', `/${BUCKET}/public/cedar-creek/a.jpg`, { uploadId: 'u' }))).toBe(true);
+    expect(allowed(req('GET', `/${BUCKET}/public/cedar-creek/a.jpg`, { uploadId: 'u' }))).toBe(true);
+    expect(allowed(req('DELETE', `/${BUCKET}/public/cedar-creek/a.jpg`, { uploadId: 'u' }))).toBe(true);
+    expect(allowed(req('PUT', `/${BUCKET}/private/${ID}/cedar-creek/a.jpg`))).toBe(true);
+  });
+
+  it('refuses another ranch, another identity, and keys outside the layout', () => {
+    expect(allowed(req('PUT', `/${BUCKET}/public/mesquite-flats/a.jpg`))).toBe(false);
+    expect(allowed(req('PUT', `/${BUCKET}/private/us-east-2:someone-else/cedar-creek/a.jpg`))).toBe(false);
+    expect(allowed(req('PUT', `/${BUCKET}/private/${ID}/mesquite-flats/a.jpg`))).toBe(false);
+    expect(allowed(req('PUT', `/${BUCKET}/public/a.jpg`))).toBe(false);
+    expect(allowed(req('PUT', `/${BUCKET}/public/cedar-creek-2/a.jpg`))).toBe(false);
+    // The glob's `*` spans slashes, as IAM's does: deeper keys under the ranch are the role's too
+    // (the object-created function removes what is outside the layout).
+    expect(allowed(req('PUT', `/${BUCKET}/public/cedar-creek/deeper/a.jpg`))).toBe(true);
+  });
+
+  it('refuses reading, listing, deleting and tagging, even under the caller’s own ranch', () => {
+    expect(allowed(req('GET', `/${BUCKET}/public/cedar-creek/a.jpg`))).toBe(false);
+    expect(allowed(req('HEAD', `/${BUCKET}/public/cedar-creek/a.jpg`))).toBe(false);
+    expect(allowed(req('GET', `/${BUCKET}`, { prefix: 'public/cedar-creek/' }))).toBe(false);
+    expect(allowed(req('DELETE', `/${BUCKET}/public/cedar-creek/a.jpg`))).toBe(false);
+    expect(allowed(req('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, { tagging: '' }))).toBe(false);
+    expect(allowed(req('PUT', `/${BUCKET}/public/cedar-creek/copy.jpg`, {}, { 'x-amz-copy-source': `/${BUCKET}/public/cedar-creek/a.jpg` }))).toBe(false);
+  });
+
+  it('refuses everything to a caller without a ranchid tag, and everything in another bucket', () => {
+    expect(allowed(req('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), noRanch)).toBe(false);
+    expect(allowed(req('PUT', `/${BUCKET}/private/${ID}/cedar-creek/a.jpg`), noRanch)).toBe(false);
+    expect(allowed(req('PUT', `/${BUCKET}/private/${ID}//a.jpg`), { identityId: ID, tags: { ranchid: '' } })).toBe(false);
+    expect(allowed(req('PUT', '/another-bucket/public/cedar-creek/a.jpg'))).toBe(false);
+  });
+
+  it('substitutes policy variables as literal text, never as globs', () => {
+    const star: Principal = { identityId: ID, tags: { ranchid: '*' } };
+    expect(allowed(req('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), star)).toBe(false);
+    expect(allowed(req('PUT', `/${BUCKET}/public/*/a.jpg`), star)).toBe(true);
+    expect(keyMatcher(`public/${RANCH_VARIABLE}/*`, { identityId: ID, tags: { ranchid: 'a.b' } })?.test('public/axb/k')).toBe(false);
+    expect(keyMatcher(`public/${RANCH_VARIABLE}/*`, noRanch)).toBeNull();
+  });
+});
+
+describe('securityTokenOf', () => {
+  it('reads the session token from the header or a presigned URL', () => {
+    expect(securityTokenOf(req('PUT', '/b/k', {}, { 'x-amz-security-token': 'abc' }))).toBe('abc');
+    expect(securityTokenOf(req('GET', '/b/k', { 'X-Amz-Security-Token': 'def' }))).toBe('def');
+    expect(securityTokenOf(req('PUT', '/b/k'))).toBeUndefined();
+  });
+});
+
+describe('accessRefusal: what the S3 front answers', () => {
+  const sessions: SessionRegistry = {
+    add: () => undefined,
+    find: (token, nowSeconds) => {
+      if (token !== 'known') return { kind: 'unknown' };
+      return nowSeconds >= 2_000 ? { kind: 'expired' } : { kind: 'valid', principal: rancher };
+    },
+  };
+  const ctx = (method: string, path: string, headers: Record<string, string> = { 'x-amz-security-token': 'known' }) => ({ method, path, query: {}, headers });
+
+  it('lets the operator (no session token) do anything', () => {
+    expect(accessRefusal(ctx('DELETE', `/${BUCKET}/public/cedar-creek/a.jpg`, {}), sessions, BUCKET, 5_000_000)).toBeUndefined();
+  });
+
+  it('allows what the role allows while the session lasts', () => {
+    expect(accessRefusal(ctx('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 1_999_999)).toBeUndefined();
+  });
+
+  it('answers an unknown token 400 InvalidToken, an expired session 400 ExpiredToken, and a refused action 403 AccessDenied', () => {
+    expect(accessRefusal(ctx('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, { 'x-amz-security-token': 'forged' }), sessions, BUCKET, 0)).toMatchObject({
+      status: 400,
+      code: 'InvalidToken',
+    });
+    expect(accessRefusal(ctx('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 2_000_000)).toMatchObject({ status: 400, code: 'ExpiredToken' });
+    expect(accessRefusal(ctx('GET', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 0)).toMatchObject({ status: 403, code: 'AccessDenied' });
+  });
+});
