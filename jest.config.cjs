@@ -24,14 +24,17 @@ const web = (name) => ({
   globals: { __APP_VERSION__: '0.0.0-test', __APP_NAME__: `@trailsense/${name}` },
 });
 
-/** The repo's Node scripts (scripts/*.mjs), compiled to CommonJS for jest (by esbuild). */
+/**
+ * The repo's Node scripts (scripts/*.mjs) and the TypeScript they import (the static server: the
+ * shared package's server headers), compiled to CommonJS for jest (by esbuild).
+ */
 const scripts = {
   displayName: 'scripts',
   rootDir: __dirname,
   testEnvironment: 'node',
   roots: ['<rootDir>/scripts'],
   testMatch: ['**/test/**/*.test.mjs'],
-  transform: { '^.+\\.mjs$': '<rootDir>/scripts/test/esm-to-cjs.cjs' },
+  transform: { '^.+\\.(mjs|ts)$': '<rootDir>/scripts/test/esm-to-cjs.cjs' },
 };
 
 module.exports = {

@@ -1,5 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
-import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from './support/test';
+import { axeScan } from './support/axe';
 import {
   accounts,
   codeLogMark,
@@ -28,7 +28,7 @@ async function signInNewAccount(page: Page, label: string, password: string): Pr
 }
 
 async function expectNoSeriousAxeViolations(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze();
+  const result = await axeScan(page).analyze();
   const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { startStack } from './support/servers';
 
 test('a broken /config.json shows one readable list of every problem, never a blank page', async ({ page }) => {

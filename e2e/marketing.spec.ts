@@ -1,5 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
-import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from './support/test';
+import { axeScan } from './support/axe';
 import { notFoundRoute, routes } from '../shell/src/app/route-table';
 import { defaultBrand, fillBrand } from '../shared/src/brand/brand';
 import { faq } from '../shell/src/content/faq';
@@ -148,7 +148,7 @@ test.describe('marketing pages', () => {
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
       expect(errors).toEqual([]);
       expect(remoteRequests).toEqual([]);
-      const axe = await new AxeBuilder({ page }).analyze();
+      const axe = await axeScan(page).analyze();
       const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
     });

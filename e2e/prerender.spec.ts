@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/test';
 import { notFoundRoute, routes } from '../shell/src/app/route-table';
 import { defaultBrand, fillBrand } from '../shared/src/brand/brand';
 import { faq } from '../shell/src/content/faq';

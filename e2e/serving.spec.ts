@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test, type APIRequestContext } from './support/test';
 
 /**
  * How the local production server (scripts/static-server.mjs) serves the builds, as the CDN must:
@@ -27,7 +27,9 @@ test('entry files are served no-cache, and precompressed', async ({ request }) =
   }
   const entry = await headersOf(request, 'http://localhost:3002/remoteEntry.js');
   expect(entry['content-encoding']).toBe('br');
-  expect(entry['vary']).toBe('Accept-Encoding');
+  // A remote's answer also depends on the request's Origin (CORS for the shell's origin alone).
+  expect(entry['vary']).toBe('Accept-Encoding, Origin');
+  expect((await headersOf(request, 'http://localhost:3000/'))['vary']).toBe('Accept-Encoding');
 });
 
 test("the shell's entry script is named by its hash and immutable; its page is not cached", async ({ request }) => {

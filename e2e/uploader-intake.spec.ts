@@ -3,7 +3,7 @@
 // summary and notices before Upload, and thumbnails. Real Chromium against the local stack.
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './support/test';
 import { decodeMetadataValue } from '../uploader-remote/src/features/upload/model/metadata-encoding';
 import { jpegWithExif } from '../uploader-remote/test/support/exif-jpeg';
 import { accounts, startSignedIn } from './support/session';

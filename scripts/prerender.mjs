@@ -5,6 +5,7 @@
 // config/local.json), because the brand's texts are part of the pages.
 //   node scripts/prerender.mjs [distDir]
 import { build } from 'esbuild';
+import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -79,6 +80,32 @@ export function fillTemplate(template, { html, head, jsonLdText }, sessionScript
   return page;
 }
 
+/** An inline `<script>` (no `src`) and its attributes and text. */
+const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script>/gi;
+/** `type` values a browser runs as script (absent and empty too); any other is a data block. */
+const EXECUTABLE_TYPE = /^(|module|(text|application)\/(java|ecma)script)$/i;
+
+/** The CSP hash source that allows an inline script with exactly this text: `'sha256-<base64>'`. */
+export function cspHashSource(scriptText) {
+  return `'sha256-${crypto.createHash('sha256').update(scriptText, 'utf8').digest('base64')}'`;
+}
+
+/**
+ * The hash sources of every inline script a page runs, for the Content-Security-Policy's
+ * script-src (docs/architecture.md#security-headers). A script with `src` is allowed by its origin;
+ * a data block (`type="application/ld+json"`) is not script and needs none.
+ */
+export function inlineScriptHashes(html) {
+  const hashes = [];
+  for (const [, attributes, text] of html.matchAll(INLINE_SCRIPT)) {
+    if (/\ssrc\s*=/i.test(` ${attributes}`)) continue;
+    const type = /\stype\s*=\s*("([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(` ${attributes}`);
+    if (!EXECUTABLE_TYPE.test((type?.[2] ?? type?.[3] ?? type?.[4] ?? '').trim())) continue;
+    hashes.push(cspHashSource(text));
+  }
+  return [...new Set(hashes)];
+}
+
 /** The file a path is written to: / → index.html, /support → support.html. */
 const fileFor = (routePath) => (routePath === '/' ? 'index.html' : `${routePath.slice(1)}.html`);
 
@@ -102,10 +129,9 @@ async function main() {
   if (!ROOT.test(template)) throw new Error(`${templateFile} is not webpack's page (already prerendered?): rebuild the shell.`);
   const sessionScript = renderer.sessionScript();
   // App routes keep the template's generic title and description until the page sets its own.
-  await writeCompressed(
-    appFile,
-    replaceOnce(withSessionScript(template, sessionScript), ROOT, `<div id="root"></div><noscript>${NOSCRIPT}</noscript>`),
-  );
+  const appPage = replaceOnce(withSessionScript(template, sessionScript), ROOT, `<div id="root"></div><noscript>${NOSCRIPT}</noscript>`);
+  await writeCompressed(appFile, appPage);
+  const hashes = new Set(inlineScriptHashes(appPage));
 
   const pages = {};
   const rows = [];
@@ -114,16 +140,21 @@ async function main() {
     const file = routePath === renderer.notFoundPath ? '404.html' : fileFor(routePath);
     const text = fillTemplate(template, page, sessionScript);
     await writeCompressed(path.join(dist, file), text);
+    for (const hash of inlineScriptHashes(text)) hashes.add(hash);
     if (routePath !== renderer.notFoundPath) pages[routePath] = file;
     rows.push(`${routePath.padEnd(16)} → ${file.padEnd(13)} ${(Buffer.byteLength(text) / 1024).toFixed(1)} KiB`);
   }
-  // The static server (and a CDN's rules) answer by this: prerendered page, app page, else 404.
-  const manifest = { pages, appPaths: renderer.appPaths, app: 'app.html', notFound: '404.html' };
+  // The static server (and a CDN's rules) answer by this: prerendered page, app page, else 404;
+  // the inline scripts' hashes go into the Content-Security-Policy of both servers.
+  const manifest = { pages, appPaths: renderer.appPaths, app: 'app.html', notFound: '404.html', inlineScriptHashes: [...hashes] };
   await fs.writeFile(path.join(dist, 'routes.json'), JSON.stringify(manifest, null, 2) + '\n');
   console.log(`Prerendered with ${path.relative(repo, configFile)}:\n  ${rows.join('\n  ')}`);
 }
 
-main().catch((error) => {
-  console.error('Prerender failed:', error);
-  process.exitCode = 1;
-});
+// Run as a script (`node scripts/prerender.mjs`), not when a test imports its functions.
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main().catch((error) => {
+    console.error('Prerender failed:', error);
+    process.exitCode = 1;
+  });
+}

@@ -6,4 +6,6 @@ export function startStaticServer(options: {
   host?: string;
   spa?: boolean;
   configFile?: string;
+  /** A remote's server: the only origin it allows to read its files (the shell's). */
+  corsOrigin?: string;
 }): Promise<{ url: string; close: () => Promise<void> }>;

@@ -143,7 +143,10 @@ function createConfig(options) {
               },
             ],
           },
-          { test: /\.(svg|png|jpe?g|webp)$/, type: 'asset/resource' },
+          // A remote's images show in the shell's page, whose Content-Security-Policy allows images
+          // from the shell's origin and data: URLs only (docs/architecture.md#security-headers):
+          // they are inlined into the remote's code. The shell's are files of its own origin.
+          { test: /\.(svg|png|jpe?g|webp)$/, type: kind === 'remote' ? 'asset/inline' : 'asset/resource' },
         ],
       },
       plugins: [

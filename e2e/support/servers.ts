@@ -36,11 +36,13 @@ export async function startStack(base: number, configOverride?: (config: typeof 
   };
   fs.writeFileSync(configFile, JSON.stringify(configOverride ? configOverride(config) : config));
   const dist = { auth: path.join(repo, 'auth-remote/dist'), uploader: path.join(repo, 'uploader-remote/dist') };
+  const shellUrl = `http://localhost:${ports.shell}`;
+  // The shell's server sends the CSP; a remote's allows the shell's origin alone (CORS).
   const serve = (root: string, port: number, spa = false): Promise<Server> =>
-    startStaticServer({ root, port, spa, configFile });
+    startStaticServer({ root, port, spa, configFile, corsOrigin: spa ? undefined : shellUrl });
 
   const stack: Stack = {
-    shellUrl: `http://localhost:${ports.shell}`,
+    shellUrl,
     ports,
     configFile,
     servers: {

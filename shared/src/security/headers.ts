@@ -70,20 +70,26 @@ export function connectSources(config: RuntimeConfig): string[] {
   return unique(sources);
 }
 
-/** The Content-Security-Policy's directives for the site's pages. */
-export function cspDirectives({ config, inlineScriptHashes }: SecurityHeaderInputs): CspDirectives {
+/** Refuses anything but a CSP hash source (`'sha256-<base64>'`): a typo must not widen the policy. */
+function checkHashSources(inlineScriptHashes: readonly string[]): void {
   for (const hash of inlineScriptHashes) {
     if (!/^'sha(256|384|512)-[A-Za-z0-9+/]+={0,2}'$/.test(hash)) throw new Error(`Not a CSP hash source: ${hash}`);
   }
-  const remotes = remoteOrigins(config);
+}
+
+/** The page directives, given the remotes' origins and the endpoints the apps call. */
+function pageDirectives(inlineScriptHashes: readonly string[], remotes: readonly string[], endpoints: readonly string[]): CspDirectives {
+  checkHashSources(inlineScriptHashes);
   return {
     'default-src': ["'none'"],
     // The shell's chunks, the remotes' entries and chunks, and the inline stored-session check.
     'script-src': ["'self'", ...remotes, ...inlineScriptHashes],
     // Extracted CSS files only (the shell's and each remote's); no inline <style>, no style="".
     'style-src': ["'self'", ...remotes],
+    // A remote's images are inlined into its code as data: URLs (webpack/index.js), since they
+    // show in the shell's page, where the remote's origin is no image source.
     'img-src': ["'self'", 'data:'],
-    'connect-src': ["'self'", ...remotes, ...connectSources(config)],
+    'connect-src': unique(["'self'", ...remotes, ...endpoints]),
     // The uploader starts its worker from a blob: URL when it runs inside the shell's page
     // (uploader-remote/src/features/upload/services/cross-origin-worker.ts).
     'worker-src': ["'self'", 'blob:'],
@@ -94,6 +100,20 @@ export function cspDirectives({ config, inlineScriptHashes }: SecurityHeaderInpu
   };
 }
 
+/** The Content-Security-Policy's directives for the site's pages. */
+export function cspDirectives({ config, inlineScriptHashes }: SecurityHeaderInputs): CspDirectives {
+  return pageDirectives(inlineScriptHashes, remoteOrigins(config), connectSources(config));
+}
+
+/**
+ * The directives for when `/config.json` is missing or invalid: then the shell shows its
+ * config-error page, which needs the site's own scripts, styles and `/config.json`, and nothing
+ * else (no remote, no endpoint can be named without a config).
+ */
+export function configErrorCspDirectives(inlineScriptHashes: readonly string[]): CspDirectives {
+  return pageDirectives(inlineScriptHashes, [], []);
+}
+
 /** The directives as a header value. */
 export function formatCsp(directives: CspDirectives): string {
   return Object.entries(directives)
@@ -101,13 +121,18 @@ export function formatCsp(directives: CspDirectives): string {
     .join('; ');
 }
 
-/** The Content-Security-Policy header value; throws if CloudFront could not carry it. */
-export function contentSecurityPolicy(inputs: SecurityHeaderInputs): string {
-  const value = formatCsp(cspDirectives(inputs));
+/** The directives as a header value; throws if CloudFront could not carry it. */
+function checkedCsp(directives: CspDirectives): string {
+  const value = formatCsp(directives);
   if (value.length > CLOUDFRONT_CSP_MAX_LENGTH) {
     throw new Error(`The Content-Security-Policy is ${value.length} characters; CloudFront takes at most ${CLOUDFRONT_CSP_MAX_LENGTH}.`);
   }
   return value;
+}
+
+/** The Content-Security-Policy header value; throws if CloudFront could not carry it. */
+export function contentSecurityPolicy(inputs: SecurityHeaderInputs): string {
+  return checkedCsp(cspDirectives(inputs));
 }
 
 /** HSTS: two years, subdomains included (the site is HTTPS only; browsers ignore it on http://localhost). */
@@ -140,4 +165,9 @@ export function baseSecurityHeaders(): Record<string, string> {
 /** Every security header of the shell's responses (its pages and files). */
 export function securityHeaders(inputs: SecurityHeaderInputs): Record<string, string> {
   return { 'Content-Security-Policy': contentSecurityPolicy(inputs), ...baseSecurityHeaders() };
+}
+
+/** The shell's security headers while its `/config.json` is missing or invalid (`configErrorCspDirectives`). */
+export function configErrorSecurityHeaders({ inlineScriptHashes }: Pick<SecurityHeaderInputs, 'inlineScriptHashes'>): Record<string, string> {
+  return { 'Content-Security-Policy': checkedCsp(configErrorCspDirectives(inlineScriptHashes)), ...baseSecurityHeaders() };
 }
