@@ -39,6 +39,7 @@ export default tseslint.config(
       '.sandbox-data/**',
       'coverage/**',
       'e2e/fixtures/**',
+      '**/cdk.out/**',
     ],
   },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },

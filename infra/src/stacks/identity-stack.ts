@@ -1,0 +1,185 @@
+/**
+ * Identity: the user pool (or the mobile apps' existing one), the website's app client, the
+ * identity pool (or an existing one) and what its authenticated identities may do
+ * (docs/architecture.md#trust-on-the-server):
+ * - the web client signs in with SRP and refreshes, nothing else, has no secret, and may write
+ *   only name, phone_number and email — `custom:ranchid` is written by the back end alone;
+ * - the identity pool copies the id token's `custom:ranchid` into the `ranchid` principal tag, and
+ *   has no unauthenticated identities;
+ * - the authenticated role may put (and multipart) only under the keys of src/upload-access.ts —
+ *   never get, list or delete — and PutRecord(Batch) to the analytics stream. Its trust policy
+ *   allows sts:TagSession besides sts:AssumeRoleWithWebIdentity: without it, STS refuses the
+ *   session the principal tags are attached to.
+ *
+ * The bucket and the stream are named by the settings (src/settings.ts), so this stack needs no
+ * reference to the Uploads or Analytics stack and the stacks deploy in any order.
+ *
+ * With existing pools (settings `userPoolId`, `identityPoolId`), see infra/README.md: the client is
+ * still created here, in the existing user pool; an existing identity pool keeps its roles, and the
+ * web's policy is attached to its authenticated role (`authenticatedRoleArn`).
+ */
+import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { StackProps } from 'aws-cdk-lib';
+import {
+  AccountRecovery,
+  CfnIdentityPool,
+  CfnIdentityPoolPrincipalTag,
+  CfnIdentityPoolRoleAttachment,
+  ClientAttributes,
+  Mfa,
+  StringAttribute,
+  UserPool,
+  UserPoolClient,
+} from 'aws-cdk-lib/aws-cognito';
+import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
+import { Effect, FederatedPrincipal, Policy, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import type { Construct } from 'constructs';
+import { PRINCIPAL_TAGS, RANCH_PRINCIPAL_TAG, UPLOAD_ACTIONS, WRITABLE_KEY_PATTERNS } from '../upload-access';
+import type { Settings } from '../settings';
+
+/** The outputs the runtime config (`auth.*`) is filled from. */
+export const IDENTITY_OUTPUTS = {
+  userPoolId: 'UserPoolId',
+  userPoolClientId: 'UserPoolClientId',
+  identityPoolId: 'IdentityPoolId',
+  authenticatedRoleArn: 'AuthenticatedRoleArn',
+} as const;
+
+/** The actions the authenticated role has on the analytics stream. */
+export const ANALYTICS_ACTIONS = ['firehose:PutRecord', 'firehose:PutRecordBatch'] as const;
+
+/** The id and access tokens' lifetime; the refresh token's. */
+export const TOKEN_VALIDITY = { idAndAccess: Duration.minutes(15), refresh: Duration.days(30) } as const;
+
+export interface IdentityStackProps extends StackProps {
+  settings: Pick<Settings, 'name' | 'userPoolId' | 'identityPoolId' | 'authenticatedRoleArn'>;
+  /** The upload bucket's name (the runtime config's `storage.bucket`; the Uploads stack creates it). */
+  uploadBucketName: string;
+  /** The analytics stream's name (the Analytics stack creates it). */
+  analyticsStreamName: string;
+}
+
+/** The statements of the web's policy on the authenticated role: uploads under its own keys, analytics events. */
+export function webAccessStatements(stack: Stack, uploadBucketName: string, analyticsStreamName: string): PolicyStatement[] {
+  const bucketArn = stack.formatArn({ service: 's3', region: '', account: '', resource: uploadBucketName });
+  return [
+    new PolicyStatement({
+      sid: 'UploadUnderOwnRanch',
+      effect: Effect.ALLOW,
+      actions: [...UPLOAD_ACTIONS],
+      resources: WRITABLE_KEY_PATTERNS.map((pattern) => `${bucketArn}/${pattern}`),
+    }),
+    new PolicyStatement({
+      sid: 'SendAnalyticsEvents',
+      effect: Effect.ALLOW,
+      actions: [...ANALYTICS_ACTIONS],
+      resources: [stack.formatArn({ service: 'firehose', resource: 'deliverystream', resourceName: analyticsStreamName })],
+    }),
+  ];
+}
+
+export class IdentityStack extends Stack {
+  readonly userPool: IUserPool;
+  readonly userPoolClient: UserPoolClient;
+  readonly identityPoolId: string;
+  readonly authenticatedRole: IRole;
+
+  constructor(scope: Construct, id: string, props: IdentityStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+
+    this.userPool = settings.userPoolId ? UserPool.fromUserPoolId(this, 'UserPool', settings.userPoolId) : this.createUserPool();
+
+    this.userPoolClient = new UserPoolClient(this, 'WebClient', {
+      userPool: this.userPool,
+      userPoolClientName: `trailsense-web-${settings.name}`,
+      generateSecret: false,
+      // SRP sign-in; CDK adds ALLOW_REFRESH_TOKEN_AUTH (refresh) and nothing else.
+      authFlows: { userSrp: true },
+      disableOAuth: true,
+      preventUserExistenceErrors: true,
+      enableTokenRevocation: true,
+      idTokenValidity: TOKEN_VALIDITY.idAndAccess,
+      accessTokenValidity: TOKEN_VALIDITY.idAndAccess,
+      refreshTokenValidity: TOKEN_VALIDITY.refresh,
+      readAttributes: new ClientAttributes()
+        .withStandardAttributes({ email: true, emailVerified: true, fullname: true, phoneNumber: true, phoneNumberVerified: true })
+        .withCustomAttributes(RANCH_PRINCIPAL_TAG),
+      // Never custom:ranchid: the ranch a user counts against is set by the back end.
+      writeAttributes: new ClientAttributes().withStandardAttributes({ fullname: true, phoneNumber: true, email: true }),
+    });
+
+    const statements = webAccessStatements(this, props.uploadBucketName, props.analyticsStreamName);
+    if (settings.identityPoolId) {
+      // An existing pool keeps its role attachment (the mobile apps use it); the web's policy joins its authenticated role.
+      this.identityPoolId = settings.identityPoolId;
+      this.authenticatedRole = Role.fromRoleArn(this, 'AuthenticatedRole', settings.authenticatedRoleArn!, { mutable: true });
+    } else {
+      const pool = new CfnIdentityPool(this, 'IdentityPool', {
+        identityPoolName: `TrailSense ${settings.name}`,
+        allowUnauthenticatedIdentities: false,
+        allowClassicFlow: false,
+        cognitoIdentityProviders: [
+          { clientId: this.userPoolClient.userPoolClientId, providerName: this.userPool.userPoolProviderName, serverSideTokenCheck: true },
+        ],
+      });
+      // Identity ids name the private/<identity id>/ keys: a deleted pool would orphan them.
+      pool.applyRemovalPolicy(RemovalPolicy.RETAIN);
+      this.identityPoolId = pool.ref;
+      const role = new Role(this, 'AuthenticatedRole', {
+        description: `TrailSense ${settings.name}: signed-in web users (identity pool)`,
+        assumedBy: new FederatedPrincipal(
+          'cognito-identity.amazonaws.com',
+          {
+            StringEquals: { 'cognito-identity.amazonaws.com:aud': pool.ref },
+            'ForAnyValue:StringLike': { 'cognito-identity.amazonaws.com:amr': 'authenticated' },
+          },
+          'sts:AssumeRoleWithWebIdentity',
+        ).withSessionTags(),
+      });
+      this.authenticatedRole = role;
+      new CfnIdentityPoolRoleAttachment(this, 'RoleAttachment', {
+        identityPoolId: pool.ref,
+        roles: { authenticated: role.roleArn },
+      });
+      new CfnOutput(this, IDENTITY_OUTPUTS.authenticatedRoleArn, { value: role.roleArn });
+    }
+    new Policy(this, 'WebAccess', { statements, roles: [this.authenticatedRole] });
+
+    const principalTags = new CfnIdentityPoolPrincipalTag(this, 'RanchPrincipalTag', {
+      identityPoolId: this.identityPoolId,
+      identityProviderName: this.userPool.userPoolProviderName,
+      principalTags: { ...PRINCIPAL_TAGS },
+      useDefaults: false,
+    });
+    // On an existing pool the mapping outlives the stack (the mobile apps' identities carry it too).
+    if (settings.identityPoolId) principalTags.applyRemovalPolicy(RemovalPolicy.RETAIN);
+
+    new CfnOutput(this, IDENTITY_OUTPUTS.userPoolId, { value: this.userPool.userPoolId, description: 'auth.userPoolId' });
+    new CfnOutput(this, IDENTITY_OUTPUTS.userPoolClientId, { value: this.userPoolClient.userPoolClientId, description: 'auth.userPoolClientId' });
+    new CfnOutput(this, IDENTITY_OUTPUTS.identityPoolId, { value: this.identityPoolId, description: 'auth.identityPoolId' });
+  }
+
+  private createUserPool(): UserPool {
+    return new UserPool(this, 'UserPool', {
+      // Accounts are made in the mobile apps (SignUp through their client); the web shows sign-up only when its config says so.
+      selfSignUpEnabled: true,
+      signInAliases: { email: true },
+      signInCaseSensitive: false,
+      autoVerify: { email: true },
+      standardAttributes: {
+        email: { required: true, mutable: true },
+        fullname: { required: false, mutable: true },
+        phoneNumber: { required: false, mutable: true },
+      },
+      customAttributes: { [RANCH_PRINCIPAL_TAG]: new StringAttribute({ mutable: true }) },
+      // docs/product.md: at least 8 characters, no required character classes.
+      passwordPolicy: { minLength: 8, requireLowercase: false, requireUppercase: false, requireDigits: false, requireSymbols: false },
+      mfa: Mfa.OFF,
+      accountRecovery: AccountRecovery.EMAIL_ONLY,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+}

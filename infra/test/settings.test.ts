@@ -1,0 +1,135 @@
+/**
+ * Environment settings (src/settings.ts): the committed example and its runtime config are valid
+ * (the runtime config by the very parser the site uses), and every problem is reported naming its
+ * field, so a wrong file stops synth with what to fix.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseRuntimeConfig } from '@trailsense/shared/config';
+import type { RuntimeConfig } from '@trailsense/shared/config-types';
+import { REPO_ROOT, settingsFileFor } from '../src/app';
+import { checkRuntimeConfig, checkSettings, loadEnvironment, SettingsError } from '../src/settings';
+import type { Settings } from '../src/settings';
+
+const exampleFile = settingsFileFor('example');
+const exampleRaw = JSON.parse(fs.readFileSync(exampleFile, 'utf8')) as Record<string, unknown>;
+const { settings, runtimeConfig } = loadEnvironment(exampleFile);
+
+function problemsOf(raw: unknown): string[] {
+  const result = checkSettings(raw);
+  return result.ok ? [] : result.problems;
+}
+
+describe('the committed example', () => {
+  it('is valid and names config/production.example.json', () => {
+    expect(settings).toMatchObject({ name: 'example', region: 'us-east-2', analyticsStreamName: 'trailsense-example-events' });
+    expect(path.resolve(path.dirname(exampleFile), settings.runtimeConfig)).toBe(path.join(REPO_ROOT, 'config', 'production.example.json'));
+  });
+
+  it("has a production runtime config the site's own parser accepts: Firehose analytics, remotes at their domains, no sandbox endpoint", () => {
+    const raw: unknown = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'config', 'production.example.json'), 'utf8'));
+    const parsed = parseRuntimeConfig(raw);
+    expect(parsed).toMatchObject({ ok: true });
+    expect(runtimeConfig.analytics).toEqual({ provider: 'firehose', region: 'us-east-2', streamName: 'trailsense-example-events' });
+    expect(runtimeConfig.remotes).toEqual({
+      auth: 'https://auth.trailsense.example/mf-manifest.json',
+      uploader: 'https://uploader.trailsense.example/mf-manifest.json',
+    });
+    expect(JSON.stringify(raw)).not.toMatch(/localhost|Endpoint|dangerously/);
+    expect(checkRuntimeConfig(settings, runtimeConfig)).toEqual([]);
+  });
+});
+
+describe('a settings file with problems', () => {
+  it('lists every missing field by name', () => {
+    const problems = problemsOf({});
+    for (const field of ['name', 'region', 'certificateArn', 'runtimeConfig', 'ranchesTableName', 'analyticsStreamName', 'domains', 'siteOrigins']) {
+      expect(problems.some((p) => p.startsWith(`${field} is missing`))).toBe(true);
+    }
+    expect(problemsOf([])).toEqual(['the settings must be a JSON object.']);
+  });
+
+  it.each([
+    [{ region: 'Ohio' }, /^region is "Ohio", which is not an AWS region/],
+    [{ account: '1234' }, /^account is "1234", which is not a 12-digit AWS account id/],
+    [{ certificateArn: 'arn:aws:acm:us-east-2:123456789012:certificate/abc' }, /^certificateArn .* in us-east-1/],
+    [{ domains: { shell: 'https://trailsense.example', authRemote: 'auth.trailsense.example', uploaderRemote: 'up.trailsense.example' } }, /^domains\.shell is "https:\/\/trailsense\.example", which is not a lower-case host name/],
+    [{ domains: { shell: 'trailsense.example', authRemote: 'auth.trailsense.example' } }, /^domains\.uploaderRemote is missing/],
+    [{ domains: { shell: 'a.example', authRemote: 'a.example', uploaderRemote: 'b.example' }, siteOrigins: ['https://a.example'] }, /^domains: .* three different hosts/],
+    [{ siteOrigins: ['https://trailsense.example', 'https://trailsense.example/'] }, /^siteOrigins\[1\] is "https:\/\/trailsense\.example\/", which is not an https origin/],
+    [{ siteOrigins: ['https://uploader.trailsense.example'] }, /^siteOrigins must include the shell's origin https:\/\/trailsense\.example/],
+    [{ analyticsStreamName: 'events stream' }, /^analyticsStreamName is "events stream"/],
+    [{ identityPoolId: 'us-east-2:0b7c9d4e-2f1a-4c3b-8e5d-6a7b8c9d0e1f', authenticatedRoleArn: 'arn:aws:iam::123456789012:role/x' }, /^identityPoolId needs userPoolId/],
+    [{ userPoolId: 'us-east-2_Abc', identityPoolId: 'us-east-2:0b7c9d4e-2f1a-4c3b-8e5d-6a7b8c9d0e1f' }, /^authenticatedRoleArn is missing/],
+    [{ userPoolId: 'us-west-2_Abc' }, /^userPoolId us-west-2_Abc is not in the region us-east-2/],
+    [{ authenticatedRoleArn: 'arn:aws:iam::123456789012:role/x' }, /^authenticatedRoleArn is set without identityPoolId/],
+    [{ certificateArn: 'arn:aws:acm:us-east-1:999999999999:certificate/0f5e3c1a' }, /^certificateArn is in account 999999999999, not 123456789012/],
+    [{ bucketName: 'x' }, /^bucketName is not a setting/],
+  ])('%j → one problem naming the field', (change, message) => {
+    const problems = problemsOf({ ...exampleRaw, ...change });
+    expect(problems).toEqual([expect.stringMatching(message)]);
+  });
+});
+
+describe('a runtime config that does not fit the settings', () => {
+  const withConfig = (change: (config: RuntimeConfig) => RuntimeConfig, s: Settings = settings) => checkRuntimeConfig(s, change(structuredClone(runtimeConfig)));
+
+  it('refuses sandbox endpoints and another analytics provider', () => {
+    expect(withConfig((c) => ({ ...c, auth: { ...c.auth, userPoolEndpoint: 'http://localhost:4100' } }))).toEqual([expect.stringMatching(/^auth\.userPoolEndpoint is set/)]);
+    expect(withConfig((c) => ({ ...c, storage: { ...c.storage, dangerouslyConnectToHttpEndpointForTesting: true } }))).toEqual([
+      expect.stringMatching(/^storage\.dangerouslyConnectToHttpEndpointForTesting is set/),
+    ]);
+    expect(withConfig((c) => ({ ...c, analytics: { provider: 'none' } }))).toEqual([expect.stringMatching(/^analytics\.provider is none/)]);
+  });
+
+  it('refuses a stream other than the one the Analytics stack creates', () => {
+    expect(withConfig((c) => ({ ...c, analytics: { provider: 'firehose', region: 'us-east-2', streamName: 'other' } }))).toEqual([
+      'analytics.streamName is other, but the settings\' analyticsStreamName (the stream the Analytics stack creates) is trailsense-example-events.',
+    ]);
+  });
+
+  it("refuses remotes that are not at the remotes' domains, and other regions", () => {
+    expect(withConfig((c) => ({ ...c, remotes: { ...c.remotes, uploader: 'https://cdn.example/uploader/mf-manifest.json' } }))).toEqual([
+      'remotes.uploader is https://cdn.example/uploader/mf-manifest.json, but that remote is hosted at https://uploader.trailsense.example/mf-manifest.json.',
+    ]);
+    expect(withConfig((c) => ({ ...c, storage: { ...c.storage, region: 'us-west-2' } }))).toEqual([expect.stringMatching(/^storage\.region is us-west-2/)]);
+  });
+
+  it('refuses a bucket name Transfer Acceleration would not take, and pools other than the existing ones named', () => {
+    expect(withConfig((c) => ({ ...c, storage: { ...c.storage, bucket: 'uploads.trailsense' } }))).toEqual([expect.stringMatching(/^storage\.bucket .* contains a dot/)]);
+    expect(withConfig((c) => c, { ...settings, userPoolId: 'us-east-2_Mobile' })).toEqual([expect.stringMatching(/^auth\.userPoolId is us-east-2_ExampleP00l, but the settings use the existing user pool us-east-2_Mobile/)]);
+  });
+});
+
+describe('loading an environment', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-settings-'));
+  });
+  afterAll(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const write = (name: string, value: unknown) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
+    return file;
+  };
+
+  it('reports a missing file, bad JSON, and the runtime config parser’s problems with the file they are in', () => {
+    expect(() => loadEnvironment(path.join(dir, 'absent.json'))).toThrow(/absent\.json has a problem:\n {2}- the settings file does not exist/);
+    expect(() => loadEnvironment(write('broken.json', '{'))).toThrow(/broken\.json has a problem:\n {2}- the settings is not valid JSON/);
+    const config = write('config.json', { ...runtimeConfig, auth: { ...runtimeConfig.auth, userPoolId: 'nope' } });
+    const settingsFile = write('env.json', { ...exampleRaw, runtimeConfig: path.basename(config) });
+    let error: unknown;
+    try {
+      loadEnvironment(settingsFile);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SettingsError);
+    expect((error as SettingsError).file).toBe(config);
+    expect((error as SettingsError).problems).toEqual([expect.stringMatching(/^"auth\.userPoolId" is "nope"/)]);
+  });
+});

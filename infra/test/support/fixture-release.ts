@@ -1,0 +1,58 @@
+/**
+ * A faithful miniature of a remote's build (uploader-remote/dist) for the deploy tests: the entry
+ * files at fixed names (index.html, main.js, remoteEntry.js, mf-manifest.json), chunks named by
+ * their content hash as webpack names them (`<name>.<10 hex>.js`), a chunk's LICENSE companion,
+ * and what the deploy leaves out (a source map, the .br/.gz copies, the build stamp). Its page
+ * lazy-loads a hashed chunk on demand (`window.loadLazy()`), as the shell loads a remote's.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface FixtureRelease {
+  dir: string;
+  marker: string;
+  /** The lazily loaded chunk's file name. */
+  lazyChunk: string;
+  /** The chunk with a LICENSE companion. */
+  vendorChunk: string;
+  /** Every file written, relative. */
+  files: string[];
+}
+
+const hashed = (name: string, content: string) => `${name}.${createHash('sha256').update(content).digest('hex').slice(0, 10)}.js`;
+
+export function writeFixtureRelease(dir: string, marker: string): FixtureRelease {
+  fs.mkdirSync(dir, { recursive: true });
+  const lazy = `export function describe() {\n  return 'lazy chunk of release ${marker}';\n}\n`;
+  const lazyChunk = hashed('lazy', lazy);
+  const vendor = `/*! vendor of release ${marker} | MIT */\nexport const vendor = '${marker}';\n`;
+  const vendorChunk = hashed('vendor', vendor);
+  const main = [
+    `// The entry script of release ${marker}: it names its chunks, so it is never cached.`,
+    `document.documentElement.dataset.release = '${marker}';`,
+    `window.loadLazy = () => import('./${lazyChunk}').then((chunk) => chunk.describe());`,
+    `import('./${vendorChunk}').then((chunk) => { document.documentElement.dataset.vendor = chunk.vendor; });`,
+    '',
+  ].join('\n');
+  const files: Record<string, string | Buffer> = {
+    'index.html': `<!doctype html><html lang=en><head><meta charset=utf-8><title>release ${marker}</title><script type=module src=main.js></script></head><body><p>release ${marker}</p></body></html>`,
+    'main.js': main,
+    'remoteEntry.js': `// remote entry of release ${marker}\nwindow.fixtureRemote = { lazy: './${lazyChunk}', vendor: './${vendorChunk}' };\n`,
+    'mf-manifest.json': `${JSON.stringify({ id: 'fixture', name: 'fixture', metaData: { remoteEntry: { name: 'remoteEntry.js', path: '' }, buildInfo: { buildVersion: marker } }, exposes: [{ path: './Lazy', assets: { js: { sync: [lazyChunk, vendorChunk], async: [] } } }] }, null, 2)}\n`,
+    [lazyChunk]: lazy,
+    [vendorChunk]: vendor,
+    [`${vendorChunk}.LICENSE.txt`]: `vendor of release ${marker} | MIT\n`,
+    [`${lazyChunk}.map`]: '{"version":3,"mappings":""}\n',
+    [`${lazyChunk}.br`]: Buffer.from([0x0b, 0x01, 0x80]),
+    [`${lazyChunk}.gz`]: Buffer.from([0x1f, 0x8b]),
+    '.build-stamp': marker,
+  };
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
+  return { dir, marker, lazyChunk, vendorChunk, files: Object.keys(files) };
+}
+
+/** The files of a fixture release the deploy uploads (no map, .br, .gz or dot file). */
+export function deployedFiles(release: FixtureRelease): string[] {
+  return release.files.filter((f) => !/\.(map|br|gz)$/.test(f) && !f.startsWith('.')).sort();
+}

@@ -1,0 +1,59 @@
+/**
+ * An S3 emulator for the deploy tests: s3rver (the sandbox's S3, sandbox/src/s3.ts), as its own
+ * process on an ephemeral loopback port with one empty bucket, path-style, storing objects in a
+ * temporary folder. Its own process rather than the sandbox's S3 piece: that piece runs the upload
+ * bucket's object-created function on every new object, and the tests need a plain hosting
+ * bucket. s3rver answers GET and HEAD with the Content-Type and Cache-Control an object was put
+ * with, so a browser can load a site from it.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface S3Emulator {
+  /** `http://127.0.0.1:<port>`. */
+  endpoint: string;
+  bucket: string;
+  /** A bucket object's URL (path-style). */
+  url(key: string): string;
+  stop(): Promise<void>;
+}
+
+const CLI = path.join(path.dirname(require.resolve('s3rver/package.json')), 'bin', 's3rver.js');
+
+export async function startS3Emulator(bucket = 'hosting'): Promise<S3Emulator> {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-deploy-s3-'));
+  const child = spawn(process.execPath, [CLI, '--directory', directory, '--address', '127.0.0.1', '--port', '0', '--no-vhost-buckets', '--configure-bucket', bucket], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /S3rver listening on [\d.]+:(\d+)/.exec(output);
+      if (match) resolve(Number(match[1]));
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`s3rver exited (${code}) before listening:\n${output}`)));
+    child.once('error', reject);
+  });
+  // Its request log is not wanted; keep the pipes drained.
+  child.stdout.resume();
+  child.stderr.resume();
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    endpoint,
+    bucket,
+    url: (key) => `${endpoint}/${bucket}/${key}`,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill();
+        await exited;
+      }
+      fs.rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}

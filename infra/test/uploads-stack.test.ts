@@ -1,0 +1,188 @@
+/**
+ * The Uploads stack (src/stacks/uploads-stack.ts): the upload bucket's protections and CORS, the
+ * ledger table, and the object-created function — bundled by the repository's esbuild (this test
+ * synthesizes it for real), wired to object-created events under public/ and private/, with only
+ * the access it needs.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { LEDGER_TABLE } from '../src/object-created/aws';
+import { UPLOAD_PREFIXES, UploadsStack } from '../src/stacks/uploads-stack';
+import { actionsOf, allStatements, exampleEnv, exampleEnvironment, isWildcardPrincipal, testApp } from './support/example';
+import type { Statement } from './support/example';
+
+const environment = exampleEnvironment();
+const { settings, runtimeConfig } = environment;
+
+let template: Template;
+let stack: UploadsStack;
+let outdir: string;
+
+beforeAll(() => {
+  const app = testApp();
+  stack = new UploadsStack(app, 'Uploads', {
+    env: exampleEnv(environment),
+    bucketName: runtimeConfig.storage.bucket,
+    siteOrigins: settings.siteOrigins,
+    ranchesTableName: settings.ranchesTableName,
+  });
+  template = Template.fromStack(stack);
+  outdir = app.outdir;
+});
+
+const bucketId = () => Object.keys(template.findResources('AWS::S3::Bucket'))[0]!;
+const functionId = () => Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Handler: 'index.handler' } }))[0]!;
+const ledgerId = () => Object.keys(template.findResources('AWS::DynamoDB::Table'))[0]!;
+
+/** The statements of the object-created function's role policy. */
+function functionStatements(): Statement[] {
+  const roleArn = template.findResources('AWS::Lambda::Function')[functionId()]!.Properties.Role as { 'Fn::GetAtt': [string, string] };
+  const roleId = roleArn['Fn::GetAtt'][0];
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
+    .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+}
+
+describe('the upload bucket', () => {
+  it("is the runtime config's bucket: private, encrypted, accelerated", () => {
+    template.hasResource('AWS::S3::Bucket', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        BucketName: 'trailsense-example-uploads',
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        AccelerateConfiguration: { AccelerationStatus: 'Enabled' },
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+      }),
+    });
+  });
+
+  it('refuses any request not over TLS (1.2 or later)', () => {
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId() },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { NumericLessThan: { 's3:TlsVersion': 1.2 } } }),
+        ]),
+      },
+    });
+  });
+
+  it('aborts incomplete multipart uploads after a day', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [{ Id: 'abort-incomplete-multipart-uploads', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }] },
+    });
+  });
+
+  it("allows Amplify's uploads from the site's origins only, exposing ETag", () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      CorsConfiguration: {
+        CorsRules: [
+          {
+            AllowedOrigins: ['https://trailsense.example', 'https://uploader.trailsense.example'],
+            AllowedMethods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'],
+            AllowedHeaders: ['*'],
+            ExposedHeaders: Match.arrayWith(['ETag']),
+            MaxAge: 3000,
+          },
+        ],
+      },
+    });
+    expect(JSON.stringify(template.findResources('AWS::S3::Bucket'))).not.toContain('"AllowedOrigins":["*"]');
+  });
+
+  it('grants nothing to a wildcard principal', () => {
+    expect(allStatements(template).filter((s) => s.Effect === 'Allow' && isWildcardPrincipal(s.Principal))).toEqual([]);
+  });
+});
+
+describe('the ledger', () => {
+  it('is keyed by pk and sk (strings) as the function writes it, on demand, with point-in-time recovery, retained', () => {
+    expect(LEDGER_TABLE).toEqual({ partitionKey: 'pk', sortKey: 'sk' });
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      }),
+    });
+  });
+});
+
+describe('the object-created function', () => {
+  it('runs the bundled lambda.ts on Node 22 with the ledger and the ranch table named', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.handler',
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Environment: { Variables: { LEDGER_TABLE_NAME: { Ref: ledgerId() }, RANCHES_TABLE_NAME: settings.ranchesTableName, NODE_OPTIONS: '--enable-source-maps' } },
+    });
+  });
+
+  it("was bundled locally by the repository's esbuild into one file exporting handler", () => {
+    const code = template.findResources('AWS::Lambda::Function')[functionId()]!.Properties.Code as { S3Key: string };
+    const assetHash = code.S3Key.replace(/\.zip$/, '');
+    const bundle = path.join(outdir, `asset.${assetHash}`, 'index.js');
+    expect(fs.existsSync(bundle)).toBe(true);
+    const source = fs.readFileSync(bundle, 'utf8');
+    expect(source).toContain('LEDGER_TABLE_NAME');
+    expect(source).toMatch(/handler/);
+    // The runtime's SDK stays outside the bundle; the shared package's key layout is inside it.
+    expect(source).toMatch(/require\("@aws-sdk\/client-s3"\)/);
+    expect(source).not.toContain('@trailsense/shared');
+  });
+
+  it('runs for every object created under public/ and under private/', () => {
+    expect(UPLOAD_PREFIXES).toEqual(['public/', 'private/']);
+    template.hasResourceProperties('Custom::S3BucketNotifications', {
+      BucketName: { Ref: bucketId() },
+      NotificationConfiguration: {
+        LambdaFunctionConfigurations: UPLOAD_PREFIXES.map((prefix) => ({
+          Events: ['s3:ObjectCreated:*'],
+          Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: prefix }] } },
+          LambdaFunctionArn: { 'Fn::GetAtt': [functionId(), 'Arn'] },
+        })),
+      },
+    });
+  });
+
+  it('retries a failed event twice, then keeps it in an encrypted queue', () => {
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
+  });
+
+  it("may head, tag and remove the bucket's objects (and see a missing one as missing), nothing more in S3", () => {
+    const s3 = functionStatements().filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
+    expect(s3).toEqual([
+      expect.objectContaining({ Action: ['s3:GetObject', 's3:PutObjectTagging', 's3:DeleteObject'], Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/*']] } }),
+      expect.objectContaining({ Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [bucketId(), 'Arn'] } }),
+    ]);
+  });
+
+  it('reads the existing ranch table and writes only the ledger', () => {
+    const ranchesArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:dynamodb:us-east-2:123456789012:table/${settings.ranchesTableName}`]] };
+    const onRanches = functionStatements().filter((s) => JSON.stringify(s.Resource).includes(`table/${settings.ranchesTableName}`));
+    expect(onRanches.length).toBeGreaterThan(0);
+    expect(onRanches.map((s) => s.Resource)).toEqual(onRanches.map(() => [ranchesArn]));
+    const ranchActions = onRanches.flatMap(actionsOf);
+    expect(ranchActions).toContain('dynamodb:GetItem');
+    for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) expect(ranchActions).not.toContain(write);
+    const onLedger = functionStatements().filter((s) => JSON.stringify(s.Resource).includes(ledgerId()));
+    expect(onLedger.flatMap(actionsOf)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem']));
+    expect(functionStatements().flatMap(actionsOf).filter((a) => a.endsWith(':*') || a === '*')).toEqual([]);
+  });
+});
