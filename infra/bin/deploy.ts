@@ -1,0 +1,49 @@
+/**
+ * `npm run deploy -w <app> -- --target s3://bucket[/prefix] …`: uploads the app's build to its
+ * hosting bucket, hashed files first and entry files last, keeps the previous release's files,
+ * and invalidates the changed entry files (infra/README.md "Deploy command"). Exits non-zero on
+ * any failure.
+ */
+import path from 'node:path';
+import { parseDeployArgs, UsageError, USAGE } from '../src/deploy/cli';
+import { deploy, DeployInputError, formatResult } from '../src/deploy/deploy';
+import { DeployError } from '../src/deploy/execute';
+import { PlanError } from '../src/deploy/plan';
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+async function main(): Promise<number> {
+  let options;
+  try {
+    options = parseDeployArgs(process.argv.slice(2), process.env, REPO_ROOT);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`deploy: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    const { plan, result } = await deploy({ ...options, log: (line) => console.log(`  ${line}`) });
+    console.log(formatResult(options.target, plan, result));
+    return 0;
+  } catch (error) {
+    if (error instanceof DeployError) {
+      console.error(`deploy: ${error.message}`);
+      console.error(`  files uploaded before it stopped: ${error.result.uploaded.files}; deleted: ${error.result.deleted}.`);
+      return 1;
+    }
+    if (error instanceof DeployInputError || error instanceof PlanError) {
+      console.error(`deploy: ${error.message}`);
+      return 1;
+    }
+    console.error(`deploy: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

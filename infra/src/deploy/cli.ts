@@ -1,0 +1,116 @@
+/**
+ * The deploy command's arguments (infra/bin/deploy.ts; infra/README.md "Deploy command"):
+ *   deploy <app> --target s3://bucket[/prefix] [--distribution ID] [--config file] [--region r]
+ *          [--endpoint url] [--cloudfront-endpoint url] [--keep N] [--concurrency N] [--dist dir] [--dry-run]
+ * Paths are relative to the directory npm was started in (INIT_CWD), as the user typed them.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { parseTarget } from './aws';
+import type { DeployOptions } from './deploy';
+import { APPS, isAppName } from './files';
+
+export const USAGE = `Usage: npm run deploy -w <app> -- --target s3://<bucket>[/<prefix>] [options]
+       (or: npx tsx infra/bin/deploy.ts <app> --target … ; <app>: ${APPS.join(', ')})
+
+  --target s3://bucket[/prefix]  the app's hosting bucket (the hosting stack's BucketName output)
+  --distribution <id>            invalidate the changed entry files on this CloudFront distribution
+  --config <file>                the shell only, required: the environment's runtime config (/config.json)
+  --keep <n>                     releases whose files are kept, the new one included (default 2)
+  --dry-run                      plan and print, write nothing
+  --region <region>              the bucket's region (default: the AWS chain's, e.g. AWS_REGION)
+  --endpoint <url>               an S3-compatible endpoint, e.g. the sandbox's s3rver (path-style)
+  --cloudfront-endpoint <url>    another CloudFront API endpoint (tests)
+  --concurrency <n>              uploads at once (default 8)
+  --dist <dir>                   the build to deploy (default <app>/dist)`;
+
+/** Thrown for bad arguments; the message says what is wrong, then the usage is printed. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+function positiveInteger(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--${name} must be a whole number of at least 1 (got ${JSON.stringify(text)}).`);
+  return Number(text);
+}
+
+function httpUrl(name: string, text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--${name} must be an http(s) URL (got ${JSON.stringify(text)}).`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--${name} must be an http(s) URL (got ${JSON.stringify(text)}).`);
+  return text;
+}
+
+/**
+ * `argv` without node and the script. `env` gives INIT_CWD and the credentials check: with
+ * --endpoint and no AWS credentials in the environment, the sandbox's s3rver keys are used.
+ */
+export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot: string): DeployOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        target: { type: 'string' },
+        distribution: { type: 'string' },
+        config: { type: 'string' },
+        region: { type: 'string' },
+        endpoint: { type: 'string' },
+        'cloudfront-endpoint': { type: 'string' },
+        keep: { type: 'string' },
+        concurrency: { type: 'string' },
+        dist: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [app, ...extra] = positionals;
+  if (app === undefined) throw new UsageError(`Which app? Give one of ${APPS.join(', ')}.`);
+  if (!isAppName(app)) throw new UsageError(`Unknown app ${JSON.stringify(app)}: give one of ${APPS.join(', ')}.`);
+  if (extra.length > 0) throw new UsageError(`Unexpected argument(s): ${extra.join(' ')}.`);
+  if (!values.target) throw new UsageError('--target s3://<bucket>[/<prefix>] is required.');
+  let target;
+  try {
+    target = parseTarget(values.target);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.distribution !== undefined && !/^[A-Z0-9]{1,64}$/.test(values.distribution)) {
+    throw new UsageError(`--distribution must be a CloudFront distribution id such as E2QWRUHEXAMPLE (got ${JSON.stringify(values.distribution)}).`);
+  }
+  if (values.region !== undefined && !/^[a-z]{2}(-gov)?-[a-z]+-\d$/.test(values.region)) throw new UsageError(`--region must be an AWS region such as us-east-2 (got ${JSON.stringify(values.region)}).`);
+  const endpoint = httpUrl('endpoint', values.endpoint);
+  const cloudfrontEndpoint = httpUrl('cloudfront-endpoint', values['cloudfront-endpoint']);
+  const base = env.INIT_CWD ?? process.cwd();
+  const hasCredentials = Boolean(env.AWS_ACCESS_KEY_ID || env.AWS_PROFILE);
+  const region = values.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? (endpoint ? 'us-east-1' : undefined);
+  return {
+    app,
+    target,
+    distDir: values.dist ? path.resolve(base, values.dist) : path.join(repoRoot, app, 'dist'),
+    ...(values.config !== undefined ? { configFile: path.resolve(base, values.config) } : {}),
+    ...(values.distribution !== undefined ? { distributionId: values.distribution } : {}),
+    ...(region ? { region } : {}),
+    ...(endpoint ? { endpoint } : {}),
+    ...(cloudfrontEndpoint ? { cloudfrontEndpoint } : {}),
+    // The sandbox's s3rver accepts its own keys (sandbox/src/gateway/identity-pool.ts hands out the same).
+    ...((endpoint || cloudfrontEndpoint) && !hasCredentials ? { credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } } : {}),
+    keep: positiveInteger('keep', values.keep, 2),
+    concurrency: positiveInteger('concurrency', values.concurrency, 8),
+    dryRun: values['dry-run'] ?? false,
+  };
+}

@@ -1,0 +1,247 @@
+/**
+ * The deploy command against the sandbox's S3 emulator (s3rver, support/s3-emulator.ts) and a stub
+ * CloudFront API: releases of a miniature remote (support/fixture-release.ts) deployed one after
+ * another — objects and their headers, the previous release's chunks kept, the one before pruned,
+ * identical files skipped, one invalidation of entry paths only, a failure mid-upload that leaves
+ * the previous release's entry files in place — and the command line itself.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { deploy } from '../src/deploy/deploy';
+import type { DeployOptions } from '../src/deploy/deploy';
+import { DeployError } from '../src/deploy/execute';
+import { IMMUTABLE, NO_CACHE } from '../src/deploy/files';
+import { startS3Emulator } from './support/s3-emulator';
+import type { S3Emulator } from './support/s3-emulator';
+import { deployedFiles, writeFixtureRelease } from './support/fixture-release';
+import type { FixtureRelease } from './support/fixture-release';
+
+const REPO = path.resolve(__dirname, '..', '..');
+const ENTRY_FILES = ['index.html', 'main.js', 'mf-manifest.json', 'remoteEntry.js'];
+
+let s3: S3Emulator;
+let cloudFront: { url: string; requests: { distribution: string; paths: string[] }[]; close(): Promise<void> };
+let work: string;
+let releases: Record<'A' | 'B' | 'C' | 'D', FixtureRelease>;
+
+async function listen(handler: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** CloudFront's CreateInvalidation, recorded; answers as the API does (201, the invalidation). */
+async function startCloudFrontStub() {
+  const requests: { distribution: string; paths: string[] }[] = [];
+  const server = await listen((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const match = /^\/2020-05-31\/distribution\/([^/]+)\/invalidation$/.exec(req.url ?? '');
+      if (req.method !== 'POST' || !match) {
+        res.writeHead(404).end();
+        return;
+      }
+      const paths = [...body.matchAll(/<Path>([^<]*)<\/Path>/g)].map((m) => m[1] as string);
+      requests.push({ distribution: match[1] as string, paths });
+      const id = `I${requests.length}STUB`;
+      res.writeHead(201, { 'Content-Type': 'text/xml', Location: `https://cloudfront.amazonaws.com/2020-05-31/distribution/${match[1]}/invalidation/${id}` });
+      res.end(
+        `<?xml version="1.0"?><Invalidation xmlns="http://cloudfront.amazonaws.com/doc/2020-05-31/"><Id>${id}</Id><Status>InProgress</Status><CreateTime>2026-01-01T00:00:00Z</CreateTime>` +
+          `<InvalidationBatch><Paths><Quantity>${paths.length}</Quantity><Items>${paths.map((p) => `<Path>${p}</Path>`).join('')}</Items></Paths><CallerReference>x</CallerReference></InvalidationBatch></Invalidation>`,
+      );
+    });
+  });
+  return { ...server, requests };
+}
+
+function options(release: FixtureRelease, extra: Partial<DeployOptions> = {}): DeployOptions {
+  return {
+    app: 'uploader-remote',
+    distDir: release.dir,
+    target: { bucket: s3.bucket, prefix: '' },
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    keep: 2,
+    dryRun: false,
+    ...extra,
+  };
+}
+
+async function get(key: string, prefix = '') {
+  const res = await fetch(s3.url(prefix + key));
+  return { status: res.status, body: await res.text(), contentType: res.headers.get('content-type'), cacheControl: res.headers.get('cache-control') };
+}
+
+async function keys(prefix = ''): Promise<string[]> {
+  const res = await fetch(`${s3.endpoint}/${s3.bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}`);
+  return [...(await res.text()).matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => (m[1] as string).slice(prefix.length)).sort();
+}
+
+const fixtureText = (release: FixtureRelease, file: string) => fs.readFileSync(path.join(release.dir, file), 'utf8');
+
+beforeAll(async () => {
+  [s3, cloudFront] = await Promise.all([startS3Emulator(), startCloudFrontStub()]);
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-deploy-'));
+  releases = {
+    A: writeFixtureRelease(path.join(work, 'A'), 'A'),
+    B: writeFixtureRelease(path.join(work, 'B'), 'B'),
+    C: writeFixtureRelease(path.join(work, 'C'), 'C'),
+    D: writeFixtureRelease(path.join(work, 'D'), 'D'),
+  };
+});
+afterAll(async () => {
+  await Promise.all([s3?.stop(), cloudFront?.close()]);
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe('deploying releases one after another', () => {
+  test('a first deploy to an empty bucket uploads the release with its headers and records it', async () => {
+    const { result, plan } = await deploy(options(releases.A, { distributionId: 'E2STUB', cloudfrontEndpoint: cloudFront.url }));
+    expect(result.uploaded.files).toBe(deployedFiles(releases.A).length);
+    expect(result.excluded).toBe(4);
+    expect(result.deleted).toBe(0);
+    expect(await keys()).toEqual([...deployedFiles(releases.A), plan.releaseKey].sort());
+    for (const file of deployedFiles(releases.A)) {
+      const object = await get(file);
+      expect(object.body).toBe(fixtureText(releases.A, file));
+      expect(object.cacheControl).toBe(/\.[0-9a-f]{10}\.js$/.test(file) ? IMMUTABLE : NO_CACHE);
+    }
+    expect((await get('index.html')).contentType).toBe('text/html; charset=utf-8');
+    expect((await get(releases.A.lazyChunk)).contentType).toBe('text/javascript; charset=utf-8');
+    expect((await get('mf-manifest.json')).contentType).toBe('application/json; charset=utf-8');
+    expect((await get(`${releases.A.vendorChunk}.LICENSE.txt`)).contentType).toBe('text/plain; charset=utf-8');
+    const record = JSON.parse((await get(plan.releaseKey)).body);
+    expect(record).toMatchObject({ format: 1, app: 'uploader-remote', id: plan.release.id });
+    expect(record.files.map((f: { path: string }) => f.path).sort()).toEqual(deployedFiles(releases.A));
+    expect(cloudFront.requests).toEqual([{ distribution: 'E2STUB', paths: ['/', '/index.html', '/main.js', '/mf-manifest.json', '/remoteEntry.js'] }]);
+    expect(result.invalidationId).toBe('I1STUB');
+  });
+
+  test('a redeploy keeps the previous release’s chunks and replaces the entry files', async () => {
+    cloudFront.requests.length = 0;
+    await deploy(options(releases.B, { distributionId: 'E2STUB', cloudfrontEndpoint: cloudFront.url }));
+    // An open tab of release A still gets its chunks.
+    for (const chunk of [releases.A.lazyChunk, releases.A.vendorChunk]) expect((await get(chunk)).status).toBe(200);
+    expect((await get(releases.B.lazyChunk)).status).toBe(200);
+    for (const file of ENTRY_FILES) expect((await get(file)).body).toBe(fixtureText(releases.B, file));
+    expect(cloudFront.requests).toHaveLength(1);
+    expect(cloudFront.requests[0]?.paths).toEqual(['/', '/index.html', '/main.js', '/mf-manifest.json', '/remoteEntry.js']);
+    expect(cloudFront.requests[0]?.paths.some((p) => /[0-9a-f]{10}/.test(p))).toBe(false);
+  });
+
+  test('deploying the same build again uploads nothing and invalidates nothing', async () => {
+    cloudFront.requests.length = 0;
+    const { result } = await deploy(options(releases.B, { distributionId: 'E2STUB', cloudfrontEndpoint: cloudFront.url, keep: 3 }));
+    expect(result.uploaded.files).toBe(0);
+    expect(result.unchanged.files).toBe(deployedFiles(releases.B).length);
+    expect(cloudFront.requests).toEqual([]);
+  });
+
+  test('a third release prunes the first one’s chunks, never an entry file', async () => {
+    const { result } = await deploy(options(releases.C));
+    const now = await keys();
+    for (const chunk of [releases.A.lazyChunk, releases.A.vendorChunk, `${releases.A.vendorChunk}.LICENSE.txt`]) expect(now).not.toContain(chunk);
+    // B's record (deployed twice) is the previous release: its chunks stay.
+    for (const chunk of [releases.B.lazyChunk, releases.B.vendorChunk, releases.C.lazyChunk]) expect(now).toContain(chunk);
+    for (const file of ENTRY_FILES) expect(now).toContain(file);
+    expect(result.deleted).toBe(3);
+    expect(now.filter((k) => k.startsWith('_releases/'))).toHaveLength(2);
+  });
+
+  test('a failure mid-upload stops the deploy with the previous release’s entry files in place', async () => {
+    // A proxy that fails the PUT of one of D's chunks with a 500.
+    const failing = await listen((req, res) => {
+      if (req.method === 'PUT' && req.url?.includes(releases.D.vendorChunk)) {
+        req.resume();
+        req.on('end', () => res.writeHead(500, { 'Content-Type': 'application/xml' }).end('<Error><Code>InternalError</Code><Message>injected</Message></Error>'));
+        return;
+      }
+      const upstream = http.request(`${s3.endpoint}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    try {
+      const before = await keys('_releases/');
+      const failure = await deploy(options(releases.D, { endpoint: failing.url, maxAttempts: 1, concurrency: 1 })).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(DeployError);
+      expect((failure as DeployError).message).toMatch(/hashed files.*previous release's entry files are still in place/s);
+      for (const file of ENTRY_FILES) expect((await get(file)).body).toBe(fixtureText(releases.C, file));
+      expect(await keys('_releases/')).toEqual(before);
+      expect((await get(releases.B.lazyChunk)).status).toBe(200);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  test('a bucket with files no record lists: nothing of them is deleted', async () => {
+    const prefix = 'legacy/';
+    for (const file of ['index.html', 'old.0123456789.js']) {
+      await fetch(s3.url(prefix + file), { method: 'PUT', body: 'unrecorded', headers: { 'Content-Type': 'text/plain' } });
+    }
+    const target = { bucket: s3.bucket, prefix };
+    const first = await deploy(options(releases.A, { target }));
+    expect(first.result.unknownKept).toBe(1);
+    const { result } = await deploy(options(releases.B, { target, keep: 1 }));
+    const now = await keys(prefix);
+    expect(now).toContain('old.0123456789.js');
+    expect(now).not.toContain(releases.A.lazyChunk);
+    expect(result.unknownKept).toBe(1);
+  });
+});
+
+describe('the command line', () => {
+  const run = (args: string[]) =>
+    promisify(execFile)(process.execPath, [path.join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(REPO, 'infra', 'bin', 'deploy.ts'), ...args], {
+      cwd: REPO,
+      env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_PROFILE: '', INIT_CWD: REPO },
+    }).then(
+      (out) => ({ code: 0, stdout: out.stdout, stderr: out.stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    );
+
+  test('deploys a build and prints what it did', async () => {
+    const out = await run(['uploader-remote', '--target', `s3://${s3.bucket}/cli`, '--endpoint', s3.endpoint, '--dist', releases.A.dir]);
+    expect(out.stderr).not.toContain('deploy:');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/uploaded\s+7\s/);
+    expect(out.stdout).toMatch(/not uploaded \(\.map, \.br, \.gz\)\s+4/);
+    expect((await get('mf-manifest.json', 'cli/')).body).toBe(fixtureText(releases.A, 'mf-manifest.json'));
+  });
+
+  test('refuses bad arguments, a missing build and the shell without a valid config', async () => {
+    const bad = await run(['uploader-remote', '--target', 'bucket-without-scheme']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--target must be s3://<bucket>[/<prefix>]');
+    const missing = await run(['auth-remote', '--target', `s3://${s3.bucket}`, '--endpoint', s3.endpoint, '--dist', path.join(work, 'nothing')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('run `npm run build -w auth-remote` first');
+    const shellDir = path.join(work, 'shell');
+    fs.mkdirSync(shellDir, { recursive: true });
+    fs.writeFileSync(path.join(shellDir, 'index.html'), '<!doctype html>');
+    const noConfig = await run(['shell', '--target', `s3://${s3.bucket}`, '--endpoint', s3.endpoint, '--dist', shellDir]);
+    expect(noConfig.code).toBe(1);
+    expect(noConfig.stderr).toContain('The shell needs --config <file>');
+    const configFile = path.join(work, 'bad-config.json');
+    fs.writeFileSync(configFile, JSON.stringify({ auth: { region: 'us-east-2' } }));
+    const invalid = await run(['shell', '--target', `s3://${s3.bucket}`, '--endpoint', s3.endpoint, '--dist', shellDir, '--config', configFile]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('is not a valid runtime config; refusing to deploy it');
+    expect(invalid.stderr).toMatch(/auth\.userPoolId/);
+  });
+});
