@@ -238,19 +238,20 @@ export async function startS3(opts: {
       opts.log(`[s3] stall switch: ${ctx.method} ${ctx.path} ended (${end === 'limit' ? `held for the limit, ${HOLD_LIMIT_MS / 60_000} minutes` : 'the connection closed'})`);
       return;
     }
-    if (ctx.method !== 'OPTIONS' && opts.sessions) {
-      const refusal = accessRefusal(ctx, opts.sessions, opts.bucket, now());
-      if (refusal) {
-        await answerS3Error(ctx, refusal.status, s3ErrorXml(refusal.code));
-        opts.log(`[s3] ${ctx.method} ${ctx.path} -> ${refusal.status} ${refusal.code}: ${refusal.why}`);
-        return;
-      }
-    }
     if (objectPut || isCreateMultipartUpload(ctx)) {
       const header = nonAsciiMetadata(ctx.req.headers);
       if (header) {
         await answerS3Error(ctx, 403, s3ErrorXml('SignatureDoesNotMatch'));
         opts.log(`[s3] ${ctx.method} ${ctx.path} -> 403 SignatureDoesNotMatch: ${header} is not US-ASCII`);
+        return;
+      }
+    }
+    // Authorization after authentication: IAM is asked only about a request whose signature holds.
+    if (ctx.method !== 'OPTIONS' && opts.sessions) {
+      const refusal = accessRefusal(ctx, opts.sessions, opts.bucket, now());
+      if (refusal) {
+        await answerS3Error(ctx, refusal.status, s3ErrorXml(refusal.code));
+        opts.log(`[s3] ${ctx.method} ${ctx.path} -> ${refusal.status} ${refusal.code}: ${refusal.why}`);
         return;
       }
     }
