@@ -10,33 +10,17 @@ import http from 'node:http';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { remoteServerHeaders, shellServerHeaders } from '@trailsense/shared/server-headers';
+import { cacheControlFor, contentTypeFor } from '@trailsense/shared/serving';
 
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.txt': 'text/plain; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-};
+const TYPES = { html: contentTypeFor('x.html'), json: contentTypeFor('x.json'), txt: contentTypeFor('x.txt') };
+
 /** Precompressed copies the build writes beside an asset, best first. */
 const ENCODINGS = [
   { name: 'br', suffix: '.br' },
   { name: 'gzip', suffix: '.gz' },
 ];
-/** A chunk name carries a content hash (`325.e8d85c681d.js`): it can be cached forever. */
-const HASHED = /\.[0-9a-f]{10}\.(js|css)$|\/assets\/.+\.[0-9a-f]{10}\.\w+$/;
-
-/** The Cache-Control header for a served path (exported for the header test). */
-export function cacheControlFor(urlPath) {
-  return HASHED.test(urlPath) ? 'public, max-age=31536000, immutable' : 'no-cache';
-}
+/** The Cache-Control of a served path: the deploy command's rule too (shared/src/serving/files.ts). */
+export { cacheControlFor };
 
 /**
  * The security headers for one request: the shell's (`corsOrigin` unset) from the config file's
@@ -103,8 +87,8 @@ export async function startStaticServer({ root, port, host = '127.0.0.1', spa = 
       const urlPath = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
       if (urlPath === '/config.json' && configFile) {
         const config = await readFileOrNull(configFile);
-        if (config) await send(req, res, 200, config, TYPES['.json'], 'no-cache');
-        else await send(req, res, 404, Buffer.from('{"message":"no config"}'), TYPES['.json'], 'no-cache');
+        if (config) await send(req, res, 200, config, TYPES.json, 'no-cache');
+        else await send(req, res, 404, Buffer.from('{"message":"no config"}'), TYPES.json, 'no-cache');
         return;
       }
       const filePath = path.join(rootDir, urlPath);
@@ -115,24 +99,24 @@ export async function startStaticServer({ root, port, host = '127.0.0.1', spa = 
       const target = filePath.endsWith(path.sep) ? path.join(filePath, 'index.html') : filePath;
       if (await isFile(target)) {
         const ext = path.extname(target) || '.html';
-        await sendFile(req, res, 200, target, TYPES[ext] ?? 'application/octet-stream', cacheControlFor(urlPath));
+        await sendFile(req, res, 200, target, contentTypeFor(`x${ext}`), cacheControlFor(urlPath));
         return;
       }
       if (routes && !path.extname(urlPath)) {
         const routePath = urlPath.length > 1 ? urlPath.replace(/\/+$/, '') : urlPath;
         const page = routes.pages[routePath];
-        if (page) return await sendFile(req, res, 200, path.join(rootDir, page), TYPES['.html'], 'no-cache');
+        if (page) return await sendFile(req, res, 200, path.join(rootDir, page), TYPES.html, 'no-cache');
         if (routes.appPaths.includes(routePath)) {
-          return await sendFile(req, res, 200, path.join(rootDir, routes.app), TYPES['.html'], 'no-cache');
+          return await sendFile(req, res, 200, path.join(rootDir, routes.app), TYPES.html, 'no-cache');
         }
-        return await sendFile(req, res, 404, path.join(rootDir, routes.notFound), TYPES['.html'], 'no-cache');
+        return await sendFile(req, res, 404, path.join(rootDir, routes.notFound), TYPES.html, 'no-cache');
       }
       // Without a route list, a deep link (/support, /uploader) gets the single-page app's page.
       if (spa && !path.extname(urlPath)) {
-        await sendFile(req, res, 200, path.join(rootDir, 'index.html'), TYPES['.html'], 'no-cache');
+        await sendFile(req, res, 200, path.join(rootDir, 'index.html'), TYPES.html, 'no-cache');
         return;
       }
-      await send(req, res, 404, Buffer.from('Not found'), TYPES['.txt'], 'no-cache');
+      await send(req, res, 404, Buffer.from('Not found'), TYPES.txt, 'no-cache');
     } catch (error) {
       console.error(error);
       if (!res.headersSent) res.writeHead(500).end('Internal error');

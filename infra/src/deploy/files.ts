@@ -1,7 +1,7 @@
 /**
  * What the deploy command does with each file of an app's build: whether it is uploaded at all,
- * its Content-Type and Cache-Control, and its role in a release — the rules the local production
- * server follows (scripts/static-server.mjs `cacheControlFor`;
+ * its Content-Type and Cache-Control (shared/src/serving/files.ts, the rules the local production
+ * server follows too: scripts/static-server.mjs;
  * scripts/test/deploy-cache-headers.test.mjs checks that both agree on every file of the builds).
  *
  * - **hashed**: the name carries a content hash (`325.e8d85c681d.js`, `assets/<name>.<hash>.png`):
@@ -15,6 +15,7 @@
  * Never uploaded: source maps (`.map`), the build's precompressed copies (`.br`, `.gz` —
  * CloudFront compresses by Accept-Encoding itself) and dot files (`.build-stamp`).
  */
+import { contentTypeFor, IMMUTABLE, isHashedPath, NO_CACHE } from '@trailsense/shared/serving';
 
 /** The apps the command deploys: each has its own bucket and distribution. */
 export const APPS = ['shell', 'auth-remote', 'uploader-remote'] as const;
@@ -26,33 +27,7 @@ export function isAppName(value: string): value is AppName {
 
 export type FileKind = 'hashed' | 'companion' | 'entry';
 
-export const IMMUTABLE = 'public, max-age=31536000, immutable';
-export const NO_CACHE = 'no-cache';
-
-/** As scripts/static-server.mjs: a chunk name carrying a 10-hex-digit content hash, or a hashed asset. */
-const HASHED = /\.[0-9a-f]{10}\.(js|css)$|\/assets\/.+\.[0-9a-f]{10}\.\w+$/;
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.avif': 'image/avif',
-  '.ico': 'image/x-icon',
-  '.txt': 'text/plain; charset=utf-8',
-  '.xml': 'application/xml; charset=utf-8',
-  '.webmanifest': 'application/manifest+json; charset=utf-8',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.wasm': 'application/wasm',
-};
+export { IMMUTABLE, NO_CACHE };
 
 /** Why a build file is not uploaded, or undefined when it is. `path` is relative, with `/`. */
 export function exclusionOf(path: string): string | undefined {
@@ -64,13 +39,11 @@ export function exclusionOf(path: string): string | undefined {
 }
 
 export function isHashed(path: string): boolean {
-  return HASHED.test(`/${path}`);
+  return isHashedPath(path);
 }
 
 export function contentTypeOf(path: string): string {
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  const dot = name.lastIndexOf('.');
-  return (dot > 0 && CONTENT_TYPES[name.slice(dot).toLowerCase()]) || 'application/octet-stream';
+  return contentTypeFor(path);
 }
 
 /** The file's role; `hashedPaths` are the hashed files of the same release (for companions). */
