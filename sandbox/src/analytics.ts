@@ -6,7 +6,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { AnalyticsEvent, SandboxDb } from './db';
 import { formatApiFault } from './fault';
 import type { ApiFault } from './fault';
-import { applyCors, BodyTooLargeError, parseJsonObject, readBody, requestUrl, sendJson } from './http-util';
+import { applyCors, BodyTooLargeError, isJsonContentType, parseJsonObject, readBody, requestUrl, sendJson } from './http-util';
 import type { PutStallState } from './stall';
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
@@ -142,6 +142,13 @@ export function createAnalytics(deps: { db: SandboxDb; log: (line: string) => vo
     if (req.method !== 'POST') {
       req.resume();
       return sendJson(res, 405, { message: `Method ${req.method ?? ''} not allowed` });
+    }
+    // JSON only: a web page can POST text/plain or a form to any origin without a CORS preflight
+    // (a "simple request"), so accepting those would let any site inject events. application/json
+    // needs a preflight, which only the site's origins pass (applyCors).
+    if (!isJsonContentType(req.headers['content-type'])) {
+      req.resume();
+      return sendJson(res, 415, { message: 'Content-Type must be application/json' });
     }
     readBody(req, 64 * 1024)
       .then((raw) => {

@@ -28,6 +28,23 @@ export function readBody(req: IncomingMessage, limit = 1024 * 1024): Promise<Buf
   });
 }
 
+/** Whether a Content-Type header names JSON (`application/json`, any parameters, any case). */
+export function isJsonContentType(value: string | undefined): boolean {
+  return (value ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * Whether a request's Host header names this machine's loopback (`localhost`, `127.0.0.1`,
+ * `[::1]`, any port). A web page that made its own host name resolve to 127.0.0.1 (DNS
+ * rebinding) would send that name: such requests are refused, so no site can reach the sandbox
+ * as if it were same-origin.
+ */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (!host) return false;
+  const match = /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i.exec(host.trim());
+  return match !== null;
+}
+
 /** Parses a JSON object body; anything else (invalid JSON, an array, a number) is `undefined`. */
 export function parseJsonObject(body: Buffer): Record<string, unknown> | undefined {
   if (body.length === 0) return undefined;

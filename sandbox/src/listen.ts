@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isLoopbackHost } from './http-util';
 
 export class PortInUseError extends Error {
   constructor(
@@ -39,8 +40,26 @@ function listenOne(server: http.Server, port: number, host: string): Promise<num
   });
 }
 
-/** Starts `handler` on 127.0.0.1:port (and ::1:port when available); port 0 picks a free one. */
-export async function listenLoopback(piece: string, port: number, handler: http.RequestListener): Promise<Listener> {
+/**
+ * `handler` behind the Host check every loopback server makes (http-util.ts `isLoopbackHost`): a
+ * request for another host name is answered 403 and never reaches the piece.
+ */
+export function loopbackOnly(piece: string, handler: http.RequestListener): http.RequestListener {
+  return (req, res) => {
+    if (isLoopbackHost(req.headers.host)) return handler(req, res);
+    req.resume();
+    const body = `${piece} answers only requests for localhost, 127.0.0.1 or [::1], not ${JSON.stringify(req.headers.host ?? '')}.`;
+    res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+}
+
+/**
+ * Starts `handler` on 127.0.0.1:port (and ::1:port when available); port 0 picks a free one.
+ * Requests whose Host is not a loopback name are refused (`loopbackOnly`).
+ */
+export async function listenLoopback(piece: string, port: number, rawHandler: http.RequestListener): Promise<Listener> {
+  const handler = loopbackOnly(piece, rawHandler);
   const v4 = http.createServer(handler);
   let actual: number;
   try {

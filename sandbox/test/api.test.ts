@@ -5,6 +5,8 @@ import { createSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Sandbox } from '../src/index';
 import { SEED_USERS, yearMonth } from '../src/index';
+import { S3_PORT } from '../src/config';
+import { rawRequest } from './support/raw-http';
 import { apiGet, passwordTokens, startTestSandbox, stopTestSandbox } from './support/sandbox';
 
 const [subscriber, free, lapsed, noRanch] = SEED_USERS as [typeof SEED_USERS[0], typeof SEED_USERS[0], typeof SEED_USERS[0], typeof SEED_USERS[0]];
@@ -140,5 +142,48 @@ describe('analytics sink', () => {
       expect(((await res.json()) as { message: string }).message).toBeTruthy();
     }
     expect(sandbox.analyticsEvents()).toHaveLength(2);
+  });
+
+  it('415s an event that is not sent as JSON, which a page could post cross-site without a preflight', async () => {
+    const event = JSON.stringify({ name: 'uploadFailure', ranchid: 'cedar-creek', failureCount: 99 });
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '']) {
+      const res = await fetch(endpoint(), { method: 'POST', headers: contentType ? { 'Content-Type': contentType } : {}, body: event });
+      expect([contentType, res.status]).toEqual([contentType, 415]);
+      expect(((await res.json()) as { message: string }).message).toBe('Content-Type must be application/json');
+    }
+    expect(sandbox.analyticsEvents()).toHaveLength(2);
+  });
+});
+
+describe('every loopback server', () => {
+  const endpoints = () => [
+    `${sandbox.config.api.baseUrl}/ranches/cedar-creek`,
+    (sandbox.config.analytics as { endpoint: string }).endpoint,
+    `${sandbox.config.auth.userPoolEndpoint ?? ''}/`,
+    `http://127.0.0.1:${S3_PORT}/`,
+  ];
+
+  it('refuses a request for another host name (DNS rebinding), before the piece sees it', async () => {
+    for (const url of endpoints()) {
+      const port = new URL(url).port;
+      for (const host of [`rebound.evil.example:${port}`, 'evil.example', `localhost.evil.example:${port}`, `127.0.0.1.nip.io:${port}`]) {
+        const answer = await rawRequest(url, { method: 'GET', headers: { Host: host } });
+        expect(answer).not.toBe('no answer');
+        if (answer === 'no answer') continue;
+        expect([url, host, answer.status]).toEqual([url, host, 403]);
+        expect(answer.body).toContain('answers only requests for localhost, 127.0.0.1 or [::1]');
+      }
+    }
+  });
+
+  it('answers requests for localhost, 127.0.0.1 and [::1]', async () => {
+    for (const url of endpoints()) {
+      const port = new URL(url).port;
+      for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, 'LOCALHOST']) {
+        const answer = await rawRequest(url, { method: 'GET', headers: { Host: host } });
+        if (answer === 'no answer') throw new Error(`${url} gave no answer for Host ${host}`);
+        expect([url, host, answer.body.includes('answers only requests for localhost')]).toEqual([url, host, false]);
+      }
+    }
   });
 });

@@ -6,6 +6,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { parseEvent } from '../src/analytics';
 import { parseArgs } from '../src/cli';
+import { isJsonContentType, isLoopbackHost } from '../src/http-util';
 import { apiRouteOf, faultXml, formatApiFault, parseApiFault, parsePutFault, shouldFail } from '../src/fault';
 import { identityIdFor } from '../src/gateway/identity-pool';
 import { passwordPolicyViolation } from '../src/gateway/password-policy';
@@ -233,5 +234,21 @@ describe('parseArgs', () => {
     expect(parseArgs(['--s3-put-fault', '1:400:ExpiredToken'])).toMatchObject({ s3PutFault: '1:400:ExpiredToken' });
     expect(parseArgs(['--s3-put-fault', '1:400:Bad Code'])).toMatch(/bad S3 PUT fault "1:400:Bad Code": expected/);
     expect(parseArgs(['--s3-put-fault=2'])).toMatch(/between 0 and 1/);
+  });
+});
+
+describe('loopback host and JSON checks', () => {
+  it('takes only loopback names as the Host, with or without a port', () => {
+    for (const host of ['localhost', 'localhost:4103', 'LocalHost:3000', '127.0.0.1', '127.0.0.1:20005', '[::1]', '[::1]:4100']) {
+      expect([host, isLoopbackHost(host)]).toEqual([host, true]);
+    }
+    for (const host of [undefined, '', 'evil.example', 'localhost.evil.example', 'localhost:4103.evil.example', '127.0.0.2', '127.0.0.1.nip.io', '0.0.0.0', '[::1]x', 'localhost:']) {
+      expect([host, isLoopbackHost(host)]).toEqual([host, false]);
+    }
+  });
+
+  it('knows JSON by its media type, whatever the parameters or case', () => {
+    expect(['application/json', 'application/json; charset=utf-8', 'Application/JSON'].map(isJsonContentType)).toEqual([true, true, true]);
+    expect([undefined, '', 'text/plain', 'application/jsonp', 'application/x-www-form-urlencoded', 'text/json'].map(isJsonContentType)).toEqual([false, false, false, false, false, false]);
   });
 });
