@@ -3,7 +3,8 @@
  * CloudFront API: releases of a miniature remote (support/fixture-release.ts) deployed one after
  * another — objects and their headers, the previous release's chunks kept, the one before pruned,
  * identical files skipped, one invalidation of entry paths only, a failure mid-upload that leaves
- * the previous release's entry files in place — and the command line itself.
+ * the previous release's entry files in place; a miniature shell with the environment's config and
+ * its routed paths invalidated — and the command line itself.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,8 +19,8 @@ import { DeployError } from '../src/deploy/execute';
 import { IMMUTABLE, NO_CACHE } from '../src/deploy/files';
 import { startS3Emulator } from './support/s3-emulator';
 import type { S3Emulator } from './support/s3-emulator';
-import { deployedFiles, writeFixtureRelease } from './support/fixture-release';
-import type { FixtureRelease } from './support/fixture-release';
+import { deployedFiles, writeFixtureRelease, writeFixtureShell } from './support/fixture-release';
+import type { FixtureRelease, FixtureShell } from './support/fixture-release';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const ENTRY_FILES = ['index.html', 'main.js', 'mf-manifest.json', 'remoteEntry.js'];
@@ -202,6 +203,77 @@ describe('deploying releases one after another', () => {
     expect(now).toContain('old.0123456789.js');
     expect(now).not.toContain(releases.A.lazyChunk);
     expect(result.unknownKept).toBe(1);
+  });
+});
+
+describe('the shell', () => {
+  const target = () => ({ bucket: s3.bucket, prefix: 'shell/' });
+  const shellOptions = (shell: FixtureShell, configFile: string, extra: Partial<DeployOptions> = {}) =>
+    options(releases.A, { app: 'shell', distDir: shell.dir, configFile, target: target(), distributionId: 'E2SHELL', cloudfrontEndpoint: cloudFront.url, ...extra });
+  const PRODUCTION_CONFIG = path.join(REPO, 'config', 'production.example.json');
+  let shell: FixtureShell;
+  beforeAll(() => {
+    shell = writeFixtureShell(path.join(work, 'shell-release'), 'S');
+  });
+
+  test('a dry run reads the bucket and plans, and writes nothing', async () => {
+    cloudFront.requests.length = 0;
+    const { result, plan } = await deploy(shellOptions(shell, PRODUCTION_CONFIG, { dryRun: true }));
+    expect(result).toMatchObject({ dryRun: true, uploaded: { files: 12 }, excluded: 3 });
+    expect(plan.steps.map((s) => s.name)).toEqual(['hashed files', 'companion files', 'other entry files', 'config.json', 'routes.json', 'pages']);
+    expect(await keys('shell/')).toEqual([]);
+    expect(cloudFront.requests).toEqual([]);
+  });
+
+  test('the environment’s config becomes /config.json; pages, config and routed paths are invalidated, no hashed file', async () => {
+    cloudFront.requests.length = 0;
+    const { result, plan } = await deploy(shellOptions(shell, PRODUCTION_CONFIG));
+    expect(result.uploaded.files).toBe(12);
+    const config = await get('config.json', 'shell/');
+    expect(config).toMatchObject({ body: fs.readFileSync(PRODUCTION_CONFIG, 'utf8'), cacheControl: NO_CACHE, contentType: 'application/json; charset=utf-8' });
+    expect(await get(shell.mainChunk, 'shell/')).toMatchObject({ status: 200, cacheControl: IMMUTABLE });
+    for (const page of ['index.html', 'about.html', 'app.html', '404.html']) expect(await get(page, 'shell/')).toMatchObject({ status: 200, cacheControl: NO_CACHE, contentType: 'text/html; charset=utf-8' });
+    expect(plan.release.files.map((f) => f.path)).not.toContain('index.html.br');
+    expect(cloudFront.requests).toEqual([
+      {
+        distribution: 'E2SHELL',
+        paths: [
+          '/',
+          '/404.html',
+          '/about',
+          '/about.html',
+          '/app.html',
+          '/config.json',
+          '/contact',
+          '/contact.html',
+          '/delete',
+          '/favicon.svg',
+          '/index.html',
+          '/login',
+          '/profile',
+          '/routes.json',
+          '/support',
+          '/support.html',
+          '/uploader',
+          '/videos',
+          '/videos.html',
+        ],
+      },
+    ]);
+  });
+
+  test('a new config alone: only config.json is uploaded and invalidated', async () => {
+    cloudFront.requests.length = 0;
+    const local = path.join(REPO, 'config', 'local.json');
+    const { result } = await deploy(shellOptions(shell, local));
+    expect(result.uploaded.files).toBe(1);
+    expect((await get('config.json', 'shell/')).body).toBe(fs.readFileSync(local, 'utf8'));
+    expect(cloudFront.requests).toEqual([{ distribution: 'E2SHELL', paths: ['/config.json'] }]);
+  });
+
+  test('a remote’s bucket is refused for the shell', async () => {
+    await expect(deploy(shellOptions(shell, PRODUCTION_CONFIG, { target: { bucket: s3.bucket, prefix: '' } }))).rejects.toThrow(/holds releases of uploader-remote .* not of shell/);
+    await expect(deploy(options(releases.A, { configFile: PRODUCTION_CONFIG }))).rejects.toThrow("--config is the shell's runtime config; uploader-remote has none.");
   });
 });
 

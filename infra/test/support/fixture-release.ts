@@ -56,3 +56,40 @@ export function writeFixtureRelease(dir: string, marker: string): FixtureRelease
 export function deployedFiles(release: FixtureRelease): string[] {
   return release.files.filter((f) => !/\.(map|br|gz)$/.test(f) && !f.startsWith('.')).sort();
 }
+
+export interface FixtureShell {
+  dir: string;
+  /** The hashed app script every page loads. */
+  mainChunk: string;
+  /** Every file written, relative. */
+  files: string[];
+}
+
+/**
+ * A miniature of the shell's build (shell/dist): the prerendered pages, the bare app page and the
+ * 404 page that routes.json names (infra/test/fixtures/routes.json, the real build's), a hashed
+ * script with its LICENSE companion, an image at a fixed name, what the deploy leaves out — and a
+ * stray config.json, which the deploy must replace with the environment's (--config).
+ */
+export function writeFixtureShell(dir: string, marker: string): FixtureShell {
+  fs.mkdirSync(dir, { recursive: true });
+  const routes = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'routes.json'), 'utf8')) as { pages: Record<string, string>; app: string; notFound: string };
+  const script = `/*! shell of release ${marker} | MIT */\ndocument.documentElement.dataset.release = '${marker}';\n`;
+  const mainChunk = hashed('main', script);
+  const page = (title: string) => `<!doctype html><html lang=en><head><meta charset=utf-8><title>${title} (${marker})</title><script defer src=/${mainChunk}></script></head><body></body></html>`;
+  const files: Record<string, string> = {
+    'routes.json': `${JSON.stringify(routes, null, 2)}\n`,
+    'config.json': '{"stale":"not the environment\'s config"}\n',
+    'favicon.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>\n',
+    [mainChunk]: script,
+    [`${mainChunk}.LICENSE.txt`]: `shell of release ${marker} | MIT\n`,
+    [`${mainChunk}.map`]: '{"version":3,"mappings":""}\n',
+    [`${mainChunk}.gz`]: 'gz',
+    'index.html.br': 'br',
+  };
+  for (const [route, file] of Object.entries(routes.pages)) files[file] = page(route);
+  files[routes.app] = page('app');
+  files[routes.notFound] = page('not found');
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
+  return { dir, mainChunk, files: Object.keys(files) };
+}
