@@ -24,7 +24,7 @@ describe('bad input', () => {
       json: { __type: 'SerializationException', message: 'The request body is not a JSON object' },
     });
     expect((await cognitoCall(c, `${USER_POOL}.InitiateAuth`, '[1,2]')).json['__type']).toBe('SerializationException');
-    expect((await cognitoCall(c, `${USER_POOL}.FlyToTheMoon`, {})).json['__type']).toBe('UnsupportedOperationException');
+    expect((await cognitoCall(c, `${USER_POOL}.FlyToTheMoon`, {})).json['__type']).toBe('MissingAuthenticationTokenException');
     expect((await cognitoCall(c, 'Nonsense', {})).json['__type']).toBe('UnknownOperationException');
     expect((await cognitoCall(c, `${USER_POOL}.InitiateAuth`, { ClientId: 'someone-else', AuthFlow: 'USER_SRP_AUTH' })).json['__type']).toBe(
       'ResourceNotFoundException',

@@ -18,9 +18,22 @@ export interface GatewayDeps {
   log: (line: string) => void;
 }
 
+/**
+ * A header value can carry only Latin-1 without control characters (Node throws otherwise), but a
+ * message may quote the caller's input (a ClientId with "€" or a newline): such characters become
+ * "?" in the header; the JSON body keeps the message as it is.
+ */
+export function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?');
+}
+
 function sendFault(res: ServerResponse, fault: CognitoFault): void {
-  res.setHeader('x-amzn-errortype', fault.type);
-  res.setHeader('x-amzn-errormessage', fault.message);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.setHeader('x-amzn-errortype', headerSafe(fault.type));
+  res.setHeader('x-amzn-errormessage', headerSafe(fault.message));
   sendJson(res, fault.status, { __type: fault.type, message: fault.message }, AMZ_JSON);
 }
 
@@ -64,10 +77,16 @@ export function createGateway(deps: GatewayDeps): RequestListener {
     if (req.method !== 'POST' || url.split('?')[0] !== '/') {
       return sendFault(res, new CognitoFault('UnknownOperationException', `No such endpoint: ${req.method ?? ''} ${url}`, 404));
     }
-    handlePost(req, res).catch((err: unknown) => {
-      if (err instanceof CognitoFault) return sendFault(res, err);
-      deps.log(`[cognito] internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      sendFault(res, new CognitoFault('InternalErrorException', 'Internal error in the sandbox gateway', 500));
-    });
+    handlePost(req, res)
+      .catch((err: unknown) => {
+        if (err instanceof CognitoFault) return sendFault(res, err);
+        deps.log(`[cognito] internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        sendFault(res, new CognitoFault('InternalErrorException', 'Internal error in the sandbox gateway', 500));
+      })
+      // Whatever happens while answering, no request may take the gateway (and the sandbox) down.
+      .catch((err: unknown) => {
+        deps.log(`[cognito] could not answer: ${err instanceof Error ? err.message : String(err)}`);
+        res.destroy();
+      });
   };
 }

@@ -4,7 +4,9 @@
  * password policy, access-token checks, and Cognito's messages for wrong credentials.
  */
 import { randomBytes } from 'node:crypto';
-import type { JWTVerifyGetKey } from 'jose';
+import { readFileSync } from 'node:fs';
+import { decodeJwt, importJWK, SignJWT } from 'jose';
+import type { CryptoKey, JWK, JWTVerifyGetKey } from 'jose';
 import { CognitoError, UnsupportedError } from 'cognito-local/lib/errors';
 import { attributeValue } from 'cognito-local/lib/services/userPoolService';
 import type { SandboxDb } from '../db';
@@ -12,6 +14,7 @@ import { checkRefreshToken, checkToken } from '../tokens';
 import { ctx, PASSWORD_POLICY } from './cognito-local';
 import type { CognitoLocal, DeliveredCode, User } from './cognito-local';
 import { CognitoFault, INCORRECT_CREDENTIALS } from './errors';
+import { createLockout, PASSWORD_ATTEMPTS_EXCEEDED } from './lockout';
 import { assertPasswordPolicy } from './password-policy';
 import { parseClientA, startChallenge, verifyClaim } from './srp';
 
@@ -34,6 +37,93 @@ const ACCESS_TOKEN_OPERATIONS = new Set([
   'UpdateDeviceStatus',
   'ConfirmDevice',
 ]);
+
+/**
+ * The user-pool operations the product uses (docs/product.md "Identity provider", plus what Amplify
+ * calls for devices, MFA and attribute verification) — the ones Cognito answers to a caller holding
+ * no IAM credentials. Everything else (AdminSetUserPassword, ListUsers, UpdateUserPoolClient, …) is
+ * an IAM-signed call on AWS; the gateway verifies no signatures, so it refuses them all.
+ */
+export const PUBLIC_OPERATIONS = new Set([
+  'InitiateAuth',
+  'RespondToAuthChallenge',
+  'GetTokensFromRefreshToken',
+  'ConfirmDevice',
+  'SignUp',
+  'ConfirmSignUp',
+  'ResendConfirmationCode',
+  'ForgotPassword',
+  'ConfirmForgotPassword',
+  'ChangePassword',
+  'GetUser',
+  'UpdateUserAttributes',
+  'DeleteUserAttributes',
+  'DeleteUser',
+  'GetUserAttributeVerificationCode',
+  'VerifyUserAttribute',
+  'SetUserSettings',
+  'SetUserMFAPreference',
+  'AssociateSoftwareToken',
+  'VerifySoftwareToken',
+  'GetDevice',
+  'ListDevices',
+  'ForgetDevice',
+  'UpdateDeviceStatus',
+  'GlobalSignOut',
+  'RevokeToken',
+]);
+
+/**
+ * What Cognito's front end (as every AWS JSON-protocol service) answers an operation that needs
+ * SigV4 when the request carries no signature at all.
+ */
+export const MISSING_AUTHENTICATION = new CognitoFault('MissingAuthenticationTokenException', 'Request is missing Authentication Token');
+
+/** The attributes the web app client may write (its WriteAttributes); the rest are the operator's. */
+export const CLIENT_WRITE_ATTRIBUTES = new Set(['name', 'phone_number', 'email']);
+const UNAUTHORIZED_ATTRIBUTE = 'A client attempted to write unauthorized attribute';
+
+/** Refuses a UserAttributes list naming an attribute outside the client's write attributes. */
+function assertWritableAttributes(body: Record<string, unknown>, key: string): { Name: string; Value?: unknown }[] {
+  const list = body[key];
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new CognitoFault('InvalidParameterException', `${key} must be a list`);
+  const attributes = list as { Name?: unknown; Value?: unknown }[];
+  for (const a of attributes) {
+    if (a === null || typeof a !== 'object' || typeof a.Name !== 'string') throw new CognitoFault('InvalidParameterException', `${key} entries need a Name`);
+    if (!CLIENT_WRITE_ATTRIBUTES.has(a.Name)) throw new CognitoFault('NotAuthorizedException', UNAUTHORIZED_ATTRIBUTE);
+  }
+  return attributes as { Name: string; Value?: unknown }[];
+}
+
+/**
+ * A second app client, for tests only: the web client allows SRP and refresh only (as in
+ * production), this one also USER_PASSWORD_AUTH. It exists in the gateway alone and its tokens are
+ * minted for the web client, so the API and the identity pool take them as the site's.
+ */
+export const PASSWORD_AUTH_TEST_CLIENT_ID = 'sandboxpasswordtestclient0';
+
+/** Refresh-token ids revoked (RevokeToken, GlobalSignOut) kept in memory; the oldest go first. */
+const MAX_REVOKED = 100_000;
+
+let signingKey: Promise<CryptoKey | Uint8Array> | undefined;
+/** cognito-local's private key, which signed its tokens (the pool's JWKS publishes its public half). */
+function cognitoLocalKey(): Promise<CryptoKey | Uint8Array> {
+  signingKey ??= importJWK(
+    (JSON.parse(readFileSync(require.resolve('cognito-local/lib/keys/cognitoLocal.private.json'), 'utf8')) as { jwk: JWK }).jwk,
+    'RS256',
+  );
+  return signingKey;
+}
+
+function jtiOf(token: string): string | undefined {
+  try {
+    const jti = decodeJwt(token).jti;
+    return typeof jti === 'string' ? jti : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A pending PASSWORD_VERIFIER challenge, keyed by its SECRET_BLOCK. */
 interface SrpSession {
@@ -89,15 +179,49 @@ export interface UserPoolDeps {
   issuer: string;
   keys: JWTVerifyGetKey;
   onCode: (code: DeliveredCode) => void;
+  /** The clock of the password lockout (milliseconds); Date.now unless a test injects one. */
+  now?: () => number;
 }
 
 export function createUserPool(deps: UserPoolDeps) {
   const poolName = deps.userPoolId.split('_')[1] ?? '';
   const sessions = new Map<string, SrpSession>();
+  const lockout = createLockout({ now: deps.now ?? Date.now });
+  const revoked = new Set<string>();
 
-  function checkClient(body: Record<string, unknown>): void {
+  function revoke(jti: string | undefined): void {
+    if (!jti) return;
+    while (revoked.size >= MAX_REVOKED) revoked.delete(revoked.values().next().value as string);
+    revoked.add(jti);
+  }
+
+  /**
+   * Cognito's access and id tokens name the refresh token they come from (`origin_jti`); Amplify's
+   * signOut calls RevokeToken only when the access token has one. cognito-local's have none, so the
+   * gateway re-signs them with it, with the same key and claims otherwise.
+   */
+  async function withOrigin(result: unknown, originJti: string | undefined): Promise<unknown> {
+    const r = (result as { AuthenticationResult?: Record<string, unknown> } | undefined)?.AuthenticationResult;
+    if (!r || !originJti) return result;
+    const key = await cognitoLocalKey();
+    for (const name of ['AccessToken', 'IdToken']) {
+      const token = r[name];
+      if (typeof token !== 'string') continue;
+      r[name] = await new SignJWT({ ...decodeJwt(token), origin_jti: originJti }).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: 'CognitoLocal' }).sign(key);
+    }
+    return result;
+  }
+
+  /** Tokens from a sign-in: their origin is the refresh token minted with them. */
+  function signInResult(result: unknown): Promise<unknown> {
+    const refreshToken = (result as { AuthenticationResult?: { RefreshToken?: unknown } } | undefined)?.AuthenticationResult?.RefreshToken;
+    return withOrigin(withTokenDefaults(result), typeof refreshToken === 'string' ? jtiOf(refreshToken) : undefined);
+  }
+
+  /** The web client, or (for sign-in only) the test client. */
+  function checkClient(body: Record<string, unknown>, allowTestClient = false): void {
     const clientId = required(body, 'ClientId');
-    if (clientId !== deps.clientId) throw new CognitoFault('ResourceNotFoundException', `User pool client ${clientId} does not exist.`);
+    if (clientId !== deps.clientId && !(allowTestClient && clientId === PASSWORD_AUTH_TEST_CLIENT_ID)) throw new CognitoFault('ResourceNotFoundException', `User pool client ${clientId} does not exist.`);
   }
 
   /** cognito-local's answers where Cognito says something else. */
@@ -139,6 +263,8 @@ export function createUserPool(deps: UserPoolDeps) {
     const check = await checkToken(token, deps.keys, { issuer: deps.issuer, clientId: deps.clientId, use: 'access' });
     if (!check.ok) throw new CognitoFault('NotAuthorizedException', check.reason === 'expired' ? 'Access Token has expired' : 'Invalid Access Token');
     const signedOut = deps.db.signedOutAt(check.claims.sub as string);
+    const origin = check.claims['origin_jti'];
+    if (typeof origin === 'string' && revoked.has(origin)) throw new CognitoFault('NotAuthorizedException', 'Access Token has been revoked');
     if (signedOut !== undefined && (check.claims.iat ?? 0) < signedOut) throw new CognitoFault('NotAuthorizedException', 'Access Token has been revoked');
   }
 
@@ -190,10 +316,15 @@ export function createUserPool(deps: UserPoolDeps) {
     const given = str(responses, 'USERNAME');
     if (given && given !== session.userId && given !== session.username) throw new CognitoFault('NotAuthorizedException', INCORRECT_CREDENTIALS);
     const ok = verifyClaim({ poolName, userId: session.userId, A: session.A, B: session.B, b: session.b, v: session.v, secretBlock, timestamp, signature });
-    if (!ok || !session.known) throw new CognitoFault('NotAuthorizedException', INCORRECT_CREDENTIALS);
+    if (session.known && lockout.isLocked(session.userId)) throw new CognitoFault('NotAuthorizedException', PASSWORD_ATTEMPTS_EXCEEDED);
+    if (!ok || !session.known) {
+      if (session.known) lockout.fail(session.userId);
+      throw new CognitoFault('NotAuthorizedException', INCORRECT_CREDENTIALS);
+    }
+    lockout.succeed(session.userId);
     // Proven: let cognito-local mint the tokens (and apply its user-status checks) via the
     // password flow, with the password the proof was made against.
-    return withTokenDefaults(
+    return signInResult(
       await forward('InitiateAuth', {
         AuthFlow: 'USER_PASSWORD_AUTH',
         ClientId: deps.clientId,
@@ -202,12 +333,33 @@ export function createUserPool(deps: UserPoolDeps) {
     );
   }
 
+  /** USER_PASSWORD_AUTH, for the test client only; wrong passwords count towards the lockout. */
+  async function passwordAuth(body: Record<string, unknown>): Promise<unknown> {
+    if (body['ClientId'] !== PASSWORD_AUTH_TEST_CLIENT_ID) throw new CognitoFault('InvalidParameterException', 'USER_PASSWORD_AUTH flow not enabled for this client');
+    const params = record(body, 'AuthParameters');
+    const user = await findUser(required(params, 'USERNAME'));
+    if (user && lockout.isLocked(user.Username)) throw new CognitoFault('NotAuthorizedException', PASSWORD_ATTEMPTS_EXCEEDED);
+    try {
+      const result = await signInResult(await forward('InitiateAuth', { ...body, ClientId: deps.clientId }));
+      if (user) lockout.succeed(user.Username);
+      return result;
+    } catch (err) {
+      if (user && err instanceof CognitoFault && err.message === INCORRECT_CREDENTIALS) lockout.fail(user.Username);
+      throw err;
+    }
+  }
+
   async function refresh(refreshToken: string): Promise<unknown> {
     const check = await checkRefreshToken(refreshToken, deps.keys, deps.issuer);
     if (!check.ok) throw new CognitoFault('NotAuthorizedException', check.reason === 'expired' ? 'Refresh Token has expired' : 'Invalid Refresh Token');
+    const jti = typeof check.claims.jti === 'string' ? check.claims.jti : undefined;
+    if (jti && revoked.has(jti)) throw new CognitoFault('NotAuthorizedException', 'Refresh Token has been revoked');
     try {
-      return withTokenDefaults(
-        await deps.cognito.call('InitiateAuth', { AuthFlow: 'REFRESH_TOKEN_AUTH', ClientId: deps.clientId, AuthParameters: { REFRESH_TOKEN: refreshToken } }),
+      return await withOrigin(
+        withTokenDefaults(
+          await deps.cognito.call('InitiateAuth', { AuthFlow: 'REFRESH_TOKEN_AUTH', ClientId: deps.clientId, AuthParameters: { REFRESH_TOKEN: refreshToken } }),
+        ),
+        jti,
       );
     } catch (err) {
       if (err instanceof CognitoError && err.code === 'NotAuthorizedException') throw new CognitoFault('NotAuthorizedException', 'Invalid Refresh Token');
@@ -246,39 +398,69 @@ export function createUserPool(deps: UserPoolDeps) {
     const sub = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub: string }).sub;
     const user = await findUser(sub);
     if (!user) throw new CognitoFault('UserNotFoundException', 'User does not exist.');
+    for (const t of user.RefreshTokens ?? []) revoke(jtiOf(t));
     await deps.cognito.pool.saveUser(ctx, { ...user, RefreshTokens: [] });
     deps.db.recordSignOut(sub, Math.floor(Date.now() / 1000));
     return {};
   }
 
+  /** UpdateUserAttributes for the client's write attributes; a changed email is unverified again, as on Cognito. */
+  async function updateUserAttributes(body: Record<string, unknown>): Promise<unknown> {
+    const attributes = assertWritableAttributes(body, 'UserAttributes');
+    const token = required(body, 'AccessToken');
+    const sub = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub: string }).sub;
+    const before = await findUser(sub);
+    const result = await forward('UpdateUserAttributes', body);
+    const newEmail = attributes.find((a) => a.Name === 'email')?.Value;
+    const after = await findUser(sub);
+    if (before && after && typeof newEmail === 'string' && newEmail !== attributeValue('email', before.Attributes)) {
+      const others = (after.Attributes ?? []).filter((a) => a.Name !== 'email_verified');
+      await deps.cognito.pool.saveUser(ctx, { ...after, Attributes: [...others, { Name: 'email_verified', Value: 'false' }] });
+    }
+    return result;
+  }
+
   /** Answers one AWSCognitoIdentityProviderService operation. */
   return async function handle(operation: string, body: Record<string, unknown>): Promise<unknown> {
+    if (!PUBLIC_OPERATIONS.has(operation)) throw MISSING_AUTHENTICATION;
     if (ACCESS_TOKEN_OPERATIONS.has(operation)) await checkAccessToken(body);
     switch (operation) {
       case 'InitiateAuth': {
-        checkClient(body);
+        checkClient(body, true);
         const flow = str(body, 'AuthFlow');
         if (flow === 'USER_SRP_AUTH') return srpStart(body);
-        if (flow === 'USER_PASSWORD_AUTH') return withTokenDefaults(await forward('InitiateAuth', body));
+        if (flow === 'USER_PASSWORD_AUTH') return passwordAuth(body);
         if (flow === 'REFRESH_TOKEN_AUTH' || flow === 'REFRESH_TOKEN') {
           return refresh(str(record(body, 'AuthParameters'), 'REFRESH_TOKEN') ?? required({}, 'REFRESH_TOKEN'));
         }
         throw new CognitoFault('InvalidParameterException', `${flow ?? 'AuthFlow'} flow is not enabled for this client`);
       }
-      case 'RespondToAuthChallenge':
+      case 'RespondToAuthChallenge': {
         checkClient(body);
-        if (str(body, 'ChallengeName') === 'PASSWORD_VERIFIER') return srpVerify(body);
-        return withTokenDefaults(await forward(operation, body));
+        const challenge = required(body, 'ChallengeName');
+        if (challenge === 'PASSWORD_VERIFIER') return srpVerify(body);
+        // The gateway issues no other challenge (MFA is off and there is no admin-created user with
+        // a temporary password), so no Session can be one it issued.
+        throw new CognitoFault('NotAuthorizedException', 'Invalid session for the user.');
+      }
       case 'GetTokensFromRefreshToken':
         checkClient(body);
         return refresh(required(body, 'RefreshToken'));
       case 'GlobalSignOut':
         return globalSignOut(body);
+      case 'RevokeToken': {
+        checkClient(body);
+        const token = required(body, 'Token');
+        const result = await forward(operation, body);
+        revoke(jtiOf(token));
+        return result;
+      }
       case 'ResendConfirmationCode':
         checkClient(body);
         return resendConfirmationCode(body);
       case 'SignUp':
         checkClient(body);
+        assertWritableAttributes(body, 'UserAttributes');
         assertPasswordPolicy(body['Password'], PASSWORD_POLICY.MinimumLength);
         return forward(operation, body);
       case 'ConfirmSignUp':
@@ -286,8 +468,23 @@ export function createUserPool(deps: UserPoolDeps) {
         return confirmSignUp(body);
       case 'ConfirmForgotPassword':
         checkClient(body);
+        required(body, 'Username');
+        required(body, 'ConfirmationCode');
         assertPasswordPolicy(body['Password'], PASSWORD_POLICY.MinimumLength);
         return forward(operation, body);
+      case 'VerifyUserAttribute':
+        required(body, 'AttributeName');
+        required(body, 'Code');
+        return forward(operation, body);
+      case 'UpdateUserAttributes':
+        return updateUserAttributes(body);
+      case 'DeleteUserAttributes': {
+        const names = body['UserAttributeNames'];
+        if (Array.isArray(names) && names.some((n) => typeof n !== 'string' || !CLIENT_WRITE_ATTRIBUTES.has(n))) {
+          throw new CognitoFault('NotAuthorizedException', UNAUTHORIZED_ATTRIBUTE);
+        }
+        return forward(operation, body);
+      }
       case 'ChangePassword':
         assertPasswordPolicy(body['ProposedPassword'], PASSWORD_POLICY.MinimumLength);
         return forward(operation, body);

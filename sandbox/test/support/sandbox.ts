@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Amplify } from 'aws-amplify';
+import { PASSWORD_AUTH_TEST_CLIENT_ID } from '../../src/gateway/user-pool';
 import { startSandbox } from '../../src/index';
 import type { RuntimeConfig, Sandbox, SandboxOptions } from '../../src/index';
 import { acquireLock, releaseLock } from './lock';
@@ -81,11 +82,12 @@ export async function cognitoCall(
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
-/** Tokens by USER_PASSWORD_AUTH (quicker than SRP when the test is about something else). */
+/** Tokens by USER_PASSWORD_AUTH through the test client (quicker than SRP when the test is about something else). */
 export async function passwordTokens(config: RuntimeConfig, email: string, password: string): Promise<{ IdToken: string; AccessToken: string; RefreshToken: string }> {
   const { status, json } = await cognitoCall(config, 'AWSCognitoIdentityProviderService.InitiateAuth', {
     AuthFlow: 'USER_PASSWORD_AUTH',
-    ClientId: config.auth.userPoolClientId,
+    // The web client allows SRP only, as in production; the gateway has a test client for this.
+    ClientId: PASSWORD_AUTH_TEST_CLIENT_ID,
     AuthParameters: { USERNAME: email, PASSWORD: password },
   });
   if (status !== 200) throw new Error(`sign-in failed: ${JSON.stringify(json)}`);
