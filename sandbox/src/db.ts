@@ -23,6 +23,11 @@ const MIGRATIONS: readonly string[] = [
   // and the identity pool's credential sessions, which S3 requests are checked against (src/sessions.ts).
   `CREATE TABLE refusals (id INTEGER PRIMARY KEY AUTOINCREMENT, bucket TEXT NOT NULL, key TEXT NOT NULL, ranch_id TEXT, claimed_ranch_id TEXT, yearmo TEXT NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL);
    CREATE TABLE sessions (token TEXT PRIMARY KEY, identity_id TEXT NOT NULL, tags TEXT NOT NULL, expires_at_seconds INTEGER NOT NULL);`,
+  // Per-session credentials (gateway/identity-pool.ts): S3 looks a session up by its access key id
+  // and verifies the request's signature with its secret (src/s3.ts). Sessions issued before had
+  // the shared key `S3RVER` and cannot be verified: they are dropped (Amplify fetches new ones).
+  `DROP TABLE sessions;
+   CREATE TABLE sessions (access_key_id TEXT PRIMARY KEY, secret_access_key TEXT NOT NULL, token TEXT NOT NULL, identity_id TEXT NOT NULL, tags TEXT NOT NULL, expires_at_seconds INTEGER NOT NULL);`,
 ];
 
 export interface Ranch {
@@ -71,6 +76,9 @@ export interface StoredRefusal {
 
 /** Temporary credentials the identity pool issued: who they are for, with which principal tags, until when. */
 export interface StoredSession {
+  /** `ASIA…`, 20 characters, unique per session. */
+  accessKeyId: string;
+  secretAccessKey: string;
   token: string;
   identityId: string;
   tags: Record<string, string>;
@@ -103,8 +111,10 @@ export function openDb(file: string) {
     hasUpload: db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM uploads WHERE bucket = ? AND key = ?'),
     insertUpload: db.prepare('INSERT INTO uploads (bucket, key, ranch_id, yearmo, created_at) VALUES (?, ?, ?, ?, ?)'),
     insertRefusal: db.prepare('INSERT INTO refusals (bucket, key, ranch_id, claimed_ranch_id, yearmo, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-    addSession: db.prepare('INSERT INTO sessions (token, identity_id, tags, expires_at_seconds) VALUES (?, ?, ?, ?)'),
-    session: db.prepare<[string], { identity_id: string; tags: string; expires_at_seconds: number }>('SELECT * FROM sessions WHERE token = ?'),
+    addSession: db.prepare('INSERT INTO sessions (access_key_id, secret_access_key, token, identity_id, tags, expires_at_seconds) VALUES (?, ?, ?, ?, ?, ?)'),
+    session: db.prepare<[string], { secret_access_key: string; token: string; identity_id: string; tags: string; expires_at_seconds: number }>(
+      'SELECT * FROM sessions WHERE access_key_id = ?',
+    ),
     pruneSessions: db.prepare('DELETE FROM sessions WHERE expires_at_seconds < ?'),
     refusals: db.prepare<[], { bucket: string; key: string; ranch_id: string | null; claimed_ranch_id: string | null; yearmo: string; reason: string; at: string }>(
       'SELECT * FROM refusals ORDER BY id',
@@ -157,11 +167,21 @@ export function openDb(file: string) {
     /** Records an identity-pool session; sessions expired a day before `nowSeconds` are dropped. */
     addSession(session: StoredSession, nowSeconds: number): void {
       stmt.pruneSessions.run(nowSeconds - 86_400);
-      stmt.addSession.run(session.token, session.identityId, JSON.stringify(session.tags), session.expiresAtSeconds);
+      stmt.addSession.run(session.accessKeyId, session.secretAccessKey, session.token, session.identityId, JSON.stringify(session.tags), session.expiresAtSeconds);
     },
-    session(token: string): StoredSession | undefined {
-      const row = stmt.session.get(token);
-      return row && { token, identityId: row.identity_id, tags: JSON.parse(row.tags) as Record<string, string>, expiresAtSeconds: row.expires_at_seconds };
+    /** The session whose credentials have this access key id. */
+    session(accessKeyId: string): StoredSession | undefined {
+      const row = stmt.session.get(accessKeyId);
+      return (
+        row && {
+          accessKeyId,
+          secretAccessKey: row.secret_access_key,
+          token: row.token,
+          identityId: row.identity_id,
+          tags: JSON.parse(row.tags) as Record<string, string>,
+          expiresAtSeconds: row.expires_at_seconds,
+        }
+      );
     },
     recordRefusal: (r: StoredRefusal) => void stmt.insertRefusal.run(r.bucket, r.key, r.ranchId, r.claimedRanchId ?? null, r.yearmo, r.reason, r.at),
     refusals: (): StoredRefusal[] =>

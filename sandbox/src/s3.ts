@@ -2,9 +2,10 @@
  * Object storage: s3rver on http://localhost:20005 (the fixed address Amplify's
  * `dangerouslyConnectToHttpEndpointForTesting` sends to), one bucket with CORS for the site, objects
  * on disk under the data directory, and in front of s3rver's own routes:
- * - IAM's decision for requests made with identity-pool credentials (s3-access.ts): an unknown
- *   session token, an expired one, or an action the authenticated role may not take is refused as
- *   S3 refuses it; requests without a session token (the operator: seed, tests) pass;
+ * - authentication and IAM's decision: every request but a CORS preflight must carry a SigV4
+ *   signature (sigv4.ts) by the operator's key pair (OPERATOR_CREDENTIALS: allowed everything) or
+ *   an identity-pool session's (sessions.ts), then the authenticated role's policy decides for a
+ *   session (s3-access.ts); refused as S3 refuses, and s3rver gets the request under its own key;
  * - the object-created function itself (infra/src/object-created/handler.ts) on s3rver's
  *   ObjectCreated events, with sandbox adapters: s3rver's store, the SQLite ledger, the ranches;
  * - the PUT switches: stall (hold the next N PUTs unanswered) and fault (fail a share of them);
@@ -29,8 +30,11 @@ import { startLinkProxy } from './link-proxy';
 import type { LinkProxy } from './link-proxy';
 import { listenLoopback } from './listen';
 import type { Listener } from './listen';
-import { actionOf, isAllowed, securityTokenOf } from './s3-access';
+import { actionOf, isAllowed } from './s3-access';
+import type { Principal } from './s3-access';
 import type { SessionRegistry } from './sessions';
+import { amzDateMs, parseSignedRequest, signatureMatches } from './sigv4';
+import type { RawRequest } from './sigv4';
 import { createPutStall, HOLD_LIMIT_MS, holdUntilClosed } from './stall';
 import type { PutStallState } from './stall';
 
@@ -83,27 +87,81 @@ export function nonAsciiMetadata(headers: IncomingHttpHeaders): string | undefin
 }
 
 /**
- * Why S3 would refuse a request made with identity-pool credentials (undefined: it would not).
- * A request without a session token is the sandbox operator's (seed, tests, the deploy command)
- * and passes: SigV4 is verified nowhere, so the sandbox cannot tell its access key apart.
+ * The sandbox operator's long-term key pair (the seed, tests, the deploy command against the
+ * sandbox): like an IAM user with AdministratorAccess, allowed everything. Printed in
+ * sandbox/README.md; never valid anywhere but here.
  */
-export function accessRefusal(
-  ctx: Pick<KoaContext, 'method' | 'path' | 'query' | 'headers'>,
-  sessions: SessionRegistry,
-  bucket: string,
-  nowMs: number,
-): { status: number; code: string; why: string } | undefined {
-  const request = { method: ctx.method, path: ctx.path, query: ctx.query, headers: ctx.headers };
-  const token = securityTokenOf(request);
-  if (token === undefined) return undefined;
-  const session = sessions.find(token, Math.floor(nowMs / 1000));
-  // S3 answers 400 to both: its error table gives InvalidToken and ExpiredToken 400 Bad Request.
-  if (session.kind === 'unknown') return { status: 400, code: 'InvalidToken', why: 'no identity-pool session has that token' };
-  if (session.kind === 'expired') return { status: 400, code: 'ExpiredToken', why: 'the session has expired' };
+export const OPERATOR_CREDENTIALS = {
+  accessKeyId: 'AKIASANDBOXOPERATOR0',
+  secretAccessKey: 'trailsense-sandbox-operator-secret-local-only',
+} as const;
+
+/** The access key id s3rver itself accepts (it verifies no V4 signature: sandbox/src/s3.ts rewrites to it). */
+const S3RVER_ACCESS_KEY_ID = 'S3RVER';
+
+/** A request as the front middleware sees it: Koa's parsed view and the raw request line and headers. */
+export interface FrontRequest {
+  method: string;
+  /** Path-style `/<bucket>/<key>`, still URL-encoded. */
+  path: string;
+  query: Readonly<Record<string, unknown>>;
+  headers: Readonly<Record<string, unknown>>;
+  /** The raw request target and header lines (node's req.url, req.rawHeaders). */
+  raw: RawRequest;
+}
+
+export type Refusal = { status: number; code: string; why: string };
+
+/**
+ * Why S3 would refuse a request (undefined: it would not), in S3's order: authentication (a
+ * SigV4 signature by a key S3 knows: the operator's, or an identity-pool session's, whose token
+ * must come with it and must not have expired), then authorization (the authenticated role's
+ * policy for a session, src/s3-access.ts; the operator may do anything). Anonymous requests are
+ * refused: the bucket grants nothing to everyone.
+ */
+export function accessRefusal(request: FrontRequest, sessions: SessionRegistry | undefined, bucket: string, nowMs: number): Refusal | undefined {
+  const parsed = parseSignedRequest(request.raw);
+  if (parsed.kind === 'anonymous') return { status: 403, code: 'AccessDenied', why: 'an anonymous request (no signature)' };
+  if (parsed.kind === 'malformed') return { status: 400, code: 'AuthorizationHeaderMalformed', why: parsed.why };
+  const info = parsed.info;
+  let secret: string;
+  let principal: Principal | undefined;
+  if (info.accessKeyId === OPERATOR_CREDENTIALS.accessKeyId) {
+    secret = OPERATOR_CREDENTIALS.secretAccessKey;
+  } else {
+    const session = sessions?.find(info.accessKeyId, Math.floor(nowMs / 1000)) ?? { kind: 'unknown' as const };
+    if (session.kind === 'unknown') return { status: 403, code: 'InvalidAccessKeyId', why: `no credentials have the access key id ${info.accessKeyId}` };
+    // S3 answers 400 to both: its error table gives InvalidToken and ExpiredToken 400 Bad Request.
+    if (info.securityToken !== session.token) return { status: 400, code: 'InvalidToken', why: 'the session token is missing or not the one issued with the access key' };
+    if (session.kind === 'expired') return { status: 400, code: 'ExpiredToken', why: 'the session has expired' };
+    secret = session.secretAccessKey;
+    principal = session.principal;
+  }
+  if (!signatureMatches(request.raw, info, secret)) return { status: 403, code: 'SignatureDoesNotMatch', why: `the SigV4 signature of ${info.accessKeyId} does not hold` };
+  if (info.kind === 'query' && amzDateMs(info.amzDate) + (info.expiresSeconds ?? 0) * 1000 < nowMs) {
+    return { status: 403, code: 'AccessDenied', why: 'the presigned URL has expired' };
+  }
+  if (!principal) return undefined;
   const access = actionOf(request);
-  if (isAllowed(access, session.principal, bucket)) return undefined;
-  const tags = Object.entries(session.principal.tags).map(([k, v]) => `${k}=${v}`).join(',') || 'none';
-  return { status: 403, code: 'AccessDenied', why: `${access.action} on ${access.bucket ?? '*'}/${access.key ?? ''} is not allowed for ${session.principal.identityId} (tags: ${tags})` };
+  if (isAllowed(access, principal, bucket)) return undefined;
+  const tags = Object.entries(principal.tags).map(([k, v]) => `${k}=${v}`).join(',') || 'none';
+  return { status: 403, code: 'AccessDenied', why: `${access.action} on ${access.bucket ?? '*'}/${access.key ?? ''} is not allowed for ${principal.identityId} (tags: ${tags})` };
+}
+
+/**
+ * Hands a verified request to s3rver under the one access key id it accepts: the credential in the
+ * Authorization header, or a presigned URL's X-Amz-Credential, names `S3RVER` instead.
+ */
+function asS3rverRequest(ctx: KoaContext): void {
+  const authorization = ctx.req.headers.authorization;
+  if (authorization !== undefined) {
+    ctx.req.headers.authorization = authorization.replace(/Credential=[^/,\s]+\//, `Credential=${S3RVER_ACCESS_KEY_ID}/`);
+    return;
+  }
+  const credential = ctx.query['X-Amz-Credential'];
+  if (typeof credential === 'string') {
+    ctx.query = { ...ctx.query, 'X-Amz-Credential': credential.replace(/^[^/]*\//, `${S3RVER_ACCESS_KEY_ID}/`) };
+  }
 }
 
 /**
@@ -152,7 +210,7 @@ export async function startS3(opts: {
   log: (line: string) => void;
   /** Put s3rver behind an emulated shared uplink (default: none, s3rver on `port` itself). */
   link?: LinkSpec | null;
-  /** The identity pool's sessions; without it every request passes as the operator's. */
+  /** The identity pool's sessions; without it only the operator's key is known. */
   sessions?: SessionRegistry;
   /** Milliseconds since the epoch (default Date.now): credential expiry, the object-created month. */
   now?: () => number;
@@ -246,14 +304,16 @@ export async function startS3(opts: {
         return;
       }
     }
-    // Authorization after authentication: IAM is asked only about a request whose signature holds.
-    if (ctx.method !== 'OPTIONS' && opts.sessions) {
-      const refusal = accessRefusal(ctx, opts.sessions, opts.bucket, now());
+    // Every request but a CORS preflight is signed, verified, then authorized as IAM would.
+    if (ctx.method !== 'OPTIONS') {
+      const request = { method: ctx.method, path: ctx.path, query: ctx.query, headers: ctx.headers, raw: { method: ctx.req.method ?? ctx.method, url: ctx.req.url ?? ctx.path, rawHeaders: ctx.req.rawHeaders } };
+      const refusal = accessRefusal(request, opts.sessions, opts.bucket, now());
       if (refusal) {
         await answerS3Error(ctx, refusal.status, s3ErrorXml(refusal.code));
         opts.log(`[s3] ${ctx.method} ${ctx.path} -> ${refusal.status} ${refusal.code}: ${refusal.why}`);
         return;
       }
+      asS3rverRequest(ctx);
     }
     if (objectPut && shouldFail(fault)) {
       injected++;

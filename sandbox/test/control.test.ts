@@ -6,6 +6,7 @@
 import type { Sandbox } from '../src/index';
 import { rawRequest } from './support/raw-http';
 import { startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { operatorFetch, operatorRawRequest } from './support/sign';
 
 let sandbox: Sandbox;
 let control: string;
@@ -22,8 +23,9 @@ const put = (body: string, headers: Record<string, string> = {}) => fetch(contro
 const putTo = (name: string, body: string, headers: Record<string, string> = {}) => fetch(controlUrl(name), { method: 'PUT', body, headers });
 const getJson = async (url: string) => (await (await fetch(url)).json()) as Record<string, unknown>;
 const objectUrl = (name: string) => `http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/public/cedar-creek/${name}`;
+// Signed with the operator's key (S3 refuses anonymous requests); a held PUT is held before that.
 const rawS3Put = () =>
-  fetch(`http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/public/cedar-creek/control-test.jpg`, { method: 'PUT', body: 'x' });
+  operatorFetch(`http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/public/cedar-creek/control-test.jpg`, { method: 'PUT', body: 'x' });
 
 /** Waits for a log line (the S3 front logs what it does with a held request). */
 async function logged(pattern: RegExp, timeoutMs = 5000): Promise<string> {
@@ -98,7 +100,7 @@ describe('PUT /_sandbox/s3-put-stall', () => {
     // The client gave up and closed: the held request is ended on the sandbox's side too.
     await logged(/stall switch: PUT \/[^ ]+\/public\/cedar-creek\/held-small\.jpg ended \(the connection closed\)/);
 
-    const next = await rawRequest(objectUrl('after-stall.jpg'), { method: 'PUT', body: 'y', timeoutMs: 10_000 });
+    const next = await operatorRawRequest(objectUrl('after-stall.jpg'), { method: 'PUT', body: 'y', timeoutMs: 10_000 });
     expect(next).toMatchObject({ status: 200 });
     expect(sandbox.heldPuts()).toBe(heldBefore + 2);
   });

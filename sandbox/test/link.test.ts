@@ -11,7 +11,9 @@ import http from 'node:http';
 import net from 'node:net';
 import type { Sandbox } from '../src/index';
 import { bytesPerSecond } from '../src/link';
+import { OPERATOR_CREDENTIALS } from '../src/s3';
 import { startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { signRequest } from './support/sign';
 
 const MBIT = 8;
 const RTT = 100;
@@ -33,12 +35,21 @@ interface Timed {
   reused: boolean;
 }
 
-/** One HTTP request, on a connection of its own unless an agent is given; resolves with its status, ms taken and whether it reused a connection. */
-function request(method: string, key: string, body?: Buffer, agent: http.Agent | false = false): Promise<Timed> {
+/**
+ * One HTTP request signed with the operator's key, on a connection of its own unless an agent is
+ * given; resolves with its status, ms taken (from after signing) and whether it reused a connection.
+ */
+async function request(method: string, key: string, body?: Buffer, agent: http.Agent | false = false): Promise<Timed> {
+  const signed = await signRequest(OPERATOR_CREDENTIALS, {
+    method,
+    path: `/${bucket}/${key}`,
+    headers: body ? { 'Content-Length': String(body.length), 'Content-Type': 'image/jpeg', 'x-amz-meta-ranchid': 'cedar-creek' } : {},
+    host: `127.0.0.1:${sandbox.ports.s3}`,
+  });
   return new Promise((resolve, reject) => {
     const start = performance.now();
     const req = http.request(
-      { host: '127.0.0.1', port: sandbox.ports.s3, method, path: `/${bucket}/${key}`, agent, headers: body ? { 'Content-Length': body.length, 'Content-Type': 'image/jpeg', 'x-amz-meta-ranchid': 'cedar-creek' } : {} },
+      { host: '127.0.0.1', port: sandbox.ports.s3, method, path: signed.target, agent, headers: signed.headers },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - start, reused: req.reusedSocket }));

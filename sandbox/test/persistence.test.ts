@@ -9,6 +9,7 @@ import type { Sandbox } from '../src/index';
 import { SEED_USERS, startSandbox, yearMonth } from '../src/index';
 import { acquireLock, releaseLock } from './support/lock';
 import { apiGet, configureAmplify, tempDataDir } from './support/sandbox';
+import { operatorFetch } from './support/sign';
 
 const subscriber = SEED_USERS[0]!;
 const dataDir = tempDataDir();
@@ -24,9 +25,9 @@ const start = (reset = false) =>
     return s;
   });
 
-/** The object's metadata as the operator reads it (no session token: the user's role may not read). */
+/** The object's metadata as the operator reads it (its own key pair: the user's role may not read). */
 async function storedMetadata(): Promise<Record<string, string> | 'not found'> {
-  const res = await fetch(`http://localhost:${sandbox!.ports.s3}/${sandbox!.config.storage.bucket}/${key}`, { method: 'HEAD' });
+  const res = await operatorFetch(`http://localhost:${sandbox!.ports.s3}/${sandbox!.config.storage.bucket}/${key}`, { method: 'HEAD' });
   if (res.status === 404) return 'not found';
   return Object.fromEntries([...res.headers].filter(([name]) => name.startsWith('x-amz-meta-')));
 }

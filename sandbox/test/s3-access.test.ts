@@ -1,12 +1,15 @@
 /**
  * The IAM decision the sandbox applies to requests made with identity-pool credentials
- * (src/s3-access.ts), and the S3 front's refusals (s3.ts accessRefusal) on an injected clock.
+ * (src/s3-access.ts), and the S3 front's refusals (s3.ts accessRefusal: signature, then policy) on an injected clock.
  */
 import { RANCH_VARIABLE } from '@trailsense/infra/upload-access';
-import { accessRefusal } from '../src/s3';
+import { accessRefusal, OPERATOR_CREDENTIALS } from '../src/s3';
+import type { FrontRequest } from '../src/s3';
 import { actionOf, isAllowed, keyMatcher, securityTokenOf } from '../src/s3-access';
 import type { Principal, S3Request } from '../src/s3-access';
 import type { SessionRegistry } from '../src/sessions';
+import { rawHeadersOf, signRequest } from './support/sign';
+import type { Credentials } from './support/sign';
 
 const BUCKET = 'trailsense-local-uploads';
 const ID = 'us-east-2:11111111-2222-5333-8444-555555555555';
@@ -114,29 +117,48 @@ describe('securityTokenOf', () => {
 });
 
 describe('accessRefusal: what the S3 front answers', () => {
+  const KEY = { accessKeyId: 'ASIAKNOWNSESSION0001', secretAccessKey: 'session-secret', sessionToken: 'known' };
   const sessions: SessionRegistry = {
     add: () => undefined,
-    find: (token, nowSeconds) => {
-      if (token !== 'known') return { kind: 'unknown' };
-      return nowSeconds >= 2_000 ? { kind: 'expired' } : { kind: 'valid', principal: rancher };
+    find: (accessKeyId, nowSeconds) => {
+      if (accessKeyId !== KEY.accessKeyId) return { kind: 'unknown' };
+      const session = { secretAccessKey: KEY.secretAccessKey, token: KEY.sessionToken };
+      return nowSeconds >= 2_000 ? { kind: 'expired', ...session } : { kind: 'valid', ...session, principal: rancher };
     },
   };
-  const ctx = (method: string, path: string, headers: Record<string, string> = { 'x-amz-security-token': 'known' }) => ({ method, path, query: {}, headers });
+  const DATE = new Date(1_000_000);
+  const request = async (method: string, path: string, credentials: Credentials | null = KEY, headers: Record<string, string> = {}): Promise<FrontRequest> => {
+    const signed = credentials ? await signRequest(credentials, { method, path, headers, host: 'localhost:20005', date: DATE }) : { method, target: path, headers: { host: 'localhost:20005', ...headers } };
+    return { method, path, query: {}, headers: signed.headers, raw: { method, url: signed.target, rawHeaders: rawHeadersOf(signed.headers) } };
+  };
 
-  it('lets the operator (no session token) do anything', () => {
-    expect(accessRefusal(ctx('DELETE', `/${BUCKET}/public/cedar-creek/a.jpg`, {}), sessions, BUCKET, 5_000_000)).toBeUndefined();
+  it('lets the operator (its own key pair) do anything', async () => {
+    expect(accessRefusal(await request('DELETE', `/${BUCKET}/public/cedar-creek/a.jpg`, OPERATOR_CREDENTIALS), sessions, BUCKET, 5_000_000)).toBeUndefined();
   });
 
-  it('allows what the role allows while the session lasts', () => {
-    expect(accessRefusal(ctx('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 1_999_999)).toBeUndefined();
+  it('allows what the role allows while the session lasts', async () => {
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 1_999_999)).toBeUndefined();
   });
 
-  it('answers an unknown token 400 InvalidToken, an expired session 400 ExpiredToken, and a refused action 403 AccessDenied', () => {
-    expect(accessRefusal(ctx('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, { 'x-amz-security-token': 'forged' }), sessions, BUCKET, 0)).toMatchObject({
+  it('answers an anonymous request 403 AccessDenied', async () => {
+    expect(accessRefusal(await request('GET', `/${BUCKET}/public/cedar-creek/a.jpg`, null), sessions, BUCKET, 0)).toMatchObject({ status: 403, code: 'AccessDenied' });
+  });
+
+  it('answers an unknown key 403 InvalidAccessKeyId, and a wrong signature 403 SignatureDoesNotMatch', async () => {
+    const unknown = { ...KEY, accessKeyId: 'ASIAUNKNOWNSESSION01' };
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, unknown), sessions, BUCKET, 0)).toMatchObject({ status: 403, code: 'InvalidAccessKeyId' });
+    const wrong = { ...KEY, secretAccessKey: 'guessed' };
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, wrong), sessions, BUCKET, 0)).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    const operatorGuess = { ...OPERATOR_CREDENTIALS, secretAccessKey: 'guessed' };
+    expect(accessRefusal(await request('DELETE', `/${BUCKET}/public/cedar-creek/a.jpg`, operatorGuess), sessions, BUCKET, 0)).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+  });
+
+  it('answers a token that is not the session\'s 400 InvalidToken, an expired session 400 ExpiredToken, and a refused action 403 AccessDenied', async () => {
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, { ...KEY, sessionToken: 'forged' }), sessions, BUCKET, 0)).toMatchObject({
       status: 400,
       code: 'InvalidToken',
     });
-    expect(accessRefusal(ctx('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 2_000_000)).toMatchObject({ status: 400, code: 'ExpiredToken' });
-    expect(accessRefusal(ctx('GET', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 0)).toMatchObject({ status: 403, code: 'AccessDenied' });
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 2_000_000)).toMatchObject({ status: 400, code: 'ExpiredToken' });
+    expect(accessRefusal(await request('GET', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 0)).toMatchObject({ status: 403, code: 'AccessDenied' });
   });
 });

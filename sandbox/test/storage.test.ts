@@ -11,9 +11,9 @@ import { uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
 import { SEED_USERS, yearMonth } from '../src/index';
 import { installFileReader } from './support/file-reader';
-import { rawRequest } from './support/raw-http';
 import type { RawAnswer } from './support/raw-http';
 import { apiGet, configureAmplify, startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { operatorRawRequest } from './support/sign';
 
 installFileReader();
 
@@ -150,8 +150,9 @@ describe('S3 error codes from the fault switch', () => {
 
 const objectUrl = (key: string, query = '') => `http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/${key}${query}`;
 
+/** A PUT through node:http signed with the operator's key (src/s3.ts OPERATOR_CREDENTIALS). */
 async function rawPut(key: string, headers: Record<string, string>): Promise<RawAnswer> {
-  const res = await rawRequest(objectUrl(key), { method: 'PUT', headers: { 'Content-Type': 'image/jpg', ...headers }, body: 'bytes', timeoutMs: 10_000 });
+  const res = await operatorRawRequest(objectUrl(key), { method: 'PUT', headers: { 'Content-Type': 'image/jpg', ...headers }, body: 'bytes', timeoutMs: 10_000 });
   if (res === 'no answer') throw new Error(`no answer to PUT ${key}`);
   return res;
 }
@@ -181,7 +182,7 @@ describe('user metadata must be US-ASCII, as real S3 requires', () => {
 
   it('checks CreateMultipartUpload too', async () => {
     const post = (headers: Record<string, string>) =>
-      rawRequest(objectUrl(`public/cedar-creek/${randomUUID()}.jpg`, '?uploads'), { method: 'POST', headers: { Origin: 'http://localhost:3000', ...headers }, timeoutMs: 10_000 });
+      operatorRawRequest(objectUrl(`public/cedar-creek/${randomUUID()}.jpg`, '?uploads'), { method: 'POST', headers: { Origin: 'http://localhost:3000', ...headers }, timeoutMs: 10_000 });
     const refused = await post({ 'x-amz-meta-camera_name': latin1 });
     expect(refused).toMatchObject({ status: 403, headers: { 'access-control-allow-origin': 'http://localhost:3000' } });
     expect((refused as RawAnswer).body).toContain('<Code>SignatureDoesNotMatch</Code>');

@@ -11,9 +11,12 @@ import { fetchAuthSession, signIn, signOut } from 'aws-amplify/auth';
 import { downloadData, list, remove, uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
 import { SEED_USERS, yearMonth } from '../src/index';
+import { OPERATOR_CREDENTIALS } from '../src/s3';
 import { installFileReader } from './support/file-reader';
 import { rawRequest } from './support/raw-http';
+import type { RawAnswer } from './support/raw-http';
 import { apiGet, configureAmplify, startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { presign, signedRawRequest } from './support/sign';
 
 installFileReader();
 
@@ -106,15 +109,148 @@ describe('the authenticated role, as IAM would apply it', () => {
     expect(stored(key)).toBe(true);
   });
 
-  it('answers a session token it never issued 400 InvalidToken, with CORS for the site', async () => {
-    const res = await rawRequest(`http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/public/cedar-creek/${randomUUID()}.jpg`, {
+  it('answers a session token it never issued with those keys 400 InvalidToken, with CORS for the site', async () => {
+    await signInAs(subscriber);
+    const { accessKeyId, secretAccessKey } = (await fetchAuthSession()).credentials!;
+    const key = `public/cedar-creek/${randomUUID()}.jpg`;
+    const res = await signedRawRequest({ accessKeyId, secretAccessKey, sessionToken: 'forged' }, objectUrl(key), {
       method: 'PUT',
-      headers: { Origin: 'http://localhost:3002', 'x-amz-security-token': 'forged', 'x-amz-meta-ranchid': 'cedar-creek' },
+      headers: { Origin: 'http://localhost:3002', 'x-amz-meta-ranchid': 'cedar-creek' },
       body: 'bytes',
       timeoutMs: 10_000,
     });
     expect(res).toMatchObject({ status: 400, headers: { 'access-control-allow-origin': 'http://localhost:3002' } });
-    expect(res === 'no answer' ? '' : res.body).toContain('<Code>InvalidToken</Code>');
+    expect(answered(res).body).toContain('<Code>InvalidToken</Code>');
+    expect(stored(key)).toBe(false);
+  });
+
+  it('issues each session its own access key id and secret', async () => {
+    await signInAs(subscriber);
+    const first = (await fetchAuthSession()).credentials!;
+    await signInAs(free);
+    const second = (await fetchAuthSession()).credentials!;
+    expect(first.accessKeyId).toMatch(/^ASIA[A-Z2-7]{16}$/);
+    expect(second.accessKeyId).toMatch(/^ASIA[A-Z2-7]{16}$/);
+    expect(second.accessKeyId).not.toBe(first.accessKeyId);
+    expect(second.secretAccessKey).not.toBe(first.secretAccessKey);
+  });
+});
+
+const objectUrl = (key: string, query = '') => `http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/${key}${query}`;
+const answered = (res: RawAnswer | 'no answer'): RawAnswer => {
+  if (res === 'no answer') throw new Error('no answer');
+  return res;
+};
+
+describe('authentication: every S3 request is signed, as S3 wants it (src/sigv4.ts)', () => {
+  /** An object the subscriber stored under their own identity's private prefix. */
+  async function privatePhoto(): Promise<string> {
+    await signInAs(subscriber);
+    const key = `private/${(await fetchAuthSession()).identityId}/cedar-creek/${randomUUID()}.jpg`;
+    await upload(key, 'cedar-creek');
+    expect(stored(key)).toBe(true);
+    return key;
+  }
+
+  it('refuses an anonymous list of private/: 403 AccessDenied', async () => {
+    await privatePhoto();
+    const res = answered(await rawRequest(objectUrl('', '?list-type=2&prefix=private%2F'), { method: 'GET', timeoutMs: 10_000 }));
+    expect(res.status).toBe(403);
+    expect(res.body).toContain('<Code>AccessDenied</Code>');
+    expect(res.body).not.toContain('<Key>');
+  });
+
+  it('refuses an anonymous GET of another user’s private photo: 403 AccessDenied', async () => {
+    const key = await privatePhoto();
+    const res = answered(await rawRequest(objectUrl(key), { method: 'GET', timeoutMs: 10_000 }));
+    expect(res.status).toBe(403);
+    expect(res.body).toContain('<Code>AccessDenied</Code>');
+    expect(res.body).not.toContain('jpeg bytes');
+  });
+
+  it('refuses an anonymous PUT, whatever ranch its metadata names: 403 AccessDenied, nothing stored or counted', async () => {
+    await signInAs(subscriber);
+    const before = await metricsTotal('cedar-creek');
+    for (const ranchid of ['cedar-creek', 'mesquite-flats']) {
+      const key = `public/cedar-creek/${randomUUID()}.jpg`;
+      const res = answered(await rawRequest(objectUrl(key), { method: 'PUT', headers: { Origin: 'http://localhost:3000', 'x-amz-meta-ranchid': ranchid }, body: 'bytes', timeoutMs: 10_000 }));
+      expect(res).toMatchObject({ status: 403, headers: { 'access-control-allow-origin': 'http://localhost:3000' } });
+      expect(res.body).toContain('<Code>AccessDenied</Code>');
+      expect(stored(key)).toBe(false);
+    }
+    expect(await metricsTotal('cedar-creek')).toBe(before);
+  });
+
+  it('refuses an anonymous DELETE: 403 AccessDenied, the object and its count stay', async () => {
+    await signInAs(subscriber);
+    const key = `public/cedar-creek/${randomUUID()}.jpg`;
+    await upload(key, 'cedar-creek');
+    const before = await metricsTotal('cedar-creek');
+    const res = answered(await rawRequest(objectUrl(key), { method: 'DELETE', timeoutMs: 10_000 }));
+    expect(res.status).toBe(403);
+    expect(res.body).toContain('<Code>AccessDenied</Code>');
+    expect(stored(key)).toBe(true);
+    expect(await metricsTotal('cedar-creek')).toBe(before);
+  });
+
+  it('refuses a request signed with the wrong secret: 403 SignatureDoesNotMatch', async () => {
+    await signInAs(subscriber);
+    const { accessKeyId, secretAccessKey, sessionToken } = (await fetchAuthSession()).credentials!;
+    const key = `public/cedar-creek/${randomUUID()}.jpg`;
+    const res = answered(
+      await signedRawRequest({ accessKeyId, secretAccessKey: `${secretAccessKey}x`, ...(sessionToken ? { sessionToken } : {}) }, objectUrl(key), {
+        method: 'PUT',
+        headers: { 'x-amz-meta-ranchid': 'cedar-creek' },
+        body: 'bytes',
+        timeoutMs: 10_000,
+      }),
+    );
+    expect(res.status).toBe(403);
+    expect(res.body).toContain('<Code>SignatureDoesNotMatch</Code>');
+    expect(stored(key)).toBe(false);
+  });
+
+  it('refuses an access key id nobody issued: 403 InvalidAccessKeyId', async () => {
+    const res = answered(
+      await signedRawRequest({ accessKeyId: 'ASIAAAAAAAAAAAAAAAAA', secretAccessKey: 'guess', sessionToken: 'guess' }, objectUrl(`public/cedar-creek/${randomUUID()}.jpg`), {
+        method: 'PUT',
+        body: 'bytes',
+        timeoutMs: 10_000,
+      }),
+    );
+    expect(res.status).toBe(403);
+    expect(res.body).toContain('<Code>InvalidAccessKeyId</Code>');
+  });
+
+  it('presigned URLs: the operator’s reads the object, a user’s is refused by the role (403 AccessDenied)', async () => {
+    await signInAs(subscriber);
+    const key = `public/cedar-creek/${randomUUID()}.jpg`;
+    await upload(key, 'cedar-creek');
+    const path = `/${sandbox.config.storage.bucket}/${key}`;
+    const operator = await presign(OPERATOR_CREDENTIALS, { method: 'GET', path, expiresIn: 60 });
+    const read = answered(await rawRequest(`http://localhost:${sandbox.ports.s3}${operator.target}`, { method: 'GET', timeoutMs: 10_000 }));
+    expect(read).toMatchObject({ status: 200, body: 'jpeg bytes' });
+    const { accessKeyId, secretAccessKey, sessionToken } = (await fetchAuthSession()).credentials!;
+    const user = await presign({ accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }, { method: 'GET', path, expiresIn: 60 });
+    const refused = answered(await rawRequest(`http://localhost:${sandbox.ports.s3}${user.target}`, { method: 'GET', timeoutMs: 10_000 }));
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('<Code>AccessDenied</Code>');
+  });
+
+  it('accepts the same request signed with the right secret (the refusals above are the signature’s)', async () => {
+    await signInAs(subscriber);
+    const { accessKeyId, secretAccessKey, sessionToken } = (await fetchAuthSession()).credentials!;
+    const key = `public/cedar-creek/${randomUUID()}.jpg`;
+    const res = answered(
+      await signedRawRequest({ accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }, objectUrl(key), {
+        method: 'PUT',
+        headers: { 'x-amz-meta-ranchid': 'cedar-creek' },
+        body: 'bytes',
+        timeoutMs: 10_000,
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(stored(key)).toBe(true);
   });
 });
 

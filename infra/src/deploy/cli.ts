@@ -107,7 +107,9 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
     ...(region ? { region } : {}),
     ...(endpoint ? { endpoint } : {}),
     ...(cloudfrontEndpoint ? { cloudfrontEndpoint } : {}),
-    // The sandbox's s3rver accepts its own keys (sandbox/src/gateway/identity-pool.ts hands out the same).
+    // A plain s3rver (infra/test) accepts its own keys. The sandbox's S3 verifies signatures and
+    // knows only its operator's key pair: set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY to it
+    // (sandbox/README.md, "Signatures and the operator's keys").
     ...((endpoint || cloudfrontEndpoint) && !hasCredentials ? { credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } } : {}),
     keep: positiveInteger('keep', values.keep, 2),
     concurrency: positiveInteger('concurrency', values.concurrency, 8),

@@ -1,10 +1,11 @@
 /**
  * The identity pool (AWSCognitoIdentityService): GetId and GetCredentialsForIdentity for users of
  * our user pool. The identity id is derived from the pool id and the user's sub, so it is stable
- * across restarts and resets without storage. Credentials are what s3rver accepts (access key id
- * `S3RVER`); each session is recorded (session token → identity id, principal tags from the
- * verified id token by PRINCIPAL_TAGS, expiry) for the S3 piece, which refuses what the
- * authenticated role's policy would (src/s3-access.ts). The signature itself is verified nowhere.
+ * across restarts and resets without storage. Each GetCredentialsForIdentity issues credentials of
+ * its own (an `ASIA…` access key id, a secret, a session token), recorded with the identity id,
+ * the principal tags from the verified id token by PRINCIPAL_TAGS and the expiry for the S3 piece,
+ * which verifies each request's SigV4 signature with that secret and refuses what the authenticated
+ * role's policy would (src/s3.ts, src/sigv4.ts, src/s3-access.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
@@ -15,6 +16,13 @@ import { CognitoFault } from './errors';
 
 /** Lifetime of the temporary credentials, as Cognito's default (1 hour): Amplify refreshes before. */
 export const CREDENTIALS_TTL_SECONDS = 3600;
+
+const KEY_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** A temporary access key id as STS issues them: `ASIA` and 16 upper-case letters or digits. */
+export function temporaryAccessKeyId(): string {
+  return `ASIA${[...randomBytes(16)].map((b) => KEY_ID_ALPHABET[b % 32]).join('')}`;
+}
 
 /** `region:uuid`, a v5-style uuid from sha256(identityPoolId | sub): the same user, the same id. */
 export function identityIdFor(identityPoolId: string, sub: string): string {
@@ -86,10 +94,12 @@ export function createIdentityPool(deps: IdentityPoolDeps) {
         if (identityId !== expected) throw new CognitoFault('NotAuthorizedException', 'Logins do not match the identity.');
         const sessionToken = randomBytes(32).toString('base64');
         const expiration = Math.floor(now() / 1000) + CREDENTIALS_TTL_SECONDS;
-        deps.sessions?.add({ token: sessionToken, identityId, tags: principalTagsFor(claims), expiresAtSeconds: expiration });
+        const accessKeyId = temporaryAccessKeyId();
+        const secretAccessKey = randomBytes(30).toString('base64');
+        deps.sessions?.add({ accessKeyId, secretAccessKey, token: sessionToken, identityId, tags: principalTagsFor(claims), expiresAtSeconds: expiration });
         return {
           IdentityId: identityId,
-          Credentials: { AccessKeyId: 'S3RVER', SecretKey: 'S3RVER', SessionToken: sessionToken, Expiration: expiration },
+          Credentials: { AccessKeyId: accessKeyId, SecretKey: secretAccessKey, SessionToken: sessionToken, Expiration: expiration },
         };
       }
       default:
