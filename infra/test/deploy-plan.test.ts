@@ -296,7 +296,7 @@ describe('executePlan', () => {
 });
 
 describe('parseDeployArgs', () => {
-  const parse = (args: string[], env: NodeJS.ProcessEnv = {}) => parseDeployArgs(args, { INIT_CWD: '/work/x', ...env }, '/repo');
+  const parse = (args: string[], env: NodeJS.ProcessEnv = {}) => parseDeployArgs(args, { INIT_CWD: '/srv/checkout', ...env }, '/repo');
 
   test('a remote to a bucket prefix, with the sandbox’s endpoint and keys', () => {
     expect(parse(['uploader-remote', '--target', 's3://hosting-bucket/site/v1/', '--endpoint', 'http://localhost:20005', '--keep', '3', '--dry-run'])).toEqual({
@@ -314,7 +314,7 @@ describe('parseDeployArgs', () => {
 
   test('on AWS: the usual credential chain, paths from where npm was started', () => {
     const options = parse(['shell', '--target', 's3://site-bucket', '--config', 'config/prod.json', '--distribution', 'E2QWRUHEXAMPLE'], { AWS_PROFILE: 'prod', AWS_REGION: 'us-east-2' });
-    expect(options).toMatchObject({ app: 'shell', target: { bucket: 'site-bucket', prefix: '' }, configFile: '/work/x/config/prod.json', distributionId: 'E2QWRUHEXAMPLE', region: 'us-east-2', keep: 2, dryRun: false });
+    expect(options).toMatchObject({ app: 'shell', target: { bucket: 'site-bucket', prefix: '' }, configFile: '/srv/checkout/config/prod.json', distributionId: 'E2QWRUHEXAMPLE', region: 'us-east-2', keep: 2, dryRun: false });
     expect(options.credentials).toBeUndefined();
   });
 
