@@ -50,6 +50,9 @@ const S3_MESSAGES: Record<string, string> = {
   InvalidToken: 'The provided token is malformed or otherwise invalid.',
   RequestTimeout: 'Your socket connection to the server was not read from or written to within the timeout period.',
   SignatureDoesNotMatch: 'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+  RequestTimeTooSkewed: 'The difference between the request time and the current time is too large.',
+  MalformedXML: 'The XML you provided was not well-formed or did not validate against our published schema.',
+  NotImplemented: 'A header you provided implies functionality that is not implemented.',
 };
 
 /** The code a status-only fault answers with. */

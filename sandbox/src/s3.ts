@@ -15,9 +15,9 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
-import S3rver from 's3rver';
-import type { KoaContext, KoaMiddleware } from 's3rver';
-import { TaggingConfiguration } from 's3rver/lib/models/config';
+import S3rver from '@20minutes/s3rver';
+import type { KoaContext, KoaMiddleware } from '@20minutes/s3rver';
+import { TaggingConfiguration } from '@20minutes/s3rver/lib/models/config';
 import { encodeEventKey, handleObjectCreated } from '@trailsense/infra/object-created';
 import type { ObjectCreatedDeps } from '@trailsense/infra/object-created';
 import { RANCH_OBJECT_TAG } from '@trailsense/infra/upload-access';
@@ -71,6 +71,26 @@ function isObjectPut(ctx: KoaContext): boolean {
 }
 
 /** CreateMultipartUpload: a POST on an object key with ?uploads (it carries the object's metadata). */
+/**
+ * A browser-form upload (POST Object: `multipart/form-data` to the bucket, its signature and policy
+ * inside the form). The product never sends one and the sandbox does not emulate it: s3rver's form
+ * parsing can still be brought down by a truncated form (an 'error' busboy emits after s3rver has
+ * stopped listening), so no such body reaches it.
+ */
+function isFormPost(ctx: KoaContext): boolean {
+  return ctx.method === 'POST' && ctx.path.split('/').filter(Boolean).length <= 1 && !('delete' in ctx.query);
+}
+
+/**
+ * Requests whose body s3rver parses as XML (S3's own XML APIs: DeleteObjects, CompleteMultipartUpload,
+ * the tagging and bucket configurations). A body its parser throws on (fast-xml-parser refuses
+ * names such as `__proto__`) is S3's MalformedXML, not an internal error.
+ */
+function hasXmlBody(ctx: KoaContext): boolean {
+  if (ctx.method === 'POST') return 'delete' in ctx.query || 'uploadId' in ctx.query;
+  return ctx.method === 'PUT' && ['tagging', 'cors', 'website', 'acl', 'lifecycle', 'policy'].some((name) => name in ctx.query);
+}
+
 function isCreateMultipartUpload(ctx: KoaContext): boolean {
   return ctx.method === 'POST' && ctx.path.split('/').filter(Boolean).length >= 2 && 'uploads' in ctx.query;
 }
@@ -96,7 +116,11 @@ export const OPERATOR_CREDENTIALS = {
   secretAccessKey: 'trailsense-sandbox-operator-secret-local-only',
 } as const;
 
-/** The access key id s3rver itself accepts (it verifies no V4 signature: sandbox/src/s3.ts rewrites to it). */
+/**
+ * The access key id s3rver itself knows. The front (below) verifies every signature with the key's
+ * real secret, then hands the request on under this id; s3rver, which would check the signature
+ * again with its own secret, is told to let the now-mismatched signature pass.
+ */
 const S3RVER_ACCESS_KEY_ID = 'S3RVER';
 
 /** A request as the front middleware sees it: Koa's parsed view and the raw request line and headers. */
@@ -110,7 +134,11 @@ export interface FrontRequest {
   raw: RawRequest;
 }
 
-export type Refusal = { status: number; code: string; why: string };
+/** A refusal: S3's status and code, S3's message when not the code's usual one, and why (for the log). */
+export type Refusal = { status: number; code: string; why: string; message?: string };
+
+/** How far a signed request's x-amz-date may be from the server's time (S3: 15 minutes). */
+const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
 
 /**
  * Why S3 would refuse a request (undefined: it would not), in S3's order: authentication (a
@@ -137,7 +165,14 @@ export function accessRefusal(request: FrontRequest, sessions: SessionRegistry |
     secret = session.secretAccessKey;
     principal = session.principal;
   }
+  if (info.kind === 'header' && Number.isNaN(amzDateMs(info.amzDate))) {
+    return { status: 403, code: 'AccessDenied', why: `x-amz-date ${JSON.stringify(info.amzDate)} is not a time`, message: 'AWS authentication requires a valid Date or x-amz-date header' };
+  }
   if (!signatureMatches(request.raw, info, secret)) return { status: 403, code: 'SignatureDoesNotMatch', why: `the SigV4 signature of ${info.accessKeyId} does not hold` };
+  // A presigned URL has its own validity (below); S3 holds a signed header's time to 15 minutes of its own.
+  if (info.kind === 'header' && Math.abs(amzDateMs(info.amzDate) - nowMs) > MAX_CLOCK_SKEW_MS) {
+    return { status: 403, code: 'RequestTimeTooSkewed', why: `signed at ${info.amzDate}, more than 15 minutes from the server's time` };
+  }
   if (info.kind === 'query' && amzDateMs(info.amzDate) + (info.expiresSeconds ?? 0) * 1000 < nowMs) {
     return { status: 403, code: 'AccessDenied', why: 'the presigned URL has expired' };
   }
@@ -170,7 +205,8 @@ function asS3rverRequest(ctx: KoaContext): void {
  * CORS step (which this answer skips) would have added.
  */
 async function answerS3Error(ctx: KoaContext, status: number, xml: string): Promise<void> {
-  await new Promise<void>((resolve) => {
+  // Nothing to drain when a parser has read the body already.
+  if (!ctx.req.readableEnded && !ctx.req.destroyed) await new Promise<void>((resolve) => {
     // 'close' too: a client that aborts mid-body may bring neither 'end' nor 'error'.
     ctx.req.on('end', resolve).on('error', () => resolve()).on('close', resolve);
     ctx.req.resume();
@@ -220,6 +256,8 @@ export async function startS3(opts: {
     directory: path.join(opts.dataDir, 's3'),
     silent: true,
     vhostBuckets: false,
+    // Verified already, with the caller's real secret (accessRefusal below).
+    allowMismatchedSignatures: true,
     configureBuckets: [{ name: opts.bucket, configs: [corsXml(SITE_ORIGINS)] }],
   });
   await s3rver.configureBuckets();
@@ -296,6 +334,24 @@ export async function startS3(opts: {
       opts.log(`[s3] stall switch: ${ctx.method} ${ctx.path} ended (${end === 'limit' ? `held for the limit, ${HOLD_LIMIT_MS / 60_000} minutes` : 'the connection closed'})`);
       return;
     }
+    if (isFormPost(ctx)) {
+      await answerS3Error(ctx, 501, s3ErrorXml('NotImplemented', 'The sandbox does not emulate browser-form uploads (POST Object); put the object instead.'));
+      opts.log(`[s3] ${ctx.method} ${ctx.path} -> 501 NotImplemented: a browser-form upload`);
+      return;
+    }
+    // Every request but a CORS preflight is signed, verified, then authorized as IAM would.
+    if (ctx.method !== 'OPTIONS') {
+      const request = { method: ctx.method, path: ctx.path, query: ctx.query, headers: ctx.headers, raw: { method: ctx.req.method ?? ctx.method, url: ctx.req.url ?? ctx.path, rawHeaders: ctx.req.rawHeaders } };
+      const refusal = accessRefusal(request, opts.sessions, opts.bucket, now());
+      if (refusal) {
+        await answerS3Error(ctx, refusal.status, s3ErrorXml(refusal.code, refusal.message));
+        opts.log(`[s3] ${ctx.method} ${ctx.path} -> ${refusal.status} ${refusal.code}: ${refusal.why}`);
+        return;
+      }
+      asS3rverRequest(ctx);
+    }
+    // After authentication, as in S3, where it is the signature that fails: the browser sent the
+    // value's Latin-1 bytes, the signer signed its UTF-8 text.
     if (objectPut || isCreateMultipartUpload(ctx)) {
       const header = nonAsciiMetadata(ctx.req.headers);
       if (header) {
@@ -304,24 +360,22 @@ export async function startS3(opts: {
         return;
       }
     }
-    // Every request but a CORS preflight is signed, verified, then authorized as IAM would.
-    if (ctx.method !== 'OPTIONS') {
-      const request = { method: ctx.method, path: ctx.path, query: ctx.query, headers: ctx.headers, raw: { method: ctx.req.method ?? ctx.method, url: ctx.req.url ?? ctx.path, rawHeaders: ctx.req.rawHeaders } };
-      const refusal = accessRefusal(request, opts.sessions, opts.bucket, now());
-      if (refusal) {
-        await answerS3Error(ctx, refusal.status, s3ErrorXml(refusal.code));
-        opts.log(`[s3] ${ctx.method} ${ctx.path} -> ${refusal.status} ${refusal.code}: ${refusal.why}`);
-        return;
-      }
-      asS3rverRequest(ctx);
-    }
     if (objectPut && shouldFail(fault)) {
       injected++;
       await answerS3Error(ctx, fault.status, faultXml(fault.status, fault.code));
       opts.log(`[s3] fault switch: ${ctx.method} ${ctx.path} -> ${fault.status}${fault.code ? ` ${fault.code}` : ''}`);
       return;
     }
-    await next();
+    try {
+      await next();
+    } catch (err) {
+      // s3rver's own errors (S3Error: a code and a status) go on to its error handler.
+      const s3Error = typeof (err as { code?: unknown }).code === 'string' && typeof (err as { status?: unknown }).status === 'number';
+      if (s3Error || !hasXmlBody(ctx)) throw err;
+      await answerS3Error(ctx, 400, s3ErrorXml('MalformedXML'));
+      opts.log(`[s3] ${ctx.method} ${ctx.path} -> 400 MalformedXML: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
     // The hook runs before the client hears "200", so a caller that reads upload-metrics or the
     // tags right after its upload resolves sees them (production's function is asynchronous;
     // being sooner than AWS is harmless here).

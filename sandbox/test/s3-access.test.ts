@@ -123,7 +123,7 @@ describe('accessRefusal: what the S3 front answers', () => {
     find: (accessKeyId, nowSeconds) => {
       if (accessKeyId !== KEY.accessKeyId) return { kind: 'unknown' };
       const session = { secretAccessKey: KEY.secretAccessKey, token: KEY.sessionToken };
-      return nowSeconds >= 2_000 ? { kind: 'expired', ...session } : { kind: 'valid', ...session, principal: rancher };
+      return nowSeconds >= 1_500 ? { kind: 'expired', ...session } : { kind: 'valid', ...session, principal: rancher };
     },
   };
   const DATE = new Date(1_000_000);
@@ -133,11 +133,11 @@ describe('accessRefusal: what the S3 front answers', () => {
   };
 
   it('lets the operator (its own key pair) do anything', async () => {
-    expect(accessRefusal(await request('DELETE', `/${BUCKET}/public/cedar-creek/a.jpg`, OPERATOR_CREDENTIALS), sessions, BUCKET, 5_000_000)).toBeUndefined();
+    expect(accessRefusal(await request('DELETE', `/${BUCKET}/public/cedar-creek/a.jpg`, OPERATOR_CREDENTIALS), sessions, BUCKET, 1_800_000)).toBeUndefined();
   });
 
   it('allows what the role allows while the session lasts', async () => {
-    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 1_999_999)).toBeUndefined();
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 1_499_999)).toBeUndefined();
   });
 
   it('answers an anonymous request 403 AccessDenied', async () => {
@@ -146,19 +146,35 @@ describe('accessRefusal: what the S3 front answers', () => {
 
   it('answers an unknown key 403 InvalidAccessKeyId, and a wrong signature 403 SignatureDoesNotMatch', async () => {
     const unknown = { ...KEY, accessKeyId: 'ASIAUNKNOWNSESSION01' };
-    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, unknown), sessions, BUCKET, 0)).toMatchObject({ status: 403, code: 'InvalidAccessKeyId' });
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, unknown), sessions, BUCKET, 1_000_000)).toMatchObject({ status: 403, code: 'InvalidAccessKeyId' });
     const wrong = { ...KEY, secretAccessKey: 'guessed' };
-    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, wrong), sessions, BUCKET, 0)).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, wrong), sessions, BUCKET, 1_000_000)).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
     const operatorGuess = { ...OPERATOR_CREDENTIALS, secretAccessKey: 'guessed' };
-    expect(accessRefusal(await request('DELETE', `/${BUCKET}/public/cedar-creek/a.jpg`, operatorGuess), sessions, BUCKET, 0)).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    expect(accessRefusal(await request('DELETE', `/${BUCKET}/public/cedar-creek/a.jpg`, operatorGuess), sessions, BUCKET, 1_000_000)).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
   });
 
   it('answers a token that is not the session\'s 400 InvalidToken, an expired session 400 ExpiredToken, and a refused action 403 AccessDenied', async () => {
-    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, { ...KEY, sessionToken: 'forged' }), sessions, BUCKET, 0)).toMatchObject({
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, { ...KEY, sessionToken: 'forged' }), sessions, BUCKET, 1_000_000)).toMatchObject({
       status: 400,
       code: 'InvalidToken',
     });
-    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 2_000_000)).toMatchObject({ status: 400, code: 'ExpiredToken' });
-    expect(accessRefusal(await request('GET', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 0)).toMatchObject({ status: 403, code: 'AccessDenied' });
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 1_500_000)).toMatchObject({ status: 400, code: 'ExpiredToken' });
+    expect(accessRefusal(await request('GET', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 1_000_000)).toMatchObject({ status: 403, code: 'AccessDenied' });
+  });
+
+  it('answers a request signed more than 15 minutes from the server\'s time 403 RequestTimeTooSkewed, either way', async () => {
+    const put = () => request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, OPERATOR_CREDENTIALS);
+    const fifteenMinutes = 15 * 60 * 1000;
+    expect(accessRefusal(await put(), sessions, BUCKET, DATE.getTime() + fifteenMinutes)).toBeUndefined();
+    expect(accessRefusal(await put(), sessions, BUCKET, DATE.getTime() - fifteenMinutes)).toBeUndefined();
+    expect(accessRefusal(await put(), sessions, BUCKET, DATE.getTime() + fifteenMinutes + 1000)).toMatchObject({ status: 403, code: 'RequestTimeTooSkewed' });
+    expect(accessRefusal(await put(), sessions, BUCKET, DATE.getTime() - fifteenMinutes - 1000)).toMatchObject({ status: 403, code: 'RequestTimeTooSkewed' });
+  });
+
+  it('answers an x-amz-date that is not a time 403 AccessDenied', async () => {
+    const signed = await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, OPERATOR_CREDENTIALS);
+    const rawHeaders = [...signed.raw.rawHeaders];
+    rawHeaders[rawHeaders.findIndex((h) => h.toLowerCase() === 'x-amz-date') + 1] = 'yesterday';
+    expect(accessRefusal({ ...signed, raw: { ...signed.raw, rawHeaders } }, sessions, BUCKET, DATE.getTime())).toMatchObject({ status: 403, code: 'AccessDenied' });
   });
 });

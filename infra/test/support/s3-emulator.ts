@@ -20,11 +20,13 @@ export interface S3Emulator {
   stop(): Promise<void>;
 }
 
-const CLI = path.join(path.dirname(require.resolve('s3rver/package.json')), 'bin', 's3rver.js');
+// The fork's package names a bin it does not ship (bin/s3rver.js); its command-line program is
+// lib/cli.js, a commander program that the bin would run.
+const RUN_CLI = `require(${JSON.stringify(require.resolve('@20minutes/s3rver/lib/cli'))}).parseAsync(process.argv.slice(1), { from: 'user' })`;
 
 export async function startS3Emulator(bucket = 'hosting'): Promise<S3Emulator> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-deploy-s3-'));
-  const child = spawn(process.execPath, [CLI, '--directory', directory, '--address', '127.0.0.1', '--port', '0', '--no-vhost-buckets', '--configure-bucket', bucket], {
+  const child = spawn(process.execPath, ['-e', RUN_CLI, '--', '--directory', directory, '--address', '127.0.0.1', '--port', '0', '--no-vhost-buckets', '--configure-bucket', bucket], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,5 +1,5 @@
-// Minimal types for the parts of s3rver 3 (a Koa app, untyped) the sandbox uses.
-declare module 's3rver' {
+// Minimal types for the parts of s3rver (the maintained fork @20minutes/s3rver 4; a Koa app, untyped) the sandbox uses.
+declare module '@20minutes/s3rver' {
   import type { IncomingMessage, RequestListener } from 'node:http';
 
   export interface KoaContext {
@@ -52,6 +52,6 @@ declare module 's3rver' {
   }
 }
 
-declare module 's3rver/lib/models/config' {
+declare module '@20minutes/s3rver/lib/models/config' {
   export const TaggingConfiguration: { validate(xml: string): unknown };
 }
