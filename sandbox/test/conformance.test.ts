@@ -1,28 +1,48 @@
 /**
  * Conformance with clients no one here wrote: the AWS SDK for JavaScript v3 (Cognito user pools,
  * Cognito identity, S3) and amazon-cognito-identity-js (its own SRP implementation) drive the
- * sandbox through the flows the product relies on. If the sandbox answered only what aws-amplify
- * happens to send, these would fail (sandbox/README.md, "Cognito gateway" and "S3").
+ * sandbox through the flows the product relies on, and through each request it must refuse as
+ * AWS refuses it. If the sandbox answered only what aws-amplify happens to send, or took what AWS
+ * would not, these would fail (sandbox/README.md, "Cognito gateway" and "S3").
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CognitoIdentityClient, GetCredentialsForIdentityCommand, GetIdCommand } from '@aws-sdk/client-cognito-identity';
 import {
+  AdminSetUserPasswordCommand,
+  AdminUpdateUserAttributesCommand,
   ChangePasswordCommand,
   CognitoIdentityProviderClient,
+  ConfirmForgotPasswordCommand,
+  ConfirmSignUpCommand,
   GetUserCommand,
   GlobalSignOutCommand,
   InitiateAuthCommand,
+  ListUsersCommand,
+  RespondToAuthChallengeCommand,
+  SignUpCommand,
   UpdateUserAttributesCommand,
+  UpdateUserPoolClientCommand,
+  VerifyUserAttributeCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { AuthenticationDetails, CognitoUser, CognitoUserPool } from 'amazon-cognito-identity-js';
 import type { CognitoUserSession } from 'amazon-cognito-identity-js';
 import { S3_PORT } from '../src/config';
 import type { Sandbox } from '../src/index';
 import { SEED_USERS } from '../src/index';
 import { startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { operatorS3 } from './support/sign';
 
 type SeedUser = (typeof SEED_USERS)[number];
 const [subscriber, free, lapsed] = SEED_USERS as [SeedUser, SeedUser, SeedUser];
@@ -183,6 +203,222 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
     const key = `public/cedar-creek/${randomUUID()}.jpg`;
     const put = s3.send(new PutObjectCommand({ Bucket: sandbox.config.storage.bucket, Key: key, Body: Buffer.from('x'), Metadata: { ranchid: 'cedar-creek', camera_name: '' } }));
     expect(await refusal(put)).toBe('AccessDenied');
+    expect(existsSync(objectFile(key))).toBe(false);
+  });
+});
+
+/** The message an SDK call was refused with, after its error name. */
+async function refusalWithMessage(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+  } catch (error) {
+    return `${(error as Error).name}: ${(error as Error).message}`;
+  }
+  return 'not refused';
+}
+
+/** Signs up and confirms a user of its own through the SDK (the code comes from the sandbox's log). */
+async function sdkFreshUser(password = 'long enough'): Promise<string> {
+  const email = `conformance.${randomUUID().slice(0, 8)}@trailsense.example`;
+  const ClientId = sandbox.config.auth.userPoolClientId;
+  await userPools().send(new SignUpCommand({ ClientId, Username: email, Password: password, UserAttributes: [{ Name: 'email', Value: email }] }));
+  await userPools().send(new ConfirmSignUpCommand({ ClientId, Username: email, ConfirmationCode: sandbox.lastCode(email)! }));
+  return email;
+}
+
+describe('what the user pool refuses, as the SDK and amazon-cognito-identity-js see it', () => {
+  const clientId = () => sandbox.config.auth.userPoolClientId;
+
+  it('refuses an SMS_MFA answer to a session it never issued: no tokens without a password', async () => {
+    const answer = userPools().send(
+      new RespondToAuthChallengeCommand({ ClientId: clientId(), ChallengeName: 'SMS_MFA', Session: 'made-up', ChallengeResponses: { USERNAME: subscriber.email, SMS_MFA_CODE: '123456' } }),
+    );
+    expect(await refusalWithMessage(answer)).toBe('NotAuthorizedException: Invalid session for the user.');
+  });
+
+  it('refuses a NEW_PASSWORD_REQUIRED answer to a session it never issued', async () => {
+    const answer = userPools().send(
+      new RespondToAuthChallengeCommand({
+        ClientId: clientId(),
+        ChallengeName: 'NEW_PASSWORD_REQUIRED',
+        Session: 'made-up',
+        ChallengeResponses: { USERNAME: subscriber.email, NEW_PASSWORD: 'taken over!' },
+      }),
+    );
+    expect(await refusalWithMessage(answer)).toBe('NotAuthorizedException: Invalid session for the user.');
+    await expect(srpSignIn(subscriber.email, 'taken over!')).rejects.toEqual(expect.objectContaining({ message: 'Incorrect username or password.' }));
+  });
+
+  it('refuses ConfirmForgotPassword without a code, and the password stays', async () => {
+    const email = await sdkFreshUser();
+    const reset = userPools().send(new ConfirmForgotPasswordCommand({ ClientId: clientId(), Username: email, Password: 'taken over!' } as never));
+    expect(await refusalWithMessage(reset)).toBe('InvalidParameterException: Missing required parameter ConfirmationCode');
+    await expect(srpSignIn(email, 'long enough')).resolves.toBeDefined();
+  });
+
+  it('refuses VerifyUserAttribute without a code', async () => {
+    const access = (await srpSignIn(await sdkFreshUser(), 'long enough')).getAccessToken().getJwtToken();
+    const verify = userPools().send(new VerifyUserAttributeCommand({ AccessToken: access, AttributeName: 'email' } as never));
+    expect(await refusalWithMessage(verify)).toBe('InvalidParameterException: Missing required parameter Code');
+  });
+
+  it('refuses the operations that need IAM credentials (the SDK signs them; no key is recognised)', async () => {
+    const admin = new CognitoIdentityProviderClient({
+      region: region(),
+      endpoint: sandbox.config.auth.userPoolEndpoint,
+      credentials: { accessKeyId: 'AKIAEXAMPLEOPERATOR0', secretAccessKey: 'made-up' },
+    });
+    const UserPoolId = sandbox.config.auth.userPoolId;
+    const unrecognized = 'UnrecognizedClientException: The security token included in the request is invalid.';
+    expect(await refusalWithMessage(admin.send(new ListUsersCommand({ UserPoolId })))).toBe(unrecognized);
+    expect(await refusalWithMessage(admin.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: free.email, Password: 'taken over!', Permanent: true })))).toBe(
+      unrecognized,
+    );
+    expect(
+      await refusalWithMessage(
+        admin.send(new AdminUpdateUserAttributesCommand({ UserPoolId, Username: free.email, UserAttributes: [{ Name: 'custom:ranchid', Value: 'cedar-creek' }] })),
+      ),
+    ).toBe(unrecognized);
+    expect(
+      await refusalWithMessage(admin.send(new UpdateUserPoolClientCommand({ UserPoolId, ClientId: clientId(), ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH'] }))),
+    ).toBe(unrecognized);
+    const id = claims((await srpSignIn(free.email, free.password)).getIdToken().getJwtToken());
+    expect(id['custom:ranchid']).toBe('mesquite-flats');
+  });
+
+  it('refuses a user writing custom:ranchid on themselves', async () => {
+    const session = await srpSignIn(await sdkFreshUser(), 'long enough');
+    const write = userPools().send(
+      new UpdateUserAttributesCommand({ AccessToken: session.getAccessToken().getJwtToken(), UserAttributes: [{ Name: 'custom:ranchid', Value: 'cedar-creek' }] }),
+    );
+    expect(await refusalWithMessage(write)).toBe('NotAuthorizedException: A client attempted to write unauthorized attribute');
+    const user = await userPools().send(new GetUserCommand({ AccessToken: session.getAccessToken().getJwtToken() }));
+    expect((user.UserAttributes ?? []).some((a) => a.Name === 'custom:ranchid')).toBe(false);
+  });
+
+  it('refuses a sign-up that chooses its sub, email_verified or custom:ranchid', async () => {
+    for (const extra of [
+      { Name: 'sub', Value: '00000000-0000-0000-0000-000000000000' },
+      { Name: 'email_verified', Value: 'true' },
+      { Name: 'custom:ranchid', Value: 'cedar-creek' },
+    ]) {
+      const email = `chooser.${randomUUID().slice(0, 8)}@trailsense.example`;
+      const up = userPools().send(
+        new SignUpCommand({ ClientId: clientId(), Username: email, Password: 'long enough', UserAttributes: [{ Name: 'email', Value: email }, extra] }),
+      );
+      expect([extra.Name, await refusalWithMessage(up)]).toEqual([extra.Name, 'NotAuthorizedException: A client attempted to write unauthorized attribute']);
+    }
+  });
+
+  it('leaves a changed email unverified', async () => {
+    const access = (await srpSignIn(await sdkFreshUser(), 'long enough')).getAccessToken().getJwtToken();
+    const moved = `moved.${randomUUID().slice(0, 8)}@trailsense.example`;
+    await userPools().send(new UpdateUserAttributesCommand({ AccessToken: access, UserAttributes: [{ Name: 'email', Value: moved }] }));
+    const user = await userPools().send(new GetUserCommand({ AccessToken: access }));
+    expect(Object.fromEntries((user.UserAttributes ?? []).map((a) => [a.Name, a.Value]))).toEqual(expect.objectContaining({ email: moved, email_verified: 'false' }));
+  });
+
+  it('refuses USER_PASSWORD_AUTH on the web client, which allows SRP and refresh only', async () => {
+    const answer = userPools().send(
+      new InitiateAuthCommand({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: clientId(), AuthParameters: { USERNAME: free.email, PASSWORD: free.password } }),
+    );
+    expect(await refusalWithMessage(answer)).toBe('InvalidParameterException: USER_PASSWORD_AUTH flow not enabled for this client');
+  });
+
+  it('locks a user out after 5 wrong passwords to an independent SRP client', async () => {
+    const email = await sdkFreshUser();
+    for (let i = 0; i < 5; i++) {
+      await expect(srpSignIn(email, `wrong password ${i}`)).rejects.toEqual(expect.objectContaining({ message: 'Incorrect username or password.' }));
+    }
+    // The right password now gets the lockout (it lasts a second here: lockout.test.ts times it).
+    await expect(srpSignIn(email, 'long enough')).rejects.toEqual(expect.objectContaining({ message: 'Password attempts exceeded' }));
+  });
+
+  it('answers a ClientId no header can carry (above U+00FF, a newline) and goes on answering', async () => {
+    for (const ClientId of ['caf\u20ac', 'line\nbreak']) {
+      const answer = userPools().send(new InitiateAuthCommand({ AuthFlow: 'USER_SRP_AUTH', ClientId, AuthParameters: { USERNAME: free.email, SRP_A: '1' } }));
+      expect(await refusalWithMessage(answer)).toBe(`ResourceNotFoundException: User pool client ${ClientId} does not exist.`);
+    }
+    await expect(srpSignIn(free.email, free.password)).resolves.toBeDefined();
+  });
+
+  it('ends the refresh token when amazon-cognito-identity-js signs out (RevokeToken, named by origin_jti)', async () => {
+    const pool = new CognitoUserPool({ UserPoolId: sandbox.config.auth.userPoolId, ClientId: clientId(), endpoint: sandbox.config.auth.userPoolEndpoint });
+    const user = new CognitoUser({ Username: subscriber.email, Pool: pool });
+    const session = await new Promise<CognitoUserSession>((resolve, reject) =>
+      user.authenticateUser(new AuthenticationDetails({ Username: subscriber.email, Password: subscriber.password }), { onSuccess: resolve, onFailure: reject }),
+    );
+    expect(claims(session.getAccessToken().getJwtToken())['origin_jti']).toEqual(expect.any(String));
+    const refreshToken = session.getRefreshToken().getToken();
+    // signOut revokes only a session whose access token carries origin_jti; it calls back when done.
+    await new Promise<void>((resolve) => user.signOut(resolve));
+    const refresh = userPools().send(new InitiateAuthCommand({ AuthFlow: 'REFRESH_TOKEN_AUTH', ClientId: clientId(), AuthParameters: { REFRESH_TOKEN: refreshToken } }));
+    expect(await refusalWithMessage(refresh)).toBe('NotAuthorizedException: Refresh Token has been revoked');
+  });
+});
+
+describe('what S3 refuses, as the SDK sees it', () => {
+  const Bucket = () => sandbox.config.storage.bucket;
+  /** An S3 client that sends its requests unsigned, as anyone on the network can. */
+  const anonymous = () =>
+    new S3Client({
+      region: sandbox.config.storage.region,
+      endpoint: `http://localhost:${S3_PORT}`,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'unused', secretAccessKey: 'unused' },
+      signer: { sign: (request) => Promise.resolve(request) },
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+    });
+  let privateKey: string;
+
+  beforeAll(async () => {
+    // A photo in the subscriber's private folder, put there by the operator.
+    const idToken = (await srpSignIn(subscriber.email, subscriber.password)).getIdToken().getJwtToken();
+    const { identityId } = await identityCredentials(idToken);
+    privateKey = `private/${identityId}/cedar-creek/${randomUUID()}.jpg`;
+    await operatorS3(sandbox.config.storage.region).send(
+      new PutObjectCommand({ Bucket: Bucket(), Key: privateKey, Body: Buffer.from('private photo'), Metadata: { ranchid: 'cedar-creek', camera_name: '' } }),
+    );
+    expect(existsSync(objectFile(privateKey))).toBe(true);
+  });
+
+  it('refuses an anonymous listing of private/', async () => {
+    expect(await refusal(anonymous().send(new ListObjectsV2Command({ Bucket: Bucket(), Prefix: 'private/' })))).toBe('AccessDenied');
+  });
+
+  it('refuses an anonymous read of a user’s private photo', async () => {
+    expect(await refusal(anonymous().send(new GetObjectCommand({ Bucket: Bucket(), Key: privateKey })))).toBe('AccessDenied');
+  });
+
+  it('refuses an anonymous put under a ranch, with that ranch’s metadata', async () => {
+    const key = `public/cedar-creek/${randomUUID()}.jpg`;
+    const put = anonymous().send(new PutObjectCommand({ Bucket: Bucket(), Key: key, Body: Buffer.from('x'), Metadata: { ranchid: 'cedar-creek', camera_name: '' } }));
+    expect(await refusal(put)).toBe('AccessDenied');
+    expect(existsSync(objectFile(key))).toBe(false);
+  });
+
+  it('refuses an anonymous delete, and the photo stays', async () => {
+    expect(await refusal(anonymous().send(new DeleteObjectCommand({ Bucket: Bucket(), Key: privateKey })))).toBe('AccessDenied');
+    expect(existsSync(objectFile(privateKey))).toBe(true);
+  });
+
+  it('refuses a signed-in user any list, read or delete, even of their own photo', async () => {
+    const idToken = (await srpSignIn(subscriber.email, subscriber.password)).getIdToken().getJwtToken();
+    const s3 = s3For((await identityCredentials(idToken)).credentials);
+    expect(await refusal(s3.send(new ListObjectsV2Command({ Bucket: Bucket(), Prefix: 'private/' })))).toBe('AccessDenied');
+    expect(await refusal(s3.send(new GetObjectCommand({ Bucket: Bucket(), Key: privateKey })))).toBe('AccessDenied');
+    expect(await refusal(s3.send(new DeleteObjectCommand({ Bucket: Bucket(), Key: privateKey })))).toBe('AccessDenied');
+    expect(existsSync(objectFile(privateKey))).toBe(true);
+  });
+
+  it('refuses a request whose signature is not the session secret’s (SignatureDoesNotMatch)', async () => {
+    const idToken = (await srpSignIn(free.email, free.password)).getIdToken().getJwtToken();
+    const { credentials } = await identityCredentials(idToken);
+    const s3 = s3For({ ...credentials, secretAccessKey: `${credentials.secretAccessKey}x` });
+    const key = `public/mesquite-flats/${randomUUID()}.jpg`;
+    expect(await refusal(s3.send(new PutObjectCommand({ Bucket: Bucket(), Key: key, Body: Buffer.from('x'), Metadata: { ranchid: 'mesquite-flats' } })))).toBe(
+      'SignatureDoesNotMatch',
+    );
     expect(existsSync(objectFile(key))).toBe(false);
   });
 });

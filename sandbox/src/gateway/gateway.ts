@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { applyCors, BodyTooLargeError, parseJsonObject, readBody, sendJson } from '../http-util';
-import { CognitoFault } from './errors';
+import { CognitoFault, MISSING_AUTHENTICATION, UNRECOGNIZED_CLIENT } from './errors';
 
 const AMZ_JSON = 'application/x-amz-json-1.1';
 
@@ -54,8 +54,13 @@ export function createGateway(deps: GatewayDeps): RequestListener {
     const body = parseJsonObject(raw);
     if (!body) throw new CognitoFault('SerializationException', 'The request body is not a JSON object');
     const [, service, operation] = match as unknown as [string, string, string];
-    const result =
-      service === 'AWSCognitoIdentityService' ? await deps.identityPool(operation, body) : await deps.userPool(operation, body);
+    let result: unknown;
+    try {
+      result = service === 'AWSCognitoIdentityService' ? await deps.identityPool(operation, body) : await deps.userPool(operation, body);
+    } catch (err) {
+      if (err === MISSING_AUTHENTICATION && req.headers.authorization !== undefined) throw UNRECOGNIZED_CLIENT;
+      throw err;
+    }
     const text = JSON.stringify(result ?? {}, (_key, value: unknown) => (value instanceof Date ? Math.floor(value.getTime() / 1000) : value));
     res.writeHead(200, { 'Content-Type': AMZ_JSON, 'Content-Length': Buffer.byteLength(text) });
     res.end(text);

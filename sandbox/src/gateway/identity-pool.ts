@@ -12,7 +12,7 @@ import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import { PRINCIPAL_TAGS } from '@trailsense/infra/upload-access';
 import type { SessionRegistry } from '../sessions';
 import { checkToken } from '../tokens';
-import { CognitoFault } from './errors';
+import { CognitoFault, MISSING_AUTHENTICATION } from './errors';
 
 /** Lifetime of the temporary credentials, as Cognito's default (1 hour): Amplify refreshes before. */
 export const CREDENTIALS_TTL_SECONDS = 3600;
@@ -103,7 +103,9 @@ export function createIdentityPool(deps: IdentityPoolDeps) {
         };
       }
       default:
-        throw new CognitoFault('UnknownOperationException', `Unknown operation AWSCognitoIdentityService.${operation}`);
+        // GetId and GetCredentialsForIdentity are the only calls the product makes without IAM
+        // credentials; the rest (ListIdentities, DescribeIdentityPool, …) need a signature.
+        throw MISSING_AUTHENTICATION;
     }
   };
 }

@@ -13,7 +13,7 @@ import type { SandboxDb } from '../db';
 import { checkRefreshToken, checkToken } from '../tokens';
 import { ctx, PASSWORD_POLICY } from './cognito-local';
 import type { CognitoLocal, DeliveredCode, User } from './cognito-local';
-import { CognitoFault, INCORRECT_CREDENTIALS } from './errors';
+import { CognitoFault, INCORRECT_CREDENTIALS, MISSING_AUTHENTICATION } from './errors';
 import { createLockout, PASSWORD_ATTEMPTS_EXCEEDED } from './lockout';
 import { assertPasswordPolicy } from './password-policy';
 import { parseClientA, startChallenge, verifyClaim } from './srp';
@@ -73,11 +73,6 @@ export const PUBLIC_OPERATIONS = new Set([
   'RevokeToken',
 ]);
 
-/**
- * What Cognito's front end (as every AWS JSON-protocol service) answers an operation that needs
- * SigV4 when the request carries no signature at all.
- */
-export const MISSING_AUTHENTICATION = new CognitoFault('MissingAuthenticationTokenException', 'Request is missing Authentication Token');
 
 /** The attributes the web app client may write (its WriteAttributes); the rest are the operator's. */
 export const CLIENT_WRITE_ATTRIBUTES = new Set(['name', 'phone_number', 'email']);
