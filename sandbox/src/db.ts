@@ -1,7 +1,7 @@
 /**
  * The sandbox's own database (better-sqlite3): the product API's ranches, cameras, subscriptions and
  * upload counts, the object-created function's ledger (counted uploads and refusals), the analytics
- * events, and the user pool's global sign-out times. Created and
+ * events, and the user pool's global sign-out times and revoked refresh tokens. Created and
  * migrated on open; `PRAGMA user_version` records the schema version.
  */
 import Database from 'better-sqlite3';
@@ -28,7 +28,13 @@ const MIGRATIONS: readonly string[] = [
   // the shared key `S3RVER` and cannot be verified: they are dropped (Amplify fetches new ones).
   `DROP TABLE sessions;
    CREATE TABLE sessions (access_key_id TEXT PRIMARY KEY, secret_access_key TEXT NOT NULL, token TEXT NOT NULL, identity_id TEXT NOT NULL, tags TEXT NOT NULL, expires_at_seconds INTEGER NOT NULL);`,
+  // Refresh tokens revoked (RevokeToken, GlobalSignOut) by id, so a restart keeps refusing them
+  // and the access tokens that name them (gateway/user-pool.ts).
+  `CREATE TABLE revoked_tokens (jti TEXT PRIMARY KEY, at_seconds INTEGER NOT NULL);`,
 ];
+
+/** How long a revoked token's id is kept: its refresh token's lifetime (30 days), after which it is dead anyway. */
+const REVOKED_TOKEN_RETENTION_SECONDS = 30 * 24 * 3600;
 
 export interface Ranch {
   id: string;
@@ -124,6 +130,9 @@ export function openDb(file: string) {
     eventsByRanch: db.prepare<[string], EventRow>('SELECT * FROM events WHERE ranchid = ? ORDER BY id'),
     signOut: db.prepare('INSERT INTO sign_outs (sub, at_seconds) VALUES (?, ?) ON CONFLICT (sub) DO UPDATE SET at_seconds = excluded.at_seconds'),
     signedOutAt: db.prepare<[string], { at_seconds: number }>('SELECT at_seconds FROM sign_outs WHERE sub = ?'),
+    revoke: db.prepare('INSERT INTO revoked_tokens (jti, at_seconds) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING'),
+    pruneRevoked: db.prepare('DELETE FROM revoked_tokens WHERE at_seconds < ?'),
+    isRevoked: db.prepare<[string], { n: number }>('SELECT 1 AS n FROM revoked_tokens WHERE jti = ?'),
   };
 
   const toEvent = (row: EventRow): StoredEvent =>
@@ -204,5 +213,13 @@ export function openDb(file: string) {
     events: (ranchid?: string): StoredEvent[] => (ranchid === undefined ? stmt.events.all() : stmt.eventsByRanch.all(ranchid)).map(toEvent),
     recordSignOut: (sub: string, atSeconds: number) => void stmt.signOut.run(sub, atSeconds),
     signedOutAt: (sub: string): number | undefined => stmt.signedOutAt.get(sub)?.at_seconds,
+    /** Records a refresh token's id as revoked (ids older than a refresh token lives are dropped). */
+    revokeToken(jti: string, atSeconds: number): void {
+      db.transaction(() => {
+        stmt.pruneRevoked.run(atSeconds - REVOKED_TOKEN_RETENTION_SECONDS);
+        stmt.revoke.run(jti, atSeconds);
+      })();
+    },
+    isTokenRevoked: (jti: string): boolean => stmt.isRevoked.get(jti) !== undefined,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * A restart keeps users, objects and counts; --reset reseeds.
+ * A restart keeps users, objects, counts and revoked tokens; --reset reseeds.
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
 import { SEED_USERS, startSandbox, yearMonth } from '../src/index';
 import { acquireLock, releaseLock } from './support/lock';
-import { apiGet, configureAmplify, tempDataDir } from './support/sandbox';
+import { apiGet, cognitoCall, configureAmplify, passwordTokens, tempDataDir } from './support/sandbox';
 import { operatorFetch } from './support/sign';
 
 const subscriber = SEED_USERS[0]!;
@@ -69,4 +69,26 @@ it('keeps users, objects and counts across a restart, and forgets them on reset'
   await signIn({ username: subscriber.email, password: subscriber.password });
   expect(await total()).toBe('');
   expect(await storedMetadata()).toBe('not found');
+});
+
+it('keeps refusing a revoked refresh token, and the access tokens it issued, after a restart', async () => {
+  sandbox ??= await start();
+  const call = (operation: string, body: unknown) => cognitoCall(sandbox!.config, `AWSCognitoIdentityProviderService.${operation}`, body);
+  const clientId = sandbox.config.auth.userPoolClientId;
+  const tokens = await passwordTokens(sandbox.config, subscriber.email, subscriber.password);
+  expect(await call('RevokeToken', { ClientId: clientId, Token: tokens.RefreshToken })).toEqual({ status: 200, json: {} });
+  await sandbox.stop();
+
+  sandbox = await start();
+  expect(await call('GetTokensFromRefreshToken', { ClientId: clientId, RefreshToken: tokens.RefreshToken })).toEqual({
+    status: 400,
+    json: { __type: 'NotAuthorizedException', message: 'Refresh Token has been revoked' },
+  });
+  expect(await call('GetUser', { AccessToken: tokens.AccessToken })).toEqual({
+    status: 400,
+    json: { __type: 'NotAuthorizedException', message: 'Access Token has been revoked' },
+  });
+  // Another sign-in is not affected.
+  const again = await passwordTokens(sandbox.config, subscriber.email, subscriber.password);
+  expect((await call('GetUser', { AccessToken: again.AccessToken })).status).toBe(200);
 });

@@ -98,9 +98,6 @@ function assertWritableAttributes(body: Record<string, unknown>, key: string): {
  */
 export const PASSWORD_AUTH_TEST_CLIENT_ID = 'sandboxpasswordtestclient0';
 
-/** Refresh-token ids revoked (RevokeToken, GlobalSignOut) kept in memory; the oldest go first. */
-const MAX_REVOKED = 100_000;
-
 let signingKey: Promise<CryptoKey | Uint8Array> | undefined;
 /** cognito-local's private key, which signed its tokens (the pool's JWKS publishes its public half). */
 function cognitoLocalKey(): Promise<CryptoKey | Uint8Array> {
@@ -174,7 +171,7 @@ export interface UserPoolDeps {
   issuer: string;
   keys: JWTVerifyGetKey;
   onCode: (code: DeliveredCode) => void;
-  /** The clock of the password lockout (milliseconds); Date.now unless a test injects one. */
+  /** The clock of the password lockout and of revocations (milliseconds); Date.now unless a test injects one. */
   now?: () => number;
 }
 
@@ -182,12 +179,11 @@ export function createUserPool(deps: UserPoolDeps) {
   const poolName = deps.userPoolId.split('_')[1] ?? '';
   const sessions = new Map<string, SrpSession>();
   const lockout = createLockout({ now: deps.now ?? Date.now });
-  const revoked = new Set<string>();
+  const nowMs = deps.now ?? Date.now;
 
+  /** Revokes a refresh token by its id, in the database: a restart keeps refusing it. */
   function revoke(jti: string | undefined): void {
-    if (!jti) return;
-    while (revoked.size >= MAX_REVOKED) revoked.delete(revoked.values().next().value as string);
-    revoked.add(jti);
+    if (jti) deps.db.revokeToken(jti, Math.floor(nowMs() / 1000));
   }
 
   /**
@@ -259,7 +255,7 @@ export function createUserPool(deps: UserPoolDeps) {
     if (!check.ok) throw new CognitoFault('NotAuthorizedException', check.reason === 'expired' ? 'Access Token has expired' : 'Invalid Access Token');
     const signedOut = deps.db.signedOutAt(check.claims.sub as string);
     const origin = check.claims['origin_jti'];
-    if (typeof origin === 'string' && revoked.has(origin)) throw new CognitoFault('NotAuthorizedException', 'Access Token has been revoked');
+    if (typeof origin === 'string' && deps.db.isTokenRevoked(origin)) throw new CognitoFault('NotAuthorizedException', 'Access Token has been revoked');
     if (signedOut !== undefined && (check.claims.iat ?? 0) < signedOut) throw new CognitoFault('NotAuthorizedException', 'Access Token has been revoked');
   }
 
@@ -348,7 +344,7 @@ export function createUserPool(deps: UserPoolDeps) {
     const check = await checkRefreshToken(refreshToken, deps.keys, deps.issuer);
     if (!check.ok) throw new CognitoFault('NotAuthorizedException', check.reason === 'expired' ? 'Refresh Token has expired' : 'Invalid Refresh Token');
     const jti = typeof check.claims.jti === 'string' ? check.claims.jti : undefined;
-    if (jti && revoked.has(jti)) throw new CognitoFault('NotAuthorizedException', 'Refresh Token has been revoked');
+    if (jti && deps.db.isTokenRevoked(jti)) throw new CognitoFault('NotAuthorizedException', 'Refresh Token has been revoked');
     try {
       return await withOrigin(
         withTokenDefaults(
