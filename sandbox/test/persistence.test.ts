@@ -18,9 +18,11 @@ const key = `public/cedar-creek/${randomUUID()}.jpg`;
 let sandbox: Sandbox | undefined;
 
 // Fixed ports (not 0): the issuer names the gateway's port, and a restarted sandbox must accept
-// the same tokens, as it does on the developer's machine.
+// the same tokens, as it does on the developer's machine. Below Linux's ephemeral range
+// (32768–60999): a port in it may be held at that moment as the local end of some other test's
+// outgoing connection, and listening on it then fails.
 const start = (reset = false) =>
-  startSandbox({ dataDir, reset, quiet: true, ports: { gateway: 41100, api: 41103, analytics: 41104 } }).then((s) => {
+  startSandbox({ dataDir, reset, quiet: true, ports: { gateway: 24100, api: 24103, analytics: 24104 } }).then((s) => {
     configureAmplify(s.config);
     return s;
   });
