@@ -46,13 +46,58 @@ test.describe('with JavaScript disabled', () => {
   });
 
   test('an app route is the bare page, and says in <noscript> that it needs JavaScript', async ({ page, request }) => {
-    const response = await page.goto('/login');
+    const response = await page.goto('/uploader');
     expect(response?.status()).toBe(200);
+    await expect(page.locator('#root')).toBeEmpty();
     // Chromium's script switch (what this test uses) does not render <noscript>, a browser with
     // JavaScript off does: check the served page carries the message.
-    const html = await (await request.get('/login')).text();
+    const html = await (await request.get('/uploader')).text();
     expect(html).toMatch(/<noscript>Signing in and uploading need JavaScript\. Our FAQ is at <a href="\/support">/);
   });
+
+  test('/login arrives with its frame: title, heading and the account-help line paint before any script', async ({ page, request }) => {
+    const response = await page.goto('/login');
+    expect(response?.status()).toBe(200);
+    await expect(page).toHaveTitle(fill('Sign In | {product}'));
+    await expect(page.getByRole('heading', { level: 1, name: fill('Welcome to {product}') })).toBeVisible();
+    await expect(page.getByText('How do I create an account?')).toBeVisible();
+    await expect(page.getByRole('status')).toHaveText('Loading the sign-in form…');
+    const html = await (await request.get('/login')).text();
+    expect(html).toMatch(/<noscript>Signing in and uploading need JavaScript\./);
+    // The remote's manifest is fetched with the HTML, not after the shell's scripts and config.
+    expect(html).toMatch(/<link rel="preload" href="http:\/\/localhost:3001\/mf-manifest\.json" as="fetch" crossorigin>/);
+  });
+});
+
+test.describe('/login: the sign-in form takes the frame\'s place', () => {
+  for (const width of [375, 1280]) {
+    test(`without moving the heading or the footer, at ${width} px`, async ({ page }) => {
+      await page.setViewportSize({ width, height: 800 });
+      // auth-remote is held back until the frame has been measured as the page draws it (the
+      // running app's own frame, from the served config, not only the prerendered HTML).
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/mf-manifest.json', async (route) => {
+        if (new URL(route.request().url()).port === '3001') await held;
+        await route.continue();
+      });
+      const positions = () =>
+        page.evaluate(() => {
+          const top = (selector: string) => document.querySelector(selector)?.getBoundingClientRect().top ?? Number.NaN;
+          return { h1: top('main h1'), footer: top('footer') };
+        });
+      await page.goto('/login');
+      // React has run (the header marks the session) and shows the frame while the remote waits.
+      await expect(page.locator('html')).toHaveAttribute('data-session', 'signed-out');
+      await expect(page.getByRole('status')).toHaveText('Loading the sign-in form…');
+      const frame = await positions();
+      release();
+      await expect(page.getByRole('button', { name: 'Sign In', exact: true })).toBeVisible();
+      const form = await positions();
+      expect(Math.abs(form.h1 - frame.h1)).toBeLessThanOrEqual(1);
+      expect(Math.abs(form.footer - frame.footer)).toBeLessThanOrEqual(1);
+    });
+  }
 });
 
 /** The server's nodes that hydration must keep (a mismatch makes React render them afresh). */

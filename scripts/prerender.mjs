@@ -1,6 +1,7 @@
 // Prerenders the shell's marketing routes (/, /about, /videos, /support, /contact and the 404
 // page) into its production build: each gets an HTML file with its title, meta description,
-// structured data and content, which the page then hydrates. Runs after `webpack` in the
+// structured data and content, which the page then hydrates. /login gets its frame (the page
+// without the sign-in kit, shell/src/remotes/route-frames.tsx), which the page renders afresh. Runs after `webpack` in the
 // shell's build; the config is the one the site will be served with (TRAILSENSE_CONFIG, default
 // config/local.json), because the brand's texts are part of the pages.
 //   node scripts/prerender.mjs [distDir]
@@ -70,12 +71,30 @@ export function withSessionScript(template, sessionScript) {
   return template.replace(CHARSET, () => `${charset}<script>${sessionScript}</script>`);
 }
 
-/** The built page with a route's head and content filled in. */
-export function fillTemplate(template, { html, head, jsonLdText }, sessionScript) {
+/**
+ * The head links that start a framed route's remote with the HTML: a preconnect to the remote's
+ * origin and a preload of its manifest (fetched by the federation runtime as a plain CORS fetch,
+ * which a `crossorigin` fetch preload matches), instead of after the shell's scripts and config.
+ */
+export function remoteHints(manifestUrl) {
+  const url = escapeHtml(manifestUrl);
+  const origin = escapeHtml(new URL(manifestUrl).origin);
+  return `<link rel="preconnect" href="${origin}" crossorigin><link rel="preload" href="${url}" as="fetch" crossorigin>`;
+}
+
+/**
+ * The built page with a route's head and content filled in. A framed route (`frame`) is rendered
+ * afresh by the page rather than hydrated (`data-render="client"`), says without JavaScript what
+ * app routes say, and carries its remote's hints.
+ */
+export function fillTemplate(template, { html, head, jsonLdText }, sessionScript, frame) {
   let page = withSessionScript(template, sessionScript);
   page = replaceOnce(page, TITLE, `<title>${escapeHtml(head.title)}</title>`);
   page = replaceOnce(page, DESCRIPTION, `<meta name="description" content="${escapeHtml(head.description)}">`);
-  page = replaceOnce(page, ROOT, `<div id="root">${html}</div>`);
+  page = frame
+    ? replaceOnce(page, ROOT, `<div id="root" data-render="client">${html}</div><noscript>${NOSCRIPT}</noscript>`)
+    : replaceOnce(page, ROOT, `<div id="root">${html}</div>`);
+  if (frame?.manifestUrl) page = page.replace('</head>', () => `${remoteHints(frame.manifestUrl)}</head>`);
   if (jsonLdText) page = page.replace('</head>', () => `<script type="application/ld+json" id="route-json-ld">${jsonLdText}</script></head>`);
   return page;
 }
@@ -135,10 +154,13 @@ async function main() {
 
   const pages = {};
   const rows = [];
-  for (const routePath of [...renderer.prerenderedPaths, renderer.notFoundPath]) {
+  const framed = new Set(renderer.framedPaths);
+  for (const routePath of [...renderer.prerenderedPaths, ...renderer.framedPaths, renderer.notFoundPath]) {
     const page = renderer.prerender(routePath, parsed.config);
     const file = routePath === renderer.notFoundPath ? '404.html' : fileFor(routePath);
-    const text = fillTemplate(template, page, sessionScript);
+    const remote = renderer.framedRemote(routePath);
+    const frame = framed.has(routePath) ? { manifestUrl: remote ? parsed.config.remotes[remote] : undefined } : undefined;
+    const text = fillTemplate(template, page, sessionScript, frame);
     await writeCompressed(path.join(dist, file), text);
     for (const hash of inlineScriptHashes(text)) hashes.add(hash);
     if (routePath !== renderer.notFoundPath) pages[routePath] = file;

@@ -33,8 +33,10 @@ function initialUser(config: RuntimeConfig): UserState | undefined {
 
 async function start() {
   const container = document.getElementById('root')!;
-  // Marketing pages arrive prerendered (scripts/prerender.mjs): hydrate them; app routes render.
-  const prerendered = container.firstElementChild !== null;
+  // Marketing pages arrive prerendered (scripts/prerender.mjs): hydrate them. App routes render;
+  // a framed one (/login, data-render="client") arrives with its frame, which the first render
+  // draws again identically while the remote loads.
+  const prerendered = container.firstElementChild !== null && container.dataset.render !== 'client';
   // Visible marker for tests and support: a remote showing another id has its own shared copy.
   document.documentElement.dataset.sharedInstance = sharedInstanceId;
   // The page's own code comes with the config, so hydration renders it at once.
@@ -69,7 +71,10 @@ async function start() {
       });
     });
   } else {
-    createRoot(container).render(app);
+    // Also as a transition: React renders the app in slices that yield to the browser, not in
+    // one long task while the phone is still busy with the scripts that just arrived.
+    const root = createRoot(container);
+    startTransition(() => root.render(app));
   }
   // The other pages, once the browser has nothing better to do: the next click is instant.
   // Safari has no requestIdleCallback (TypeScript's DOM types say every browser has).

@@ -9,7 +9,8 @@ export { parseRuntimeConfig } from '@trailsense/shared';
 import { App } from './app/app';
 import { jsonLdScriptText } from './app/faq-json-ld';
 import type { HeadData } from './app/head';
-import { findRoute, routes } from './app/route-table';
+import { findRoute, routes, type RouteDefinition } from './app/route-table';
+import { routeFrames } from './remotes/route-frames';
 import { routeHead } from './app/use-route-head';
 
 /** Nobody is signed in at build time; effects (where the session would be read) never run here. */
@@ -23,8 +24,20 @@ const buildTimeSession: SessionSource = {
 /** The paths the build prerenders (marketing pages) and a path that renders the 404 page. */
 export const prerenderedPaths = routes.filter((route) => route.view.kind === 'page').map((route) => route.path);
 export const notFoundPath = '/__not-found__';
-/** Routes the browser renders itself (sign-in, uploader, profile…): served the page without content. */
-export const appPaths = routes.filter((route) => route.view.kind !== 'page').map((route) => route.path);
+/**
+ * Remote routes open to everyone that have a frame (/login): prerendered with the frame in place
+ * of the remote, which the page then renders afresh (no hydration: the frame is the first
+ * render's own fallback, so nothing changes on screen) and the remote replaces.
+ */
+const isFramed = (route: RouteDefinition) => route.view.kind === 'remote' && !route.requiresAuth && routeFrames[route.view.module] !== undefined;
+export const framedPaths = routes.filter(isFramed).map((route) => route.path);
+/** The remote each framed path loads first (its manifest is worth fetching with the HTML). */
+export function framedRemote(pathname: string): 'auth' | 'uploader' | undefined {
+  const view = findRoute(pathname)?.view;
+  return view?.kind === 'remote' ? (view.module.split('/')[0] as 'auth' | 'uploader') : undefined;
+}
+/** Routes the browser renders itself (uploader, profile…): served the page without content. */
+export const appPaths = routes.filter((route) => route.view.kind !== 'page' && !isFramed(route)).map((route) => route.path);
 
 /** Every page's code must be loaded before rendering: renderToString cannot wait for a download. */
 export { preloadAllPages } from './app/route-element';

@@ -26,6 +26,11 @@ export function configureRemotes(value: RemoteSetup): void {
   setup = value;
 }
 
+/** Whether configureRemotes() has run: false only in the build-time prerender. */
+export function remotesConfigured(): boolean {
+  return setup !== null;
+}
+
 async function loadRemoteModule<Id extends RemoteModuleId>(id: Id): Promise<ExposedModule<Id> | null> {
   if (!setup) throw new Error('configureRemotes() was not called before a remote route rendered.');
   const [{ federation }] = await Promise.all([import('./federation'), setup.prepare()]);

@@ -40,16 +40,20 @@ export function LoginScreen({ returnTo }: LoginProps) {
         </p>
       )}
       <AccountHelpDialog productName={brand.productName} />
-      <Authenticator
-        initialState="signIn"
-        hideSignUp={!config.auth.signUpEnabled}
-        signUpAttributes={['name', 'phone_number']}
-        formFields={authenticatorFormFields}
-        components={authenticatorComponents}
-        services={authenticatorServices}
-      >
-        {() => <AfterSignIn returnTo={returnTo} />}
-      </Authenticator>
+      {/* The kit draws nothing until it has asked Amplify for a session; its place is kept, so
+          the page does not shrink and grow back (the shell's frame keeps the same place). */}
+      <div className={config.auth.signUpEnabled ? `${styles.kit} ${styles.withTabs}` : styles.kit}>
+        <Authenticator
+          initialState="signIn"
+          hideSignUp={!config.auth.signUpEnabled}
+          signUpAttributes={['name', 'phone_number']}
+          formFields={authenticatorFormFields}
+          components={authenticatorComponents}
+          services={authenticatorServices}
+        >
+          {() => <AfterSignIn returnTo={returnTo} />}
+        </Authenticator>
+      </div>
     </div>
   );
 }

@@ -1,0 +1,38 @@
+import type { ReactNode } from 'react';
+import { useBrand, useConfig, type RemoteModuleId } from '@trailsense/shared';
+import { LoadingState } from '../app/loading-state';
+
+/**
+ * /login before the sign-in kit arrives: the page as auth-remote draws it (logo, heading, the
+ * account-help line) with the form's place kept, so it paints with the HTML (the prerender writes
+ * it into login.html) and nothing moves when the remote's screen replaces it. Its sizes follow
+ * auth-remote/src/features/login/ (login.module.css, auth.module.css); the form's reserved height
+ * is the kit's sign-in form (docs/architecture.md#the-sign-in-route-frame).
+ */
+export function LoginFrame() {
+  const brand = useBrand();
+  // With sign-up on, the kit's form has its Sign In / Create Account tabs above it.
+  const { signUpEnabled } = useConfig().auth;
+  return (
+    <>
+    <div className="route-frame login-frame" aria-busy="true">
+      <img className="login-frame__logo" src="/logo.svg" alt="" width={64} height={64} />
+      <h1>Welcome to {brand.productName}</h1>
+      {/* The remote's button opens a dialog; until it is here the line is plain text in its place. */}
+      <p className="login-frame__help">How do I create an account?</p>
+      <div className={signUpEnabled ? 'login-frame__form login-frame__form--tabs' : 'login-frame__form'}>
+        <LoadingState label="Loading the sign-in form…" />
+      </div>
+    </div>
+    {/* The place of the release line every remote screen ends with (RemoteFrame). */}
+    <p className="remote-frame__release" aria-hidden="true">
+      {'\u00a0'}
+    </p>
+    </>
+  );
+}
+
+/** What a remote route shows while its module loads, where it has more than a loading line. */
+export const routeFrames: Partial<Record<RemoteModuleId, () => ReactNode>> = {
+  'auth/Login': () => <LoginFrame />,
+};
