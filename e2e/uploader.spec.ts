@@ -264,3 +264,28 @@ test('tooltips are reachable by keyboard and announced; leaving during a batch a
   await expect(page.getByRole('region', { name: /File list, 5 files/ })).toBeVisible();
   await expect(page.getByText(/· Waiting$/)).toHaveCount(5);
 });
+
+test('at 412 px, the subscription and quota lines arriving move nothing below them, and the footer stays below the fold while the uploader loads', async ({ page }) => {
+  await page.setViewportSize({ width: 412, height: 823 });
+  await startSignedIn(page, accounts.subscriber);
+  // The two API answers are held until the screen has been measured without them.
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/(subscriptions\/[^/]+|ranches\/[^/]+\/upload-metrics)(\?|$)/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto('/uploader');
+  await expect(page.getByRole('status').filter({ hasText: 'Loading the uploader…' }).or(page.getByRole('heading', { name: 'Upload Images' }))).toBeVisible();
+  // Loading or loaded, the footer is below the fold.
+  const footerTop = () => page.locator('footer').evaluate((footer) => footer.getBoundingClientRect().top);
+  expect(await footerTop()).toBeGreaterThanOrEqual(823);
+  await expect(page.getByText('Checking your upload quota…')).toBeVisible();
+  const addImagesTop = () => page.getByRole('button', { name: 'Add Images' }).evaluate((button) => button.getBoundingClientRect().top);
+  const before = await addImagesTop();
+  release();
+  await expect(page.getByText(/You have uploaded .* images of your monthly limit/)).toBeVisible();
+  await expect(page.getByText(/Your active subscription level is/)).toBeVisible();
+  expect(await addImagesTop()).toBe(before);
+  expect(await footerTop()).toBeGreaterThanOrEqual(823);
+});

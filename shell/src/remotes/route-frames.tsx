@@ -32,7 +32,22 @@ export function LoginFrame() {
   );
 }
 
+/**
+ * The uploader and the profile are taller than a phone's screen: while they load, the loading line
+ * keeps the footer below the fold, so their arrival moves nothing the visitor sees (it used to
+ * jump from the bottom of the screen out of it: CLS 0.07 on /uploader, 0.15 on /profile).
+ */
+function TallLoading({ label }: { label: string }) {
+  return (
+    <div className="loading-state--screen">
+      <LoadingState label={label} />
+    </div>
+  );
+}
+
 /** What a remote route shows while its module loads, where it has more than a loading line. */
 export const routeFrames: Partial<Record<RemoteModuleId, () => ReactNode>> = {
   'auth/Login': () => <LoginFrame />,
+  'uploader/Uploader': () => <TallLoading label="Loading the uploader…" />,
+  'auth/Profile': () => <TallLoading label="Loading your profile…" />,
 };

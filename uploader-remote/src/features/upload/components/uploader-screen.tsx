@@ -176,7 +176,10 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
     <section className={styles.uploader} aria-labelledby="uploader-title">
       <h1 id="uploader-title">Upload Images</h1>
       <Greeting email={email} ranchId={ranchId} />
-      <p>{subscription.kind === 'known' ? subscriptionMessage(subscription.active) : subscription.kind === 'loading' ? 'Checking your subscription…' : null}</p>
+      {/* Both lines keep the place of their final text while it is fetched (no layout shift). */}
+      <p className={styles.statusLine}>
+        {subscription.kind === 'known' ? subscriptionMessage(subscription.active) : subscription.kind === 'loading' ? 'Checking your subscription…' : null}
+      </p>
       {allowance.kind === 'unknown' ? (
         <div className={styles.allowanceProblem} role="alert">
           <p>{allowanceUnknownMessage(allowance.reason)}</p>
@@ -185,7 +188,9 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
           </button>
         </div>
       ) : (
-        <p>{allowance.kind === 'known' ? quotaMessage(usedOf(allowance), allowance.limit, remainingOf(allowance) ?? 0) : 'Checking your upload quota…'}</p>
+        <p className={styles.quotaLine}>
+          {allowance.kind === 'known' ? quotaMessage(usedOf(allowance), allowance.limit, remainingOf(allowance) ?? 0) : 'Checking your upload quota…'}
+        </p>
       )}
 
       {state.offer && (
