@@ -15,19 +15,19 @@ export function LoginFrame() {
   const { signUpEnabled } = useConfig().auth;
   return (
     <>
-    <div className="route-frame login-frame" aria-busy="true">
-      <img className="login-frame__logo" src="/logo.svg" alt="" width={64} height={64} />
-      <h1>Welcome to {brand.productName}</h1>
-      {/* The remote's button opens a dialog; until it is here the line is plain text in its place. */}
-      <p className="login-frame__help">How do I create an account?</p>
-      <div className={signUpEnabled ? 'login-frame__form login-frame__form--tabs' : 'login-frame__form'}>
-        <LoadingState label="Loading the sign-in form…" />
+      <div className="login-frame" aria-busy="true">
+        <img className="login-frame__logo" src="/logo.svg" alt="" width={64} height={64} />
+        <h1>Welcome to {brand.productName}</h1>
+        {/* The remote's button opens a dialog; until it is here the line is plain text in its place. */}
+        <p className="login-frame__help">How do I create an account?</p>
+        <div className={signUpEnabled ? 'login-frame__form login-frame__form--tabs' : 'login-frame__form'}>
+          <LoadingState label="Loading the sign-in form…" />
+        </div>
       </div>
-    </div>
-    {/* The place of the release line every remote screen ends with (RemoteFrame). */}
-    <p className="remote-frame__release" aria-hidden="true">
-      {'\u00a0'}
-    </p>
+      {/* The place of the release line every remote screen ends with (RemoteFrame). */}
+      <p className="remote-frame__release" aria-hidden="true">
+        {'\u00a0'}
+      </p>
     </>
   );
 }
