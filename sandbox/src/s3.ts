@@ -70,7 +70,6 @@ function isObjectPut(ctx: KoaContext): boolean {
   return !['tagging', 'acl', 'legal-hold', 'retention'].some((sub) => sub in ctx.query);
 }
 
-/** CreateMultipartUpload: a POST on an object key with ?uploads (it carries the object's metadata). */
 /**
  * A browser-form upload (POST Object: `multipart/form-data` to the bucket, its signature and policy
  * inside the form). The product never sends one and the sandbox does not emulate it: s3rver's form
@@ -91,6 +90,7 @@ function hasXmlBody(ctx: KoaContext): boolean {
   return ctx.method === 'PUT' && ['tagging', 'cors', 'website', 'acl', 'lifecycle', 'policy'].some((name) => name in ctx.query);
 }
 
+/** CreateMultipartUpload: a POST on an object key with ?uploads (it carries the object's metadata). */
 function isCreateMultipartUpload(ctx: KoaContext): boolean {
   return ctx.method === 'POST' && ctx.path.split('/').filter(Boolean).length >= 2 && 'uploads' in ctx.query;
 }
@@ -206,11 +206,13 @@ function asS3rverRequest(ctx: KoaContext): void {
  */
 async function answerS3Error(ctx: KoaContext, status: number, xml: string): Promise<void> {
   // Nothing to drain when a parser has read the body already.
-  if (!ctx.req.readableEnded && !ctx.req.destroyed) await new Promise<void>((resolve) => {
-    // 'close' too: a client that aborts mid-body may bring neither 'end' nor 'error'.
-    ctx.req.on('end', resolve).on('error', () => resolve()).on('close', resolve);
-    ctx.req.resume();
-  });
+  if (!ctx.req.readableEnded && !ctx.req.destroyed) {
+    await new Promise<void>((resolve) => {
+      // 'close' too: a client that aborts mid-body may bring neither 'end' nor 'error'.
+      ctx.req.on('end', resolve).on('error', () => resolve()).on('close', resolve);
+      ctx.req.resume();
+    });
+  }
   const origin = ctx.get('Origin');
   if (SITE_ORIGINS.includes(origin)) {
     ctx.set('Access-Control-Allow-Origin', origin);
