@@ -134,7 +134,16 @@ describe('deploying releases one after another', () => {
 
   test('a redeploy keeps the previous release’s chunks and replaces the entry files', async () => {
     cloudFront.requests.length = 0;
+    const releaseA = await fetch(s3.url('index.html'));
     await deploy(options(releases.B, { distributionId: 'E2STUB', cloudfrontEndpoint: cloudFront.url }));
+    // A tab revalidating its no-cache entry page sends release A's validators. When the redeploy
+    // falls within the second of A's Last-Modified (the date below), the new ETag must still win.
+    const releaseB = await fetch(s3.url('index.html'), { method: 'HEAD' });
+    const revalidated = await fetch(s3.url('index.html'), {
+      headers: { 'If-None-Match': releaseA.headers.get('etag') ?? '', 'If-Modified-Since': releaseB.headers.get('last-modified') ?? '' },
+    });
+    expect(revalidated.status).toBe(200);
+    expect(await revalidated.text()).toBe(fixtureText(releases.B, 'index.html'));
     // An open tab of release A still gets its chunks.
     for (const chunk of [releases.A.lazyChunk, releases.A.vendorChunk]) expect((await get(chunk)).status).toBe(200);
     expect((await get(releases.B.lazyChunk)).status).toBe(200);
