@@ -13,6 +13,7 @@
 //   npm run bench:lighthouse            (after npm run build)
 //   RUNS=5 npm run bench:lighthouse -- /about
 //   npm run bench:lighthouse -- /login /uploader /profile
+//   LONG_TASKS=1 npm run bench:lighthouse -- /login   (also lists the median run's long tasks)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -41,7 +42,8 @@ const SITE = 'http://localhost:3000';
 
 /**
  * @typedef {{ performance: number, accessibility: number, bestPractices: number, seo: number,
- *   cls: number, tbt: number, fcp: number, lcp: number, si: number, failing: string[] }} Result
+ *   cls: number, tbt: number, fcp: number, lcp: number, si: number,
+ *   longTasks: { url: string, start: number, duration: number }[], failing: string[] }} Result
  */
 
 async function waitFor(url, timeoutMs = 60_000) {
@@ -102,6 +104,7 @@ async function audit(url, signedIn = false) {
       fcp: value('first-contentful-paint'),
       lcp: value('largest-contentful-paint'),
       si: value('speed-index'),
+      longTasks: (audits['long-tasks']?.details?.items ?? []).map((task) => ({ url: task.url, start: task.startTime, duration: task.duration })),
       failing,
     };
   } finally {
@@ -144,6 +147,12 @@ async function main() {
         `| ${page} | ${r.performance} (${scores.join(', ')}) | ${r.accessibility} | ${r.bestPractices} | ${r.seo} | ${r.cls.toFixed(3)} | ` +
           `${r.tbt.toFixed(0)} | ${r.fcp.toFixed(0)} | ${r.lcp.toFixed(0)} | ${r.si.toFixed(0)} |`,
       );
+    }
+    if (process.env.LONG_TASKS) {
+      for (const { page, result } of rows) {
+        console.log(`\n${page}: long tasks of the median run (simulated start and duration, ms; FCP ${result.fcp.toFixed(0)})`);
+        for (const task of result.longTasks) console.log(`  ${task.start.toFixed(0).padStart(6)} ${task.duration.toFixed(0).padStart(5)}  ${task.url}`);
+      }
     }
     for (const { page, result } of rows) {
       if (result.failing.length > 0) console.log(`\n${page}: audits below full marks: ${result.failing.join(', ')}`);
