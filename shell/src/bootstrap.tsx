@@ -51,12 +51,13 @@ async function start() {
     return;
   }
   const { config } = result;
-  // Amplify (the aws half of the shared package) downloads with the first need of a session.
+  // Amplify downloads with the first need of a session; the rest of the aws half of the shared
+  // package (API client, upload journal, analytics) only with a remote that uses it.
   const sessionSource = lazySessionSource(
     async () => {
-      const aws = await import('@trailsense/shared/aws');
-      aws.configureAmplifyOnce(config);
-      return aws.amplifySessionSource;
+      const session = await import('@trailsense/shared/session');
+      session.configureAmplifyOnce(config);
+      return session.amplifySessionSource;
     },
     () => hasStoredSession(browserStorage()),
   );

@@ -1,7 +1,6 @@
 import { Amplify } from 'aws-amplify';
 import { deleteUser, signOut } from 'aws-amplify/auth';
 import { Hub } from 'aws-amplify/utils';
-import { openUploadJournal } from '../uploads/upload-journal';
 import { onStoredSessionRemoved } from './session-end';
 import { userFromIdTokenClaims } from './user-attributes';
 import type { AuthEvent, SessionSource } from './session-source';
@@ -33,6 +32,8 @@ export const amplifySessionSource: SessionSource = {
     await deleteUser();
     // The account is gone: so is its record of uploads on this device (the upload journal).
     if (typeof sub === 'string') {
+      // Loaded here, not with the module: the sign-in page needs the session, not the journal.
+      const { openUploadJournal } = await import('../uploads/upload-journal');
       const journal = openUploadJournal();
       await journal.forgetOwner(sub).catch((error: unknown) => console.error('Could not remove the upload journal of the deleted account', error));
       journal.close();

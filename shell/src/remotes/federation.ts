@@ -24,6 +24,7 @@ const modules: Record<string, ProvidedModule> = {
   'react-dom/client': { lib: () => require('react-dom/client') },
   '@trailsense/shared': { lib: () => sharedLight },
   '@trailsense/shared/aws': { get: () => import('@trailsense/shared/aws') },
+  '@trailsense/shared/session': { get: () => import('@trailsense/shared/session') },
   'aws-amplify': { get: () => import('aws-amplify') },
   'aws-amplify/auth': { get: () => import('aws-amplify/auth') },
   'aws-amplify/utils': { get: () => import('aws-amplify/utils') },
