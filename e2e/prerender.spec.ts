@@ -142,6 +142,43 @@ test.describe('hydration', () => {
     });
   }
 
+  test('/login hydrates its frame when the served config draws the same one, and the form takes its place', async ({ page }) => {
+    // The build prerenders with sign-up off (config/local.json); the e2e stack serves it on. Serve
+    // this page the same frame's config: the page then hydrates instead of rendering afresh.
+    await page.route('**/config.json', async (route) => {
+      const config = (await (await route.fetch()).json()) as { auth: { signUpEnabled: boolean } };
+      await route.fulfill({ json: { ...config, auth: { ...config.auth, signUpEnabled: false } } });
+    });
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/mf-manifest.json', async (route) => {
+      if (new URL(route.request().url()).port === '3001') await held;
+      await route.continue();
+    });
+    const problems = await watchHydration(page);
+    const positions = () =>
+      page.evaluate(() => {
+        const top = (selector: string) => document.querySelector(selector)?.getBoundingClientRect().top ?? Number.NaN;
+        return { h1: top('main h1'), footer: top('footer') };
+      });
+    await page.goto('/login');
+    await expect(page.locator('html')).toHaveAttribute('data-session', 'signed-out');
+    await expect(page.getByRole('status')).toHaveText('Loading the sign-in form…');
+    // Hydrated: every node of the prerendered page is still the one the parser made.
+    expect(await keptNodes(page)).toEqual(Object.fromEntries(KEPT.map((selector) => [selector, true])));
+    const frame = await positions();
+    release();
+    await expect(page.getByRole('button', { name: 'Sign In', exact: true })).toBeVisible();
+    await expect(page.getByRole('tab', { name: 'Create Account' })).toHaveCount(0);
+    const form = await positions();
+    expect(Math.abs(form.h1 - frame.h1)).toBeLessThanOrEqual(1);
+    expect(Math.abs(form.footer - frame.footer)).toBeLessThanOrEqual(1);
+    // The form took the frame's place; the page around it is still the server's.
+    const kept = await keptNodes(page);
+    expect([kept['#root header'], kept['#root footer']]).toEqual([true, true]);
+    expect(problems).toEqual([]);
+  });
+
   test('the hydrated page works: the Get App toggle and client-side navigation', async ({ page }) => {
     const problems = await watchHydration(page);
     await page.setViewportSize({ width: 390, height: 800 });

@@ -83,16 +83,16 @@ export function remoteHints(manifestUrl) {
 }
 
 /**
- * The built page with a route's head and content filled in. A framed route (`frame`) is rendered
- * afresh by the page rather than hydrated (`data-render="client"`), says without JavaScript what
- * app routes say, and carries its remote's hints.
+ * The built page with a route's head and content filled in. A framed route (`frame`) names the
+ * frame it was drawn with (`data-frame`: the page hydrates it only with a config that draws the
+ * same one), says without JavaScript what app routes say, and carries its remote's hints.
  */
 export function fillTemplate(template, { html, head, jsonLdText }, sessionScript, frame) {
   let page = withSessionScript(template, sessionScript);
   page = replaceOnce(page, TITLE, `<title>${escapeHtml(head.title)}</title>`);
   page = replaceOnce(page, DESCRIPTION, `<meta name="description" content="${escapeHtml(head.description)}">`);
   page = frame
-    ? replaceOnce(page, ROOT, `<div id="root" data-render="client">${html}</div><noscript>${NOSCRIPT}</noscript>`)
+    ? replaceOnce(page, ROOT, `<div id="root" data-frame="${escapeHtml(frame.variant)}">${html}</div><noscript>${NOSCRIPT}</noscript>`)
     : replaceOnce(page, ROOT, `<div id="root">${html}</div>`);
   if (frame?.manifestUrl) page = page.replace('</head>', () => `${remoteHints(frame.manifestUrl)}</head>`);
   if (jsonLdText) page = page.replace('</head>', () => `<script type="application/ld+json" id="route-json-ld">${jsonLdText}</script></head>`);
@@ -159,7 +159,9 @@ async function main() {
     const page = renderer.prerender(routePath, parsed.config);
     const file = routePath === renderer.notFoundPath ? '404.html' : fileFor(routePath);
     const remote = renderer.framedRemote(routePath);
-    const frame = framed.has(routePath) ? { manifestUrl: remote ? parsed.config.remotes[remote] : undefined } : undefined;
+    const frame = framed.has(routePath)
+      ? { variant: renderer.frameVariant(parsed.config), manifestUrl: remote ? parsed.config.remotes[remote] : undefined }
+      : undefined;
     const text = fillTemplate(template, page, sessionScript, frame);
     await writeCompressed(path.join(dist, file), text);
     for (const hash of inlineScriptHashes(text)) hashes.add(hash);

@@ -14,6 +14,7 @@ import { App } from './app/app';
 import { ConfigErrorPage } from './app/config-error-page';
 import { preloadAllPages, preloadPage } from './app/route-element';
 import { configureRemotes } from './remotes/remote-loader';
+import { frameVariant } from './remotes/route-frames';
 
 /** localStorage, or null where the browser refuses it (privacy modes). */
 function browserStorage(): Storage | null {
@@ -33,10 +34,11 @@ function initialUser(config: RuntimeConfig): UserState | undefined {
 
 async function start() {
   const container = document.getElementById('root')!;
-  // Marketing pages arrive prerendered (scripts/prerender.mjs): hydrate them. App routes render;
-  // a framed one (/login, data-render="client") arrives with its frame, which the first render
-  // draws again identically while the remote loads.
-  const prerendered = container.firstElementChild !== null && container.dataset.render !== 'client';
+  // Marketing pages arrive prerendered (scripts/prerender.mjs): hydrate them. A framed route
+  // (/login, `data-frame`) arrives with its frame, hydrated too when this config draws the same
+  // frame, else rendered afresh (the first render's fallback is that frame: nothing moves). App
+  // routes arrive empty and render.
+  const framed = container.dataset.frame;
   // Visible marker for tests and support: a remote showing another id has its own shared copy.
   document.documentElement.dataset.sharedInstance = sharedInstanceId;
   // The page's own code comes with the config, so hydration renders it at once.
@@ -51,6 +53,7 @@ async function start() {
     return;
   }
   const { config } = result;
+  const prerendered = container.firstElementChild !== null && (framed === undefined || framed === frameVariant(config));
   // Amplify downloads with the first need of a session; the rest of the aws half of the shared
   // package (API client, upload journal, analytics) only with a remote that uses it.
   const sessionSource = lazySessionSource(
@@ -61,7 +64,7 @@ async function start() {
     },
     () => hasStoredSession(browserStorage()),
   );
-  configureRemotes({ config, prepare: () => sessionSource.load() });
+  configureRemotes({ config, prepare: () => sessionSource.load(), hydratingFrame: prerendered && framed !== undefined });
   const app = <App config={config} sessionSource={sessionSource} initialUser={initialUser(config)} Router={BrowserRouter} />;
   if (prerendered) {
     // As a transition, hydration yields to the browser every few milliseconds instead of holding

@@ -26,9 +26,11 @@ export const prerenderedPaths = routes.filter((route) => route.view.kind === 'pa
 export const notFoundPath = '/__not-found__';
 /**
  * Remote routes open to everyone that have a frame (/login): prerendered with the frame in place
- * of the remote, which the page then renders afresh (no hydration: the frame is the first
- * render's own fallback, so nothing changes on screen) and the remote replaces.
+ * of the remote. The page hydrates the frame (its first render draws the frame alone, as here)
+ * when its config draws the same frame (`frameVariant`, written as the root's `data-frame`), else
+ * renders afresh; the remote then takes the frame's place.
  */
+export { frameVariant } from './remotes/route-frames';
 const isFramed = (route: RouteDefinition) => route.view.kind === 'remote' && !route.requiresAuth && routeFrames[route.view.module] !== undefined;
 export const framedPaths = routes.filter(isFramed).map((route) => route.path);
 /** The remote each framed path loads first (its manifest is worth fetching with the HTML). */

@@ -13,6 +13,11 @@ interface RemoteSetup {
   config: RuntimeConfig;
   /** Runs before the first remote loads (the shell configures Amplify there). */
   prepare: () => Promise<unknown>;
+  /**
+   * The page is hydrating a route's prerendered frame (/login): the first render must draw the
+   * frame alone, as the prerender did, and the remote follows once the page is hydrated.
+   */
+  hydratingFrame?: boolean;
 }
 
 let setup: RemoteSetup | null = null;
@@ -31,6 +36,16 @@ export function remotesConfigured(): boolean {
   return setup !== null;
 }
 
+/** Whether the page's first render hydrates a prerendered frame (until frameHydrated()). */
+export function hydratingFrame(): boolean {
+  return setup?.hydratingFrame === true;
+}
+
+/** The prerendered frame is hydrated: remote routes render their remote from now on. */
+export function frameHydrated(): void {
+  if (setup) setup.hydratingFrame = false;
+}
+
 async function loadRemoteModule<Id extends RemoteModuleId>(id: Id): Promise<ExposedModule<Id> | null> {
   if (!setup) throw new Error('configureRemotes() was not called before a remote route rendered.');
   const [{ federation }] = await Promise.all([import('./federation'), setup.prepare()]);
@@ -42,6 +57,21 @@ type RemoteComponent<Id extends RemoteModuleId> = LazyExoticComponent<ComponentT
 // Module scope on purpose: a lazy component created during render is a new component each time,
 // and a failing remote would then be fetched again on every render (docs/architecture.md#loading-remotes).
 const cache = new Map<string, RemoteComponent<RemoteModuleId>>();
+/** Loads started before their lazy component rendered (preloadRemote), by module and attempt. */
+const started = new Map<string, Promise<ExposedModule<RemoteModuleId> | null>>();
+
+/**
+ * Starts loading a remote module's first attempt without rendering it: a hydrating frame asks
+ * for its remote at once, not only after hydration. The lazy component then uses this load.
+ */
+export function preloadRemote(id: RemoteModuleId): void {
+  const key = `${id}#0`;
+  if (cache.has(key) || started.has(key)) return;
+  const load = loadRemoteModule(id);
+  // Its failure is the lazy component's to report (through the route's error boundary).
+  load.catch(() => {});
+  started.set(key, load);
+}
 
 /**
  * The lazy component for a remote module. One per module and retry attempt: a Retry asks for
@@ -53,8 +83,10 @@ export function lazyRemote<Id extends RemoteModuleId>(id: Id, attempt: number): 
   if (!component) {
     component = lazy(async () => {
       let loaded: ExposedModule<Id> | null;
+      const preloaded = started.get(key) as Promise<ExposedModule<Id> | null> | undefined;
+      started.delete(key);
       try {
-        loaded = await loadRemoteModule(id);
+        loaded = await (preloaded ?? loadRemoteModule(id));
       } catch (error) {
         throw new RemoteLoadError(id, error);
       }

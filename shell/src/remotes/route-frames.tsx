@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { useBrand, useConfig, type RemoteModuleId } from '@trailsense/shared';
+import { useBrand, useConfig, type RemoteModuleId, type RuntimeConfig } from '@trailsense/shared';
 import { LoadingState } from '../app/loading-state';
 
 /**
@@ -43,6 +43,15 @@ function TallLoading({ label }: { label: string }) {
       <LoadingState label={label} />
     </div>
   );
+}
+
+/**
+ * Which frame a config draws, beyond what every page shares (the brand): a prerendered frame is
+ * hydrated only by a page whose config draws the same one (scripts/prerender.mjs writes it as the
+ * root's `data-frame`); otherwise the page renders afresh.
+ */
+export function frameVariant(config: RuntimeConfig): string {
+  return config.auth.signUpEnabled ? 'sign-up' : 'sign-in';
 }
 
 /** What a remote route shows while its module loads, where it has more than a loading line. */
