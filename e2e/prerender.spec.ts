@@ -69,23 +69,32 @@ test.describe('with JavaScript disabled', () => {
   });
 });
 
+/** Holds auth-remote's manifest until the returned function is called. */
+async function holdAuthRemote(page: Page): Promise<() => void> {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/mf-manifest.json', async (route) => {
+    if (new URL(route.request().url()).port === '3001') await held;
+    await route.continue();
+  });
+  return release;
+}
+
+/** Where the page's heading and footer are. */
+const headingAndFooter = (page: Page) =>
+  page.evaluate(() => {
+    const top = (selector: string) => document.querySelector(selector)?.getBoundingClientRect().top ?? Number.NaN;
+    return { h1: top('main h1'), footer: top('footer') };
+  });
+
 test.describe('/login: the sign-in form takes the frame\'s place', () => {
   for (const width of [375, 1280]) {
     test(`without moving the heading or the footer, at ${width} px`, async ({ page }) => {
       await page.setViewportSize({ width, height: 800 });
       // auth-remote is held back until the frame has been measured as the page draws it (the
       // running app's own frame, from the served config, not only the prerendered HTML).
-      let release: () => void = () => {};
-      const held = new Promise<void>((resolve) => (release = resolve));
-      await page.route('**/mf-manifest.json', async (route) => {
-        if (new URL(route.request().url()).port === '3001') await held;
-        await route.continue();
-      });
-      const positions = () =>
-        page.evaluate(() => {
-          const top = (selector: string) => document.querySelector(selector)?.getBoundingClientRect().top ?? Number.NaN;
-          return { h1: top('main h1'), footer: top('footer') };
-        });
+      const release = await holdAuthRemote(page);
+      const positions = () => headingAndFooter(page);
       await page.goto('/login');
       // React has run (the header marks the session) and shows the frame while the remote waits.
       await expect(page.locator('html')).toHaveAttribute('data-session', 'signed-out');
@@ -149,18 +158,9 @@ test.describe('hydration', () => {
       const config = (await (await route.fetch()).json()) as { auth: { signUpEnabled: boolean } };
       await route.fulfill({ json: { ...config, auth: { ...config.auth, signUpEnabled: false } } });
     });
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/mf-manifest.json', async (route) => {
-      if (new URL(route.request().url()).port === '3001') await held;
-      await route.continue();
-    });
+    const release = await holdAuthRemote(page);
     const problems = await watchHydration(page);
-    const positions = () =>
-      page.evaluate(() => {
-        const top = (selector: string) => document.querySelector(selector)?.getBoundingClientRect().top ?? Number.NaN;
-        return { h1: top('main h1'), footer: top('footer') };
-      });
+    const positions = () => headingAndFooter(page);
     await page.goto('/login');
     await expect(page.locator('html')).toHaveAttribute('data-session', 'signed-out');
     await expect(page.getByRole('status')).toHaveText('Loading the sign-in form…');
