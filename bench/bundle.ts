@@ -5,23 +5,12 @@
 // precompressed copies). Prints a table; asserts nothing.
 //   npm run bench:bundle            (builds first)
 //   npm run bench:bundle -- --no-build
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Page } from '@playwright/test';
 import { chromiumLaunchOptions } from '../e2e/support/chromium';
 import { accounts, startSignedIn } from '../e2e/support/session';
-
-const repo = path.resolve(__dirname, '..');
-/** `usable`: the button whose arrival makes an app route usable (its remote's screen is there). */
-const ROUTES: { path: string; signedIn: boolean; usable?: string }[] = [
-  { path: '/', signedIn: false },
-  { path: '/support', signedIn: false },
-  { path: '/about', signedIn: false },
-  { path: '/login', signedIn: false, usable: 'Sign In' },
-  { path: '/uploader', signedIn: true, usable: 'Add Images' },
-  { path: '/profile', signedIn: true, usable: 'Save changes' },
-];
+import { repo, ROUTES, startStack, stop } from './stack';
 
 interface Script {
   url: string;
@@ -42,33 +31,6 @@ interface Row {
   interactiveMs: number;
   /** ms from navigation start until the route was usable. */
   usableMs: number;
-}
-
-/** Starts a server in its own process group, so stopping it stops its children too (npm → tsx → node). */
-function start(command: string, args: string[]): ChildProcess {
-  return spawn(command, args, { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
-}
-
-function stop(child: ChildProcess): void {
-  try {
-    if (child.pid) process.kill(-child.pid, 'SIGTERM');
-  } catch {
-    // already gone
-  }
-}
-
-async function waitFor(url: string, timeoutMs = 120_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    try {
-      const response = await fetch(url);
-      if (response.status < 500) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 /**
@@ -134,12 +96,8 @@ async function main() {
     const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'inherit' });
     if (build.status !== 0) throw new Error('build failed');
   }
-  const children = [
-    start('npm', ['run', 'sandbox', '--', '--reset', '--quiet', '--data-dir', path.join(repo, '.sandbox-data/bench')]),
-    start('node', ['scripts/serve.mjs']),
-  ];
+  const children = await startStack('bench');
   try {
-    await Promise.all([waitFor('http://localhost:4103/ranches/cedar-creek'), waitFor('http://localhost:3000/config.json')]);
     const browser = await chromium.launch(chromiumLaunchOptions());
     const rows: Row[] = [];
     for (const route of ROUTES) {

@@ -43,7 +43,8 @@ const SITE = 'http://localhost:3000';
 /**
  * @typedef {{ performance: number, accessibility: number, bestPractices: number, seo: number,
  *   cls: number, tbt: number, fcp: number, lcp: number, si: number,
- *   longTasks: { url: string, start: number, duration: number }[], failing: string[] }} Result
+ *   longTasks: { url: string, start: number, duration: number }[], failing: string[],
+ *   error: string | undefined }} Result
  */
 
 async function waitFor(url, timeoutMs = 60_000) {
@@ -106,6 +107,9 @@ async function audit(url, signedIn = false) {
       si: value('speed-index'),
       longTasks: (audits['long-tasks']?.details?.items ?? []).map((task) => ({ url: task.url, start: task.startTime, duration: task.duration })),
       failing,
+      // A run Lighthouse could not finish (e.g. NO_FCP on a starved machine) has no performance
+      // score; it is named in the table and left out of the median rather than counted as 0.
+      error: result.lhr.runtimeError?.code,
     };
   } finally {
     await chrome.kill();
@@ -136,8 +140,9 @@ async function main() {
     for (const page of PAGES) {
       const results = [];
       for (let i = 0; i < RUNS; i++) results.push(await audit(`${SITE}${page}`, SIGNED_IN.has(page)));
-      const sorted = [...results].sort((a, b) => a.performance - b.performance);
-      rows.push({ page, result: sorted[Math.floor(sorted.length / 2)], scores: results.map((r) => r.performance) });
+      const finished = results.filter((r) => !r.error);
+      const sorted = [...(finished.length > 0 ? finished : results)].sort((a, b) => a.performance - b.performance);
+      rows.push({ page, result: sorted[Math.floor(sorted.length / 2)], scores: results.map((r) => r.error ?? String(r.performance)) });
     }
     console.log(`\nLighthouse ${RUNS}× per page, mobile defaults; the run with the median performance score; ${[...SIGNED_IN].filter((p) => PAGES.includes(p)).join(', ') || 'no page'} signed in\n`);
     console.log('| page | Performance (all runs) | Accessibility | Best Practices | SEO | CLS | TBT ms | FCP ms | LCP ms | Speed Index ms |');

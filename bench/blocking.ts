@@ -1,0 +1,119 @@
+// bench/blocking: main-thread blocking per route, the quantity behind Lighthouse's Total Blocking
+// Time, measured directly and many times. Each route is loaded RUNS times (default 7) in real
+// Chromium, each load in a fresh context with a cold cache and the CPU slowed CPU× (default 4,
+// Lighthouse's mobile factor), against the production builds served as in production; app routes
+// signed in where they need it. From a performance trace of each load: every main-thread task
+// over 50 ms, and the blocking time after first contentful paint (each task's time beyond its
+// first 50 ms, as Lighthouse counts it) until the network is idle and the route usable.
+// Prints the median run per route, with all runs, and that run's long tasks; asserts nothing.
+// Lighthouse (bench/lighthouse.mjs) simulates a slow network around a single observed load,
+// which swings by ±50 ms here; seven direct loads per route compare two builds in minutes.
+//   npm run bench:blocking -- /login          (after npm run build)
+//   RUNS=9 npm run bench:blocking -- /login /uploader
+import { chromium, type Browser } from '@playwright/test';
+import { chromiumLaunchOptions } from '../e2e/support/chromium';
+import { accounts, startSignedIn } from '../e2e/support/session';
+import { ROUTES, startStack, stop } from './stack';
+
+const RUNS = Number(process.env.RUNS ?? 7);
+const CPU = Number(process.env.CPU ?? 4);
+const LONG_TASK_MS = 50;
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  pid: number;
+  tid: number;
+}
+
+interface Load {
+  /** ms of main-thread time beyond 50 ms per task, after first contentful paint. */
+  blocking: number;
+  /** Durations of the tasks over 50 ms, in order, ms. */
+  longTasks: number[];
+  fcp: number;
+  usable: number;
+}
+
+async function load(browser: Browser, route: (typeof ROUTES)[number]): Promise<Load> {
+  const context = await browser.newContext({ viewport: { width: 412, height: 823 } });
+  try {
+    const page = await context.newPage();
+    if (route.signedIn) await startSignedIn(page, accounts.subscriber);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU });
+    const events: TraceEvent[] = [];
+    cdp.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as TraceEvent[])));
+    const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+    await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,blink.user_timing,loading', transferMode: 'ReportEvents' });
+    const url = `http://localhost:3000${route.path}`;
+    await page.goto(url);
+    if (route.usable) await page.getByRole('button', { name: route.usable, exact: true }).waitFor({ timeout: 120_000 });
+    else await page.getByRole('heading', { level: 1 }).first().waitFor({ timeout: 120_000 });
+    const usableMs = await page.evaluate(() => performance.now());
+    await page.waitForLoadState('networkidle');
+    await page.waitForTimeout(1000);
+    const fcp = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0);
+    await cdp.send('Tracing.end');
+    await complete;
+
+    // The page's main thread: the renderer main thread that painted content first after the
+    // navigation (other renderer threads are extensions' and the isolated SVG documents').
+    const paint = events.filter((e) => e.name === 'firstContentfulPaint').sort((a, b) => a.ts - b.ts)[0];
+    if (!paint) throw new Error(`no first contentful paint of ${url} in the trace`);
+    const tasks = events.filter(
+      (e) => e.pid === paint.pid && e.tid === paint.tid && e.ph === 'X' && e.name === 'RunTask' && (e.dur ?? 0) > LONG_TASK_MS * 1000,
+    );
+    const fcpTs = paint.ts / 1000;
+    let blocking = 0;
+    for (const task of tasks) {
+      const start = task.ts / 1000;
+      const end = start + task.dur! / 1000;
+      blocking += Math.max(0, end - Math.max(start + LONG_TASK_MS, fcpTs));
+    }
+    return { blocking, longTasks: tasks.map((t) => t.dur! / 1000), fcp, usable: usableMs };
+  } finally {
+    await context.close();
+  }
+}
+
+async function main() {
+  const paths = process.argv.slice(2).filter((a) => a.startsWith('/'));
+  const routes = paths.length > 0 ? ROUTES.filter((r) => paths.includes(r.path)) : ROUTES.filter((r) => r.usable);
+  const unknown = paths.filter((p) => !ROUTES.some((r) => r.path === p));
+  if (unknown.length > 0) throw new Error(`unknown route ${unknown.join(', ')}; known: ${ROUTES.map((r) => r.path).join(' ')}`);
+  const children = await startStack('bench-blocking');
+  try {
+    const browser = await chromium.launch(chromiumLaunchOptions());
+    const rows: { path: string; loads: Load[]; median: Load }[] = [];
+    for (const route of routes) {
+      const loads: Load[] = [];
+      for (let i = 0; i < RUNS; i++) loads.push(await load(browser, route));
+      const sorted = [...loads].sort((a, b) => a.blocking - b.blocking);
+      rows.push({ path: route.path, loads, median: sorted[Math.floor(sorted.length / 2)]! });
+    }
+    await browser.close();
+    const ms = (n: number) => n.toFixed(0);
+    console.log(`\nMain-thread blocking after first contentful paint, ${RUNS} loads per route, CPU ${CPU}× slower, cold cache; the median load\n`);
+    console.log('| route | blocking ms, median (all loads) | tasks > 50 ms | longest task ms | FCP ms | usable ms |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const { path, loads, median } of rows) {
+      console.log(
+        `| ${path} | ${ms(median.blocking)} (${loads.map((l) => ms(l.blocking)).join(', ')}) | ${median.longTasks.length} | ` +
+          `${ms(Math.max(0, ...median.longTasks))} | ${ms(median.fcp)} | ${ms(median.usable)} |`,
+      );
+    }
+    for (const { path, median } of rows) console.log(`\n${path}: tasks over 50 ms in the median load, in order (ms): ${median.longTasks.map(ms).join(', ') || 'none'}`);
+  } finally {
+    for (const child of children) stop(child);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
