@@ -1,7 +1,8 @@
-import { useEffect } from 'react';
+import { useEffect, useMemo } from 'react';
 import { Authenticator } from '@aws-amplify/ui-react';
 import { afterSignInPath, setPausedWorkNotice, useBrand, useConfig, useNavigation, usePausedWorkNotice, useUser, type LoginProps } from '@trailsense/shared';
 import { AccountHelpDialog } from './account-help-dialog';
+import { KitWhenConfigured } from './kit-when-configured';
 import {
   addAuthVocabulary,
   authenticatorComponents,
@@ -29,6 +30,18 @@ export function LoginScreen({ returnTo }: LoginProps) {
   const config = useConfig();
   // Work a lost session paused (the uploader's batch): why the user is here, and what signing in does.
   const paused = usePausedWorkNotice();
+  const signUpEnabled = config.auth.signUpEnabled;
+  // What the kit's machine is configured with: sent by KitWhenConfigured, and passed to the
+  // <Authenticator> too (which then finds its machine configured and sends nothing).
+  const kitOptions = useMemo(
+    () => ({
+      initialState: 'signIn' as const,
+      signUpAttributes: ['name' as const, 'phone_number' as const],
+      formFields: authenticatorFormFields,
+      services: authenticatorServices,
+    }),
+    [],
+  );
 
   return (
     <div className={`${page.page} ${styles.login}`}>
@@ -42,17 +55,14 @@ export function LoginScreen({ returnTo }: LoginProps) {
       <AccountHelpDialog productName={brand.productName} />
       {/* The kit draws nothing until it has asked Amplify for a session; its place is kept, so
           the page does not shrink and grow back (the shell's frame keeps the same place). */}
-      <div className={config.auth.signUpEnabled ? `${styles.kit} ${styles.withTabs}` : styles.kit}>
-        <Authenticator
-          initialState="signIn"
-          hideSignUp={!config.auth.signUpEnabled}
-          signUpAttributes={['name', 'phone_number']}
-          formFields={authenticatorFormFields}
-          components={authenticatorComponents}
-          services={authenticatorServices}
-        >
-          {() => <AfterSignIn returnTo={returnTo} />}
-        </Authenticator>
+      <div className={signUpEnabled ? `${styles.kit} ${styles.withTabs}` : styles.kit}>
+        <Authenticator.Provider>
+          <KitWhenConfigured options={kitOptions}>
+            <Authenticator hideSignUp={!signUpEnabled} components={authenticatorComponents} {...kitOptions}>
+              {() => <AfterSignIn returnTo={returnTo} />}
+            </Authenticator>
+          </KitWhenConfigured>
+        </Authenticator.Provider>
       </div>
     </div>
   );
