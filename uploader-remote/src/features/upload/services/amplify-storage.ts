@@ -1,5 +1,5 @@
 import { fetchAuthSession } from 'aws-amplify/auth';
-import { uploadData } from 'aws-amplify/storage';
+import type * as AmplifyStorage from 'aws-amplify/storage';
 import { uploadKey } from '@trailsense/shared';
 import { encodeMetadataValue } from '../model/metadata-encoding';
 import type { PhotoExif } from '../model/photo-exif';
@@ -45,6 +45,21 @@ export function objectPath(level: StorageLevel, ranchId: string, key: string, id
   return uploadKey(level, ranchId, key, identityId);
 }
 
+let storage: Promise<typeof AmplifyStorage> | undefined;
+
+/**
+ * Amplify's storage module, loaded with the first upload rather than with the screen: evaluating
+ * it is one of the longest tasks on a phone (about 90 ms at 4× CPU), and choosing photos does not
+ * need it (docs/architecture.md#loading-remotes). A failed load is tried again on the next upload.
+ */
+export function loadStorage(): Promise<typeof AmplifyStorage> {
+  storage ??= import('aws-amplify/storage').catch((error: unknown) => {
+    storage = undefined;
+    throw error;
+  });
+  return storage;
+}
+
 /**
  * One PUT per image with `uploadData` (docs/product.md#object-storage): content type image/jpg,
  * no-cache, the accelerated endpoint, the metadata of `uploadMetadata`. The ranchid tag is set by
@@ -56,6 +71,9 @@ export async function amplifyUpload(
   job: UploadJob,
   context: { onProgress: (fraction: number) => void; signal: AbortSignal },
 ): Promise<void> {
+  const { uploadData } = await loadStorage();
+  // Stopped or stalled while the module loaded: rejects as a cancelled transfer would.
+  context.signal.throwIfAborted();
   const operation = uploadData({
     path: ({ identityId }) => objectPath(target.level, target.ranchId, job.key, identityId),
     data: job.file,
