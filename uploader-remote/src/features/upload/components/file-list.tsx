@@ -1,6 +1,7 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { cameraLabel } from '../model/camera-match';
+import { formatMonthDayTimeUTC } from '../model/en-us-format';
 import { formatBytes } from '../model/format-size';
 import { captureDate, type PhotoExif } from '../model/photo-exif';
 import type { FileStatus, ListedFile } from '../model/upload-queue';
@@ -30,15 +31,13 @@ export function statusText(status: FileStatus): string {
   }
 }
 
-const takenAt = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
-
 /** When and with what the photo was taken, from its EXIF: "Oct 3, 05:12 · Browning BTC-8E" ("" when unknown). */
 export function photoText(exif: PhotoExif | null | undefined): string {
   if (!exif) return '';
   const taken = captureDate(exif);
   const camera = exif.make || exif.model ? cameraLabel(exif) : '';
   // The camera's own clock (its UTC fields: model/photo-exif.ts), whatever the browser's zone.
-  return [taken ? takenAt.format(taken) : '', camera].filter(Boolean).join(' · ');
+  return [taken ? formatMonthDayTimeUTC(taken) : '', camera].filter(Boolean).join(' · ');
 }
 
 /**

@@ -1,3 +1,4 @@
+import { formatOneDecimal } from './en-us-format';
 import { formatCount } from './messages';
 
 /**
@@ -19,7 +20,6 @@ export const UNKNOWN_SIZE = '—';
 
 const KIB = 1024;
 const DECIMAL_UNITS = ['MB', 'GB', 'TB'] as const;
-const oneDecimal = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 /** A byte count as shown: "512 B", "40 KB", "4.2 MB"; `UNKNOWN_SIZE` when it is not a size. */
 export function formatBytes(bytes: number): string {
@@ -31,7 +31,7 @@ export function formatBytes(bytes: number): string {
   let value = bytes / KIB ** 2;
   for (let unit = 0; ; unit++) {
     const rounded = Math.round(value * 10) / 10;
-    if (rounded < KIB || unit === DECIMAL_UNITS.length - 1) return `${oneDecimal.format(rounded)} ${DECIMAL_UNITS[unit]}`;
+    if (rounded < KIB || unit === DECIMAL_UNITS.length - 1) return `${formatOneDecimal(rounded)} ${DECIMAL_UNITS[unit]}`;
     value /= KIB;
   }
 }

@@ -1,13 +1,12 @@
 import type { ActiveSubscription } from './quota';
 import type { SkipReason, SkippedFile } from './file-filter';
+import { formatInteger, formatLongDateUTC, formatMonthDayLocal } from './en-us-format';
 
-const numbers = new Intl.NumberFormat('en-US');
 /** Numbers as people read them: 10,000 (docs/product.md#uploader-messages writes "1,000"). */
-export const formatCount = (n: number): string => numbers.format(n);
+export const formatCount = (n: number): string => formatInteger(n);
 
-const dates = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
 /** The expiry date as shown: "June 30, 2027" (UTC, the date the store wrote). */
-export const formatDate = (date: Date): string => dates.format(date);
+export const formatDate = (date: Date): string => formatLongDateUTC(date);
 
 /** docs/product.md#uploader-messages, without an active subscription. */
 export const NO_SUBSCRIPTION_MESSAGE =
@@ -127,11 +126,9 @@ export function progressQuarter(uploaded: number, total: number): number {
   return Math.floor(progressPercent(uploaded, total) / 25);
 }
 
-const shortDates = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric' });
-
 /** The resume offer of an unfinished batch: "412 of 2,000 uploaded on Nov 21 — pick the same card to finish." */
 export function resumeOfferMessage(uploaded: number, total: number, lastActivity: Date, folder: string | null = null): string {
-  const then = `${formatCount(uploaded)} of ${formatCount(total)} uploaded on ${shortDates.format(lastActivity)}`;
+  const then = `${formatCount(uploaded)} of ${formatCount(total)} uploaded on ${formatMonthDayLocal(lastActivity)}`;
   // A kept folder is read again by Resume: nothing to pick.
   return folder === null ? `${then} — pick the same card to finish.` : `${then} — Resume reads the folder “${folder}” again to finish.`;
 }

@@ -1,4 +1,5 @@
 import { formatCount } from './messages';
+import { formatMonthDayUTC, formatMonthDayYearUTC } from './en-us-format';
 import { formatBytes } from './format-size';
 
 /**
@@ -22,8 +23,6 @@ export interface SelectionFacts {
 }
 
 const SEPARATOR = ' · ';
-const monthDay = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
-const monthDayYear = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
 
 const valid = (date: Date | undefined): date is Date => date !== undefined && !Number.isNaN(date.getTime());
 const dayOf = (date: Date): string => date.toISOString().slice(0, 10);
@@ -37,9 +36,9 @@ export function captureRange(first?: Date, last?: Date): string | null {
   const from = dates[0];
   const to = dates[dates.length - 1];
   if (!from || !to) return null;
-  if (dayOf(from) === dayOf(to)) return monthDay.format(from);
-  if (from.getUTCFullYear() === to.getUTCFullYear()) return `${monthDay.format(from)} – ${monthDay.format(to)}`;
-  return `${monthDayYear.format(from)} – ${monthDayYear.format(to)}`;
+  if (dayOf(from) === dayOf(to)) return formatMonthDayUTC(from);
+  if (from.getUTCFullYear() === to.getUTCFullYear()) return `${formatMonthDayUTC(from)} – ${formatMonthDayUTC(to)}`;
+  return `${formatMonthDayYearUTC(from)} – ${formatMonthDayYearUTC(to)}`;
 }
 
 /**

@@ -13,6 +13,8 @@
  * them, so tests pass fakes and the real ones fit.
  */
 
+import { formatInteger } from '../model/en-us-format';
+
 // --- what the walk uses of the browser's objects --------------------------------------------
 
 /** A FileSystemEntry: a dropped file or folder, or one found inside a dropped folder. */
@@ -222,7 +224,7 @@ async function walk(roots: readonly Node[], { signal, onProgress }: WalkOptions 
       unreadable.push({ path, reason: reasonOf(error) });
     }
     if (capped) {
-      unreadable.push({ path, reason: `too many files (over ${MAX_ENTRIES.toLocaleString('en-US')}): reading stopped here` });
+      unreadable.push({ path, reason: `too many files (over ${formatInteger(MAX_ENTRIES)}): reading stopped here` });
       return;
     }
     for (const child of children) {
