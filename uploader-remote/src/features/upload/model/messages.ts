@@ -3,10 +3,10 @@ import type { SkipReason, SkippedFile } from './file-filter';
 import { formatInteger, formatLongDateUTC, formatMonthDayLocal } from './en-us-format';
 
 /** Numbers as people read them: 10,000 (docs/product.md#uploader-messages writes "1,000"). */
-export const formatCount = (n: number): string => formatInteger(n);
+export const formatCount = formatInteger;
 
 /** The expiry date as shown: "June 30, 2027" (UTC, the date the store wrote). */
-export const formatDate = (date: Date): string => formatLongDateUTC(date);
+export const formatDate = formatLongDateUTC;
 
 /** docs/product.md#uploader-messages, without an active subscription. */
 export const NO_SUBSCRIPTION_MESSAGE =
