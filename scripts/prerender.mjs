@@ -27,7 +27,7 @@ async function loadRenderer() {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22',
     jsx: 'automatic',
     loader: { '.css': 'empty' },
     // React, the router and react-error-boundary run from node_modules, as in the page (a CommonJS

@@ -1,10 +1,11 @@
 /**
- * The sandbox's own database (better-sqlite3): the product API's ranches, cameras, subscriptions and
- * upload counts, the object-created function's ledger (counted uploads and refusals), the analytics
- * events, and the user pool's global sign-out times and revoked refresh tokens. Created and
- * migrated on open; `PRAGMA user_version` records the schema version.
+ * The sandbox's own database (Node's built-in `node:sqlite`, so nothing is compiled or downloaded
+ * at install): the product API's ranches, cameras, subscriptions and upload counts, the
+ * object-created function's ledger (counted uploads and refusals), the analytics events, and the
+ * user pool's global sign-out times and revoked refresh tokens. Created and migrated on open;
+ * `PRAGMA user_version` records the schema version.
  */
-import Database from 'better-sqlite3';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 
 /** Each entry moves the schema one version up; append, never edit, once released. */
 const MIGRATIONS: readonly string[] = [
@@ -93,15 +94,55 @@ export interface StoredSession {
 
 export type SandboxDb = ReturnType<typeof openDb>;
 
+/** A prepared statement typed by its parameters and its rows. */
+interface Statement<P extends SQLInputValue[], R> {
+  get(...params: P): R | undefined;
+  all(...params: P): R[];
+  run(...params: P): { changes: number | bigint; lastInsertRowid: number | bigint };
+}
+
+/**
+ * A database opened with `node:sqlite`, with the two things better-sqlite3 gave us that it lacks:
+ * typed statements and `transaction(fn)`, which runs `fn` between BEGIN and COMMIT (ROLLBACK if it
+ * throws). A transaction inside another runs as part of the outer one.
+ */
+export function openSqlite(file: string) {
+  const db = new DatabaseSync(file);
+  let depth = 0;
+  return {
+    db,
+    exec: (sql: string) => db.exec(sql),
+    prepare: <P extends SQLInputValue[] = SQLInputValue[], R = Record<string, unknown>>(sql: string) => db.prepare(sql) as unknown as Statement<P, R>,
+    transaction<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T {
+      return (...args: A): T => {
+        if (depth > 0) return fn(...args);
+        db.exec('BEGIN');
+        depth++;
+        try {
+          const result = fn(...args);
+          db.exec('COMMIT');
+          return result;
+        } catch (error) {
+          db.exec('ROLLBACK');
+          throw error;
+        } finally {
+          depth--;
+        }
+      };
+    },
+    close: () => db.close(),
+  };
+}
+
 export function openDb(file: string) {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  const version = db.pragma('user_version', { simple: true }) as number;
+  const db = openSqlite(file);
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA foreign_keys = ON');
+  const version = db.prepare<[], { user_version: number }>('PRAGMA user_version').get()?.user_version ?? 0;
   for (let v = version; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[v] as string);
-      db.pragma(`user_version = ${v + 1}`);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
     })();
   }
 

@@ -11,7 +11,7 @@ module.exports = {
       loader: /\.tsx?$/.test(filename) ? 'ts' : 'js',
       sourcefile: filename,
       sourcemap: 'external',
-      target: 'node20',
+      target: 'node22',
       define: { 'import.meta.url': '__importMetaUrl' },
       banner: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;",
     });
