@@ -19,5 +19,7 @@ module.exports = {
   transformIgnorePatterns: ['^(?!.*/node_modules/(jose|@scure|@noble)/).*/node_modules/'],
   // Read alone (`jest -c sandbox/jest.config.cjs`); under the root config's projects only the setup file counts.
   testTimeout: 60000,
+  // Before any test file loads Amplify: its SRP arithmetic is chosen by sniffing `navigator`.
+  setupFiles: ['<rootDir>/../test-support/node-navigator.ts'],
   setupFilesAfterEnv: ['<rootDir>/test/support/timeout.ts'],
 };

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
+// Before Amplify: it picks its SRP arithmetic by sniffing `navigator` (the file says why).
+import '../../test-support/node-navigator';
 import { Amplify } from 'aws-amplify';
 import { confirmSignUp, signIn, signOut, signUp } from 'aws-amplify/auth';
 import { cognitoUserPoolsTokenProvider } from 'aws-amplify/auth/cognito';
