@@ -43,6 +43,17 @@ it('has stacks that reference no other stack, so each team deploys its own alone
   }
 });
 
+it('runs every Node Lambda function of every stack on Node 24, ours and those CDK adds', () => {
+  const functions = allStacks().flatMap((stack) =>
+    Object.entries(Template.fromStack(stack).findResources('AWS::Lambda::Function')).map(([id, fn]) => ({ id: `${stack.stackName}/${id}`, runtime: String(fn.Properties.Runtime) })),
+  );
+  const node = functions.filter((fn) => fn.runtime.startsWith('nodejs'));
+  expect(node.map((fn) => fn.id)).toContainEqual(expect.stringMatching(/^TrailSense-example-Uploads\/ObjectCreated/));
+  expect(node.filter((fn) => fn.runtime !== 'nodejs24.x')).toEqual([]);
+  // The one other: CDK's bucket-notifications handler, a Python function CDK owns.
+  expect(functions.filter((fn) => !fn.runtime.startsWith('nodejs')).map((fn) => fn.id)).toEqual([expect.stringMatching(/\/BucketNotificationsHandler/)]);
+});
+
 it('grants nothing to a wildcard principal, in any stack', () => {
   for (const stack of allStacks()) {
     expect(allStatements(Template.fromStack(stack)).filter((s) => s.Effect === 'Allow' && isWildcardPrincipal(s.Principal))).toEqual([]);

@@ -121,10 +121,10 @@ describe('the ledger', () => {
 });
 
 describe('the object-created function', () => {
-  it('runs the bundled lambda.ts on Node 22 with the ledger and the ranch table named', () => {
+  it('runs the bundled lambda.ts on Node 24 with the ledger and the ranch table named', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Handler: 'index.handler',
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       Environment: { Variables: { LEDGER_TABLE_NAME: { Ref: ledgerId() }, RANCHES_TABLE_NAME: settings.ranchesTableName, NODE_OPTIONS: '--enable-source-maps' } },
     });

@@ -44,6 +44,12 @@ export const UPLOAD_CORS = {
 } as const;
 
 /** The object-created function's entry; `handler` is exported there. */
+/**
+ * The Node runtime of this repository's Lambda functions: the newest Lambda offers that this CDK
+ * knows (nodejs24.x; Node 22 leaves Lambda's supported runtimes when its line ends, 2027-04-30).
+ */
+export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
+
 const FUNCTION_ENTRY = path.join(__dirname, '..', 'object-created', 'lambda.ts');
 /** The repository's root, whose package-lock.json and node_modules (with esbuild) the bundling uses. */
 const REPO_ROOT = path.join(__dirname, '..', '..', '..');
@@ -101,7 +107,7 @@ export class UploadsStack extends Stack {
       handler: 'handler',
       projectRoot: REPO_ROOT,
       depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
-      runtime: Runtime.NODEJS_22_X,
+      runtime: LAMBDA_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: 256,
       timeout: Duration.seconds(30),
@@ -114,7 +120,8 @@ export class UploadsStack extends Stack {
         // The repository's esbuild (a root devDependency), never a Docker image.
         forceDockerBundling: false,
         format: OutputFormat.CJS,
-        target: 'node22',
+        // esbuild's target follows the runtime (nodejs24.x → node24).
+        target: LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
         minify: true,
         sourceMap: true,
         sourcesContent: false,
