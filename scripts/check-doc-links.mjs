@@ -1,7 +1,10 @@
-// Checks the citations of docs/: every `docs/<page>.md#<anchor>` in the repository's files (code
-// comments, tests, READMEs) and every link between the docs pages must name a page that exists
-// and a heading on it, by GitHub's anchor rules. Also refuses citations of the old notes that
-// lived outside the repository. Prints each problem as `file:line: …` and exits 1 if any.
+// Checks the citations of docs/ and the links between the Markdown pages: every
+// `docs/<page>.md#<anchor>` in the repository's files (code comments, tests, READMEs) must name a
+// page that exists and a heading on it, by GitHub's anchor rules; every relative link in a
+// Markdown file (README.md, docs/*.md, sandbox/README.md, infra/README.md, …) must name a file or
+// folder that exists, and, for a Markdown page with an anchor, a heading on it. Also refuses
+// citations of the old notes that lived outside the repository. Prints each problem as
+// `file:line: …` and exits 1 if any.
 //
 //   node scripts/check-doc-links.mjs
 import { execFileSync } from 'node:child_process';
@@ -60,29 +63,41 @@ function readText(file) {
 }
 
 const pages = new Map();
-/** The anchors of docs/<page>, or null when there is no such page. */
-function anchorsOfPage(page) {
-  if (!pages.has(page)) {
-    const file = path.join(root, DOCS, page);
-    pages.set(page, fs.existsSync(file) ? anchorsOf(fs.readFileSync(file, 'utf8')) : null);
+/** The anchors of a Markdown file (a path from the repository's root), or null when there is no such file. */
+function anchorsOfFile(file) {
+  if (!pages.has(file)) {
+    const full = path.join(root, file);
+    pages.set(file, fs.existsSync(full) && fs.statSync(full).isFile() ? anchorsOf(fs.readFileSync(full, 'utf8')) : null);
   }
-  return pages.get(page);
+  return pages.get(file);
 }
 
 const self = path.relative(root, fileURLToPath(import.meta.url)).split(path.sep).join('/');
 const problems = [];
 let checked = 0;
 
-function check(where, page, anchor, shown) {
+/** `file` (from the root) must be a Markdown page with a heading whose anchor is `anchor`, when one is given. */
+function check(where, file, anchor, shown) {
   checked++;
-  const anchors = anchorsOfPage(page);
-  if (anchors === null) problems.push(`${where}: ${shown} — there is no ${DOCS}/${page}`);
-  else if (anchor !== undefined && !anchors.has(anchor)) problems.push(`${where}: ${shown} — ${DOCS}/${page} has no heading with the anchor #${anchor}`);
+  const anchors = anchorsOfFile(file);
+  if (anchors === null) problems.push(`${where}: ${shown} — there is no ${file}`);
+  else if (anchor !== undefined && !anchors.has(anchor)) problems.push(`${where}: ${shown} — ${file} has no heading with the anchor #${anchor}`);
+}
+
+/** A relative link of a Markdown file: the file or folder must exist; a Markdown page's anchor must be a heading on it. */
+function checkLink(where, from, target) {
+  const [rawPath, anchor] = target.split('#');
+  const file = rawPath === '' ? from : path.posix.normalize(path.posix.join(path.posix.dirname(from), decodeURIComponent(rawPath)));
+  if (file.startsWith('../')) return problems.push(`${where}: ${target} — leads outside the repository`);
+  if (file.endsWith('.md')) return check(where, file, anchor || undefined, target);
+  checked++;
+  if (!fs.existsSync(path.join(root, file))) problems.push(`${where}: ${target} — there is no ${file}`);
 }
 
 const CITATION = /\bdocs\/([\w.-]+\.md)(?:#([\w-]+))?/g;
-// A markdown link inside docs/: to another page (`product.md#x`, `./product.md`) or this one (`#x`).
-const RELATIVE_LINK = /\]\((?:\.\/)?(?:([\w.-]+\.md))?(?:#([\w-]+))?\)/g;
+// A Markdown link's target (`[text](target)` or `[text](target "title")`); absolute URLs are not checked.
+const MARKDOWN_LINK = /\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g;
+const ABSOLUTE = /^(?:[a-z][\w+.-]*:|\/\/)/i;
 // The notes that once sat beside the repository: nobody reading the code can follow them.
 const OUTSIDE_NOTES = /\b(?:SPEC|DESIGN|STYLE)\.md\b/g;
 
@@ -90,22 +105,24 @@ for (const file of repositoryFiles()) {
   if (file === self) continue;
   const text = readText(file);
   if (text === null) continue;
-  const inDocs = file.startsWith(`${DOCS}/`) && !file.slice(DOCS.length + 1).includes('/');
+  const markdown = file.endsWith('.md');
+  let fence = null;
   text.split('\n').forEach((line, i) => {
     const where = `${file}:${i + 1}`;
-    for (const m of line.matchAll(CITATION)) check(where, m[1], m[2], m[0]);
+    for (const m of line.matchAll(CITATION)) check(where, `${DOCS}/${m[1]}`, m[2], m[0]);
     for (const m of line.matchAll(OUTSIDE_NOTES)) problems.push(`${where}: ${m[0]} — cites a document outside the repository; cite a section of ${DOCS}/ instead`);
-    if (!inDocs) return;
-    for (const m of line.matchAll(RELATIVE_LINK)) {
-      if (m[1] === undefined && m[2] === undefined) continue;
-      check(where, m[1] ?? path.basename(file), m[2], m[0].slice(2, -1));
-    }
+    if (!markdown) return;
+    const f = /^\s*(```|~~~)/.exec(line);
+    if (f) fence = fence === null ? f[1] : f[1] === fence ? null : fence;
+    if (fence !== null || f) return;
+    for (const m of line.replace(/`[^`]*`/g, '').matchAll(MARKDOWN_LINK)) if (!ABSOLUTE.test(m[1])) checkLink(where, file, m[1]);
   });
 }
 
-if (problems.length > 0) {
-  console.error(`${problems.length} problem${problems.length === 1 ? '' : 's'} with documentation citations:`);
-  for (const problem of problems) console.error(`  ${problem}`);
+const distinct = [...new Set(problems)];
+if (distinct.length > 0) {
+  console.error(`${distinct.length} problem${distinct.length === 1 ? '' : 's'} with documentation citations and links:`);
+  for (const problem of distinct) console.error(`  ${problem}`);
   process.exit(1);
 }
-console.log(`${checked} documentation citations checked: every one names an existing page and heading.`);
+console.log(`${checked} documentation citations and links checked: every one names an existing file and heading.`);
