@@ -28,7 +28,8 @@ import type { UploadTarget } from '../services/amplify-storage';
 import type { FileProbe } from '../services/file-probe';
 import { walkDirectoryHandle, type DirectoryHandleLike, type FoundFile, type WalkResult } from '../services/folder-walk';
 import { runBatch, type Admission, type RunningBatch, type UploadJob } from '../services/upload-engine';
-import { SessionEndedError, type UploaderServices } from '../services/uploader-services';
+import { SessionEndedError } from '../services/session-ended-error';
+import type { UploaderServices } from '../services/uploader-services';
 
 /** The subscription as the screen knows it. */
 export type SubscriptionState =

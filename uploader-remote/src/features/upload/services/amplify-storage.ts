@@ -4,7 +4,7 @@ import { uploadKey } from '@trailsense/shared';
 import { encodeMetadataValue } from '../model/metadata-encoding';
 import type { PhotoExif } from '../model/photo-exif';
 import type { UploadJob } from './upload-engine';
-import { SessionEndedError } from './uploader-services';
+import { SessionEndedError } from './session-ended-error';
 
 /** Where an upload goes: `public/` (guest) or the user's `private/{identityId}/` (training). */
 export type StorageLevel = 'public' | 'private';

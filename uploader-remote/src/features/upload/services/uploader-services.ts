@@ -43,14 +43,6 @@ export interface SessionWatch {
   subscribe(listener: (why: SessionEndReason) => void): () => void;
 }
 
-/** Thrown by `refreshCredentials` when no session is left to refresh: the batch pauses for a sign-in. */
-export class SessionEndedError extends Error {
-  constructor(message = 'The session has ended') {
-    super(message);
-    this.name = 'SessionEndedError';
-  }
-}
-
 /**
  * Every side effect of the uploader, injected (docs/style.md#where-logic-lives): the app passes the real ones
  * (`realUploaderServices`), tests pass fakes.
