@@ -1,4 +1,5 @@
-// `npm test`: every check the project has, in order — typecheck, lint (with the docs' citations),
+// `npm test`: every check the project has, in order — typecheck, lint, formatting (Prettier), the
+// docs' citations and links,
 // unit and integration tests
 // (jest, all workspaces), production builds, browser tests (Playwright) — and one closing line
 // `N passed, N failed[, N skipped]` summing all suites. Exits non-zero if anything failed.
@@ -34,6 +35,7 @@ const typecheckOk = step('typecheck', 'npm', ['run', 'typecheck', '--silent']);
 if (!typecheckOk) totals.failed += 1;
 // Each counts as one check: its own output names every problem.
 if (!step('lint', 'npm', ['run', 'lint', '--silent'])) totals.failed += 1;
+if (!step('formatting', 'npm', ['run', 'format:check', '--silent'])) totals.failed += 1;
 if (!step('documentation citations', 'node', ['scripts/check-doc-links.mjs'])) totals.failed += 1;
 
 const jestFile = path.join(results, 'jest.json');
