@@ -41,9 +41,9 @@ const MIN_SERIAL_MATCH = 4;
 const MIN_MODEL_CONTAINS = 3;
 
 /** An EXIF text as shown: NUL padding dropped, spaces collapsed, trimmed. */
-const tidy = (value: string | undefined): string =>
-  // eslint-disable-next-line no-control-regex -- EXIF strings are NUL-padded: removing NULs is the point
-  value === undefined || value === null ? '' : String(value).replace(/\u0000/g, '').replace(/\s+/g, ' ').trim();
+// eslint-disable-next-line no-control-regex -- EXIF strings are NUL-padded: removing NULs is the point
+const NUL = /\u0000/g;
+const tidy = (value: string | undefined): string => (value === undefined || value === null ? '' : String(value).replace(NUL, '').replace(/\s+/g, ' ').trim());
 /** An EXIF text as compared: tidied and case-folded. */
 const fold = (value: string | undefined): string => tidy(value).toLowerCase();
 
