@@ -118,45 +118,63 @@ export default tseslint.config(
   {
     files: ['shared/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: refuse(['shell', 'auth-remote', 'uploader-remote', 'sandbox', 'infra'], 'shared is used by every app and imports none of them.'),
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: refuse(['shell', 'auth-remote', 'uploader-remote', 'sandbox', 'infra'], 'shared is used by every app and imports none of them.'),
+        },
+      ],
     },
   },
   {
     files: ['shell/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          ...refuse(['auth-remote', 'uploader-remote'], 'The shell loads remotes through federation (shell/src/remotes), never from their sources: each is released alone.'),
-          ...refuse(['sandbox'], 'The sandbox is a local backend; apps talk to it over the network only.'),
-          climbing('Reach another workspace through its package (@trailsense/…), not a relative path.'),
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...refuse(
+              ['auth-remote', 'uploader-remote'],
+              'The shell loads remotes through federation (shell/src/remotes), never from their sources: each is released alone.',
+            ),
+            ...refuse(['sandbox'], 'The sandbox is a local backend; apps talk to it over the network only.'),
+            climbing('Reach another workspace through its package (@trailsense/…), not a relative path.'),
+          ],
+        },
+      ],
     },
   },
   ...['auth-remote', 'uploader-remote'].map((remote, _, remotes) => ({
     files: [`${remote}/**/*.{ts,tsx}`],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          ...refuse(['shell', ...remotes.filter((other) => other !== remote)], 'A remote depends on the shared package only, never on the shell or the other remote: each is released alone.'),
-          ...refuse(['sandbox'], 'The sandbox is a local backend; apps talk to it over the network only.'),
-          climbing('Reach another workspace through its package (@trailsense/…), not a relative path.'),
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...refuse(
+              ['shell', ...remotes.filter((other) => other !== remote)],
+              'A remote depends on the shared package only, never on the shell or the other remote: each is released alone.',
+            ),
+            ...refuse(['sandbox'], 'The sandbox is a local backend; apps talk to it over the network only.'),
+            climbing('Reach another workspace through its package (@trailsense/…), not a relative path.'),
+          ],
+        },
+      ],
     },
   })),
   {
     files: ['sandbox/**/*.ts'],
     languageOptions: { globals: { ...globals.node } },
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          ...refuse(['shell', 'auth-remote', 'uploader-remote'], 'The sandbox emulates the backend; it knows the apps only through the shared package.'),
-          climbing('Reach another workspace through its package (@trailsense/shared/…, @trailsense/infra/…), not a relative path.'),
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...refuse(['shell', 'auth-remote', 'uploader-remote'], 'The sandbox emulates the backend; it knows the apps only through the shared package.'),
+            climbing('Reach another workspace through its package (@trailsense/shared/…, @trailsense/infra/…), not a relative path.'),
+          ],
+        },
+      ],
     },
   },
   // The production definition: it reads the apps' builds as files, never their sources.
@@ -164,13 +182,16 @@ export default tseslint.config(
     files: ['infra/**/*.ts'],
     languageOptions: { globals: { ...globals.node } },
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          ...refuse(['shell', 'auth-remote', 'uploader-remote'], 'The infrastructure deploys the apps\' builds; it imports only the shared package.'),
-          ...refuse(['sandbox'], 'Production code never depends on the local sandbox (the sandbox runs production code, not the reverse).'),
-          climbing('Reach another workspace through its package (@trailsense/…), not a relative path.'),
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...refuse(['shell', 'auth-remote', 'uploader-remote'], "The infrastructure deploys the apps' builds; it imports only the shared package."),
+            ...refuse(['sandbox'], 'Production code never depends on the local sandbox (the sandbox runs production code, not the reverse).'),
+            climbing('Reach another workspace through its package (@trailsense/…), not a relative path.'),
+          ],
+        },
+      ],
     },
   },
 );

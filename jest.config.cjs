@@ -38,5 +38,13 @@ const scripts = {
 };
 
 module.exports = {
-  projects: [web('shared'), web('shell'), web('auth-remote'), web('uploader-remote'), scripts, '<rootDir>/infra/jest.config.cjs', '<rootDir>/sandbox/jest.config.cjs'],
+  projects: [
+    web('shared'),
+    web('shell'),
+    web('auth-remote'),
+    web('uploader-remote'),
+    scripts,
+    '<rootDir>/infra/jest.config.cjs',
+    '<rootDir>/sandbox/jest.config.cjs',
+  ],
 };

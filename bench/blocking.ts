@@ -53,7 +53,10 @@ async function load(browser: Browser, route: (typeof ROUTES)[number]): Promise<L
     const events: TraceEvent[] = [];
     cdp.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as TraceEvent[])));
     const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
-    await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,blink.user_timing,loading', transferMode: 'ReportEvents' });
+    await cdp.send('Tracing.start', {
+      categories: 'devtools.timeline,disabled-by-default-devtools.timeline,blink.user_timing,loading',
+      transferMode: 'ReportEvents',
+    });
     const url = `http://localhost:3000${route.path}`;
     await page.goto(url);
     if (route.usable) await page.getByRole('button', { name: route.usable, exact: true }).waitFor({ timeout: 120_000 });
@@ -119,7 +122,8 @@ async function main() {
           `${ms(Math.max(0, ...median.longTasks))} | ${ms(median.fcp)} | ${ms(median.usable)} |`,
       );
     }
-    for (const { path, median } of rows) console.log(`\n${path}: tasks over 50 ms in the median load, in order (ms): ${median.longTasks.map(ms).join(', ') || 'none'}`);
+    for (const { path, median } of rows)
+      console.log(`\n${path}: tasks over 50 ms in the median load, in order (ms): ${median.longTasks.map(ms).join(', ') || 'none'}`);
   } finally {
     for (const child of children) stop(child);
   }

@@ -113,8 +113,10 @@ async function main() {
     const sum = (scripts: Script[], key: 'raw' | 'gzip' | 'transfer') => scripts.reduce((n, s) => n + s[key], 0);
     const remote = (scripts: Script[]) => scripts.filter((s) => /:300[12]\//.test(s.url));
     console.log('\nJavaScript per route (cold cache). Budget: 100 KiB gzip before interactive on / and /support.\n');
-    console.log('Usable: an app route\'s button (Sign In, Add Images, Save changes) is on screen; a page is usable when interactive.\n');
-    console.log('| route | before interactive: scripts | raw KiB | gzip KiB | brotli (sent) KiB | before usable: scripts | gzip KiB | until idle: scripts | raw KiB | gzip KiB | of which remotes, gzip KiB |');
+    console.log("Usable: an app route's button (Sign In, Add Images, Save changes) is on screen; a page is usable when interactive.\n");
+    console.log(
+      '| route | before interactive: scripts | raw KiB | gzip KiB | brotli (sent) KiB | before usable: scripts | gzip KiB | until idle: scripts | raw KiB | gzip KiB | of which remotes, gzip KiB |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const r of rows) {
       const usable = r.all.filter((s) => s.beforeUsable);

@@ -23,7 +23,6 @@ import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { chromium } from '@playwright/test';
 
-
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The flags of e2e/support/chromium.ts (a TypeScript module this script cannot import). */
 const CHROMIUM_FLAGS = fs
@@ -132,7 +131,11 @@ async function main() {
   const sandboxData = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-lh-sandbox-'));
   try {
     if (PAGES.some((page) => SIGNED_IN.has(page))) {
-      sandbox = spawn('npm', ['run', 'sandbox', '--', '--data-dir', sandboxData, '--reset', '--quiet'], { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+      sandbox = spawn('npm', ['run', 'sandbox', '--', '--data-dir', sandboxData, '--reset', '--quiet'], {
+        cwd: repo,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        detached: true,
+      });
       await waitFor('http://localhost:4100/health');
     }
     await waitFor(`${SITE}/config.json`);
@@ -144,7 +147,9 @@ async function main() {
       const sorted = [...(finished.length > 0 ? finished : results)].sort((a, b) => a.performance - b.performance);
       rows.push({ page, result: sorted[Math.floor(sorted.length / 2)], scores: results.map((r) => r.error ?? String(r.performance)) });
     }
-    console.log(`\nLighthouse ${RUNS}× per page, mobile defaults; the run with the median performance score; ${[...SIGNED_IN].filter((p) => PAGES.includes(p)).join(', ') || 'no page'} signed in\n`);
+    console.log(
+      `\nLighthouse ${RUNS}× per page, mobile defaults; the run with the median performance score; ${[...SIGNED_IN].filter((p) => PAGES.includes(p)).join(', ') || 'no page'} signed in\n`,
+    );
     console.log('| page | Performance (all runs) | Accessibility | Best Practices | SEO | CLS | TBT ms | FCP ms | LCP ms | Speed Index ms |');
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const { page, result: r, scores } of rows) {

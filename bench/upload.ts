@@ -121,7 +121,13 @@ async function rePick(browser: Browser, shellUrl: string, work: string): Promise
   await page.getByText(`Overall Progress: ${formatNumber(REPICK_OLD)} of ${formatNumber(REPICK_OLD)} = 100%`).waitFor({ timeout: 3_600_000 });
   const uploadSeconds = (Date.now() - uploadStart) / 1000;
   await page.close();
-  rows.push([`journal ${formatNumber(REPICK_OLD)} photos by uploading them (~20 KB)`, `${uploadSeconds.toFixed(1)} s`, `${(REPICK_OLD / uploadSeconds).toFixed(1)} files/s`, '', '']);
+  rows.push([
+    `journal ${formatNumber(REPICK_OLD)} photos by uploading them (~20 KB)`,
+    `${uploadSeconds.toFixed(1)} s`,
+    `${(REPICK_OLD / uploadSeconds).toFixed(1)} files/s`,
+    '',
+    '',
+  ]);
 
   const fresh = writeVariedJpegs(path.join(work, 'repick-new'), REPICK_NEW, 'NEW_', 2_500_000);
   const freshBytes = fresh.reduce((n, f) => n + fs.statSync(f).size, 0);
@@ -139,7 +145,10 @@ async function rePick(browser: Browser, shellUrl: string, work: string): Promise
     .getByRole('region', { name: `File list, ${formatNumber(REPICK_NEW)} files` })
     .waitFor({ timeout: 120_000 })
     .catch(async (error: unknown) => {
-      const shown = await repick.locator('main').innerText().catch(() => '(no page)');
+      const shown = await repick
+        .locator('main')
+        .innerText()
+        .catch(() => '(no page)');
       throw new Error(`The re-picked list never showed the ${REPICK_NEW} new photos. The page says:\n${shown.slice(0, 1500)}`, { cause: error });
     });
   const listed = (Date.now() - picked) / 1000;
@@ -158,7 +167,13 @@ async function rePick(browser: Browser, shellUrl: string, work: string): Promise
     `JS heap ${heap.toFixed(1)} MB (${goal(heap <= 200, 'goal ≤ 200 MB')})`,
     `longest main-thread task ${tasks.longest > 0 ? `${tasks.longest.toFixed(0)} ms` : '< 50 ms'} (the picker's own: ${tasks.picker.toFixed(0)} ms)`,
   ]);
-  rows.push([`  … all ${formatNumber(card.length)} decided (fingerprinted, journal asked)`, `${decided.toFixed(2)} s`, `notice: ${skipped.slice(0, 60)}`, '', '']);
+  rows.push([
+    `  … all ${formatNumber(card.length)} decided (fingerprinted, journal asked)`,
+    `${decided.toFixed(2)} s`,
+    `notice: ${skipped.slice(0, 60)}`,
+    '',
+    '',
+  ]);
   await profile.close();
 
   // Fingerprints of the multi-MB photos alone, in a fresh page: how fast a card is read.
@@ -195,7 +210,12 @@ function writeCard(root: string, count: number): string {
     const folder = path.join(card, `${100 + Math.floor(i / 1000)}MEDIA`);
     if (i % 1000 === 0) fs.mkdirSync(folder, { recursive: true });
     const day = String((i % 28) + 1).padStart(2, '0');
-    const head = jpegWithExif({ make: 'Browning', model: 'BTC-8E', serial: 'BR-0042', dateTimeOriginal: `2026:10:${day} 05:${String(i % 60).padStart(2, '0')}:00` });
+    const head = jpegWithExif({
+      make: 'Browning',
+      model: 'BTC-8E',
+      serial: 'BR-0042',
+      dateTimeOriginal: `2026:10:${day} 05:${String(i % 60).padStart(2, '0')}:00`,
+    });
     const file = path.join(folder, `IMG_${String(i + 1).padStart(5, '0')}.JPG`);
     const fd = fs.openSync(file, 'w');
     fs.writeSync(fd, head, 0, head.length, 0);
@@ -339,7 +359,13 @@ async function loopback(browser: Browser, shellUrl: string, work: string): Promi
   }
   const base = runs[0]!.seconds;
   for (const r of runs) {
-    rows.push([`upload ${FILES} × ~1.5 MB, concurrency ${r.concurrency}${r.concurrency === DEFAULT_CONCURRENCY ? ' (default)' : ''}`, `${r.seconds.toFixed(1)} s`, `${(FILES / r.seconds).toFixed(1)} files/s`, `${(mb / r.seconds).toFixed(1)} MB/s`, `×${(base / r.seconds).toFixed(2)} vs 1`]);
+    rows.push([
+      `upload ${FILES} × ~1.5 MB, concurrency ${r.concurrency}${r.concurrency === DEFAULT_CONCURRENCY ? ' (default)' : ''}`,
+      `${r.seconds.toFixed(1)} s`,
+      `${(FILES / r.seconds).toFixed(1)} files/s`,
+      `${(mb / r.seconds).toFixed(1)} MB/s`,
+      `×${(base / r.seconds).toFixed(2)} vs 1`,
+    ]);
   }
 
   const small = writeJpegs(path.join(work, 'small'), 10_000);
@@ -366,7 +392,13 @@ async function loopback(browser: Browser, shellUrl: string, work: string): Promi
   const { metrics } = await cdp.send('Performance.getMetrics');
   const heap = (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1e6;
   const domRows = await page.getByRole('list', { name: 'Files to upload' }).getByRole('listitem').count();
-  rows.push([`select 10,000 small files → list interactive (${listed.toFixed(2)} s after the picker returned)`, `${seconds.toFixed(2)} s`, `JS heap ${heap.toFixed(1)} MB`, `${domRows} DOM rows`, '']);
+  rows.push([
+    `select 10,000 small files → list interactive (${listed.toFixed(2)} s after the picker returned)`,
+    `${seconds.toFixed(2)} s`,
+    `JS heap ${heap.toFixed(1)} MB`,
+    `${domRows} DOM rows`,
+    '',
+  ]);
   rows.push([`  … first bytes of all 10,000 checked in the background`, `${checked.toFixed(2)} s after the picker returned`, '', '', '']);
   await page.close();
   return rows;
@@ -430,7 +462,13 @@ async function main() {
   const print = (table: string[][]) => {
     if (table.length === 0) return console.log('(not run: BENCH_SECTIONS)');
     const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...table.map((r) => r[i]!.length)));
-    for (const r of table) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join(' | ').trimEnd());
+    for (const r of table)
+      console.log(
+        r
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join(' | ')
+          .trimEnd(),
+      );
   };
   console.log(`\nUploader benchmark (Chromium, sandbox on loopback; ${os.cpus().length} CPUs)\n`);
   print(rows);
@@ -441,7 +479,6 @@ async function main() {
   console.log(`\nThrough the link emulator (one shared uplink of ${formatLink(LINK)}; goodput = file bytes / (capacity × time))\n`);
   print(linkRows);
 }
-
 
 main().catch((error: unknown) => {
   console.error(error);

@@ -1,13 +1,6 @@
 import { expect, test, type Page } from './support/test';
 import { axeScan } from './support/axe';
-import {
-  accounts,
-  codeLogMark,
-  createAccount,
-  signOutEverywhereFromElsewhere,
-  uniqueEmail,
-  waitForCode,
-} from './support/session';
+import { accounts, codeLogMark, createAccount, signOutEverywhereFromElsewhere, uniqueEmail, waitForCode } from './support/session';
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
@@ -196,11 +189,7 @@ test.describe('the account kit screens', () => {
     await opener.click();
     const dialog = page.getByRole('dialog', { name: 'How do I create an account?' });
     await expect(dialog).toBeVisible();
-    await expect(dialog.getByRole('listitem')).toHaveText([
-      /Download the TrailSense app/,
-      /follow the account creation steps/,
-      /high-performance uploads/,
-    ]);
+    await expect(dialog.getByRole('listitem')).toHaveText([/Download the TrailSense app/, /follow the account creation steps/, /high-performance uploads/]);
     // The native modal dialog keeps focus off the inert page: Tab goes through the dialog and out to
     // the browser's own UI (the page then has no focused element, only its body), never behind it.
     const focusOffThePage = () => dialog.evaluate((d) => d.contains(document.activeElement) || document.activeElement === document.body);

@@ -31,10 +31,14 @@ test.afterAll(async () => {
 });
 
 async function deployRelease(dir: string): Promise<string> {
-  const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'deploy', '-w', 'uploader-remote', '--', '--target', `s3://${s3.bucket}/uploader`, '--endpoint', s3.endpoint, '--dist', dir], {
-    cwd: repo,
-    env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_PROFILE: '' },
-  });
+  const { stdout } = await promisify(execFile)(
+    'npm',
+    ['run', '--silent', 'deploy', '-w', 'uploader-remote', '--', '--target', `s3://${s3.bucket}/uploader`, '--endpoint', s3.endpoint, '--dist', dir],
+    {
+      cwd: repo,
+      env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_PROFILE: '' },
+    },
+  );
   return stdout;
 }
 

@@ -110,7 +110,9 @@ test.describe('Get App toolbar', () => {
     await expect(toolbar(page).getByRole('link', { name: 'Download on the App Store' })).toBeVisible();
     await expect(toolbar(page).getByRole('img', { name: /QR code/ })).toBeVisible();
     await expect(toolbar(page).getByRole('link', { name: 'Get it on Google Play' })).toBeVisible();
-    const qr = await toolbar(page).getByRole('img', { name: /QR code/ }).boundingBox();
+    const qr = await toolbar(page)
+      .getByRole('img', { name: /QR code/ })
+      .boundingBox();
     expect([qr?.width, qr?.height]).toEqual([100, 100]);
     const badge = await toolbar(page).getByRole('img', { name: 'Get it on Google Play' }).boundingBox();
     expect([badge?.width, badge?.height]).toEqual([150, 50]);

@@ -87,7 +87,7 @@ const headingAndFooter = (page: Page) =>
     return { h1: top('main h1'), footer: top('footer') };
   });
 
-test.describe('/login: the sign-in form takes the frame\'s place', () => {
+test.describe("/login: the sign-in form takes the frame's place", () => {
   for (const width of [375, 1280]) {
     test(`without moving the heading or the footer, at ${width} px`, async ({ page }) => {
       await page.setViewportSize({ width, height: 800 });
@@ -136,7 +136,9 @@ async function watchHydration(page: Page) {
 const keptNodes = (page: Page) =>
   page.evaluate((selectors: string[]) => {
     const w = window as unknown as { __serverNodes: (Element | null)[] };
-    return Object.fromEntries(selectors.map((selector, i) => [selector, w.__serverNodes[i] !== null && w.__serverNodes[i] === document.querySelector(selector)]));
+    return Object.fromEntries(
+      selectors.map((selector, i) => [selector, w.__serverNodes[i] !== null && w.__serverNodes[i] === document.querySelector(selector)]),
+    );
   }, KEPT);
 
 test.describe('hydration', () => {

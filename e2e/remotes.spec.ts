@@ -26,9 +26,7 @@ test('a remote route renders inside the shell with the same user context, React 
   await expect(nav.getByRole('button', { name: 'Logout' })).toBeVisible();
   await expect(page.getByRole('complementary', { name: /Get the/ })).toHaveCount(0);
   await expect(page).toHaveTitle('Upload Photos | TrailSense');
-  expect(await page.locator('head meta[name="description"]').getAttribute('content')).toBe(
-    'Upload trail camera photos from an SD card to TrailSense in bulk.',
-  );
+  expect(await page.locator('head meta[name="description"]').getAttribute('content')).toBe('Upload trail camera photos from an SD card to TrailSense in bulk.');
 
   // The other protected route, reached by the header, renders the other remote with the same user.
   await nav.getByRole('link', { name: 'Profile' }).click();

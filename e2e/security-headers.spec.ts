@@ -65,7 +65,9 @@ test.describe('headers', () => {
     expect(routes.inlineScriptHashes).toHaveLength(1);
     for (const target of ['/', '/about', '/login', '/no-such-page']) {
       const html = await (await request.get(SHELL + target)).text();
-      const inline = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(([, text]) => `'sha256-${crypto.createHash('sha256').update(text!).digest('base64')}'`);
+      const inline = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+        ([, text]) => `'sha256-${crypto.createHash('sha256').update(text!).digest('base64')}'`,
+      );
       expect(inline, target).toEqual(routes.inlineScriptHashes);
     }
   });
@@ -87,7 +89,14 @@ test.describe('headers', () => {
 
   test('a page of another origin cannot read a remote’s files; the shell’s page can', async ({ page }) => {
     const read = (url: string) =>
-      page.evaluate((target) => fetch(target).then((r) => r.ok, () => 'refused'), url);
+      page.evaluate(
+        (target) =>
+          fetch(target).then(
+            (r) => r.ok,
+            () => 'refused',
+          ),
+        url,
+      );
     await page.goto('http://localhost:3001/');
     expect(await read('http://localhost:3002/mf-manifest.json')).toBe('refused');
     await page.goto(`${SHELL}/about`);

@@ -69,7 +69,7 @@ const remoteStylesheets = (page: Page) =>
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
-test('after /login, the shell\'s pages look as on a fresh load: the auth remote\'s styles stay in the remote', async ({ page }) => {
+test("after /login, the shell's pages look as on a fresh load: the auth remote's styles stay in the remote", async ({ page }) => {
   await page.goto('/');
   await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
   const freshHome = await looks(homeElements(page));

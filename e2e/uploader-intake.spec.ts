@@ -107,11 +107,11 @@ test('EXIF capture time, make and model arrive on the stored objects; the summar
   await (await chooser).setFiles(files);
 
   await expect(summary(page)).toHaveText('3 photos · 12 KB · Oct 3 – Nov 19 · 2 cameras');
-  await expect(notice(page)).toContainText(
-    'This selection holds photos from 2 cameras: Browning BTC-8E #BR-77 (2 photos), Stealth Cam G42NG (1 photo).',
-  );
+  await expect(notice(page)).toContainText('This selection holds photos from 2 cameras: Browning BTC-8E #BR-77 (2 photos), Stealth Cam G42NG (1 photo).');
   await expect(notice(page)).toContainText('PICT0001.JPG');
-  await expect(notice(page)).toContainText('Check the camera\'s clock: 1 photo is dated January 1, 2013, a date cameras reset to when they lose power (PICT0001.JPG). It can still be uploaded.');
+  await expect(notice(page)).toContainText(
+    "Check the camera's clock: 1 photo is dated January 1, 2013, a date cameras reset to when they lose power (PICT0001.JPG). It can still be uploaded.",
+  );
   // Mixed: no camera is chosen for the user.
   await expect(page.getByRole('combobox', { name: 'Camera' })).toHaveValue('');
 
@@ -120,7 +120,9 @@ test('EXIF capture time, make and model arrive on the stored objects; the summar
   await expect(progress(page)).toHaveText('Overall Progress: 3 of 3 = 100%', { timeout: 30_000 });
   const stored = newObjects(before);
   expect(stored).toHaveLength(3);
-  const meta = stored.map((o) => Object.fromEntries(['capture_time', 'camera_make', 'camera_model', 'camera_serial'].map((k) => [k, o.metadata[`x-amz-meta-${k}`]])));
+  const meta = stored.map((o) =>
+    Object.fromEntries(['capture_time', 'camera_make', 'camera_model', 'camera_serial'].map((k) => [k, o.metadata[`x-amz-meta-${k}`]])),
+  );
   expect(meta).toEqual(
     expect.arrayContaining([
       { capture_time: '2026-10-03T05:12:44', camera_make: 'Browning', camera_model: 'BTC-8E', camera_serial: 'BR-77' },
@@ -135,7 +137,11 @@ test('a camera’s next card preselects the camera its photos were sent as; the 
   await openUploader(page, accounts.lapsed);
   const camera = page.getByRole('combobox', { name: 'Camera' });
   const first = Array.from({ length: 3 }, (_, i) =>
-    cameraPhoto(path.join(dir, 'one', `IMG_000${i + 1}.JPG`), { make: 'Spypoint', model: 'FLEX-M', taken: `2026:11:0${i + 1} 06:00:00`, serial: 'SP-1' }, 300_000),
+    cameraPhoto(
+      path.join(dir, 'one', `IMG_000${i + 1}.JPG`),
+      { make: 'Spypoint', model: 'FLEX-M', taken: `2026:11:0${i + 1} 06:00:00`, serial: 'SP-1' },
+      300_000,
+    ),
   );
   await camera.selectOption({ label: 'Hollow Trail' });
   let chooser = page.waitForEvent('filechooser');
@@ -169,7 +175,10 @@ test('Add Folder keeps the folder: after a reload mid-batch, Resume reads it aga
       (await navigator.storage.getDirectory()).getDirectoryHandle('DCIM');
   });
   await openUploader(page, accounts.subscriber);
-  const photos = Array.from({ length: 6 }, (_, i) => ({ name: `IMG_${String(i + 1).padStart(4, '0')}.JPG`, bytes: [...jpegBytes(`opfs-${i}-${Date.now()}`, 20_000)] }));
+  const photos = Array.from({ length: 6 }, (_, i) => ({
+    name: `IMG_${String(i + 1).padStart(4, '0')}.JPG`,
+    bytes: [...jpegBytes(`opfs-${i}-${Date.now()}`, 20_000)],
+  }));
   await page.evaluate(async (files) => {
     const root = await navigator.storage.getDirectory();
     await root.removeEntry('DCIM', { recursive: true }).catch(() => undefined);

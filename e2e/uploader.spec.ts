@@ -138,9 +138,9 @@ test('training images go to the private level under private/{identityId}/, witho
 test('a free member over the allowance: Cancel uploads none, OK uploads exactly the 15 remaining', async ({ page }) => {
   test.setTimeout(90_000);
   await openUploader(page, accounts.free);
-  await expect(page.getByText(
-    'You do not have an active subscription. You are limited to 1,000 images per month. Please subscribe to allow for more uploads.',
-  )).toBeVisible();
+  await expect(
+    page.getByText('You do not have an active subscription. You are limited to 1,000 images per month. Please subscribe to allow for more uploads.'),
+  ).toBeVisible();
   await expect(page.getByText('You have uploaded 985 images of your monthly limit of 1,000 images. You have 15 remaining.')).toBeVisible();
   await chooseFiles(page, writeJpegs(dir, 20));
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 20 = 0%');
@@ -265,7 +265,9 @@ test('tooltips are reachable by keyboard and announced; leaving during a batch a
   await expect(page.getByText(/· Waiting$/)).toHaveCount(5);
 });
 
-test('at 412 px, the subscription and quota lines arriving move nothing below them, and the footer stays below the fold while the uploader loads', async ({ page }) => {
+test('at 412 px, the subscription and quota lines arriving move nothing below them, and the footer stays below the fold while the uploader loads', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 412, height: 823 });
   await startSignedIn(page, accounts.subscriber);
   // The two API answers are held until the screen has been measured without them.
@@ -276,7 +278,12 @@ test('at 412 px, the subscription and quota lines arriving move nothing below th
     await route.continue();
   });
   await page.goto('/uploader');
-  await expect(page.getByRole('status').filter({ hasText: 'Loading the uploader…' }).or(page.getByRole('heading', { name: 'Upload Images' }))).toBeVisible();
+  await expect(
+    page
+      .getByRole('status')
+      .filter({ hasText: 'Loading the uploader…' })
+      .or(page.getByRole('heading', { name: 'Upload Images' })),
+  ).toBeVisible();
   // Loading or loaded, the footer is below the fold.
   const footerTop = () => page.locator('footer').evaluate((footer) => footer.getBoundingClientRect().top);
   expect(await footerTop()).toBeGreaterThanOrEqual(823);

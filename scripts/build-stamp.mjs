@@ -13,15 +13,7 @@ export const STAMP_FILE = '.build-stamp';
 export const APPS = ['shell', 'auth-remote', 'uploader-remote'];
 
 /** Inputs every app's build reads: the shared package, the webpack config factory, the locked dependencies. */
-const COMMON_INPUTS = [
-  'shared/src',
-  'shared/package.json',
-  'webpack',
-  'tsconfig.base.json',
-  'tsconfig.json',
-  'package-lock.json',
-  'patches',
-];
+const COMMON_INPUTS = ['shared/src', 'shared/package.json', 'webpack', 'tsconfig.base.json', 'tsconfig.json', 'package-lock.json', 'patches'];
 
 /** Files a finished build has; without them the build is not reused, whatever its stamp says. */
 const BUILD_OUTPUTS = {

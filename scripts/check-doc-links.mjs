@@ -72,7 +72,10 @@ function anchorsOfFile(file) {
   return pages.get(file);
 }
 
-const self = path.relative(root, fileURLToPath(import.meta.url)).split(path.sep).join('/');
+const self = path
+  .relative(root, fileURLToPath(import.meta.url))
+  .split(path.sep)
+  .join('/');
 const problems = [];
 let checked = 0;
 
@@ -110,7 +113,8 @@ for (const file of repositoryFiles()) {
   text.split('\n').forEach((line, i) => {
     const where = `${file}:${i + 1}`;
     for (const m of line.matchAll(CITATION)) check(where, `${DOCS}/${m[1]}`, m[2], m[0]);
-    for (const m of line.matchAll(OUTSIDE_NOTES)) problems.push(`${where}: ${m[0]} — cites a document outside the repository; cite a section of ${DOCS}/ instead`);
+    for (const m of line.matchAll(OUTSIDE_NOTES))
+      problems.push(`${where}: ${m[0]} — cites a document outside the repository; cite a section of ${DOCS}/ instead`);
     if (!markdown) return;
     const f = /^\s*(```|~~~)/.exec(line);
     if (f) fence = fence === null ? f[1] : f[1] === fence ? null : fence;

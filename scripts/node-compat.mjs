@@ -41,7 +41,9 @@ for (const wanted of versions) {
   const nodeDir = path.join(work, `node-${wanted}`);
   fs.mkdirSync(nodeDir, { recursive: true });
   console.log(`\n=== Node ${wanted}: installing the registry's node@${wanted}`);
-  const fetched = run('npm', ['install', '--prefix', nodeDir, '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error', `node@${wanted}`], { cwd: nodeDir });
+  const fetched = run('npm', ['install', '--prefix', nodeDir, '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error', `node@${wanted}`], {
+    cwd: nodeDir,
+  });
   const bin = path.join(nodeDir, 'node_modules', 'node', 'bin');
   if (!fetched.ok || !fs.existsSync(path.join(bin, 'node'))) {
     console.log(fetched.output);

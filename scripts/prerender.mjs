@@ -49,8 +49,7 @@ async function loadRenderer() {
 const NOSCRIPT =
   'Signing in and uploading need JavaScript. Our FAQ is at <a href="/support">/support</a> and our contact details at <a href="/contact">/contact</a>.';
 
-const escapeHtml = (text) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 // Where things go in webpack's (minified) page.
 const TITLE = /<title>[\s\S]*?<\/title>/;

@@ -124,9 +124,7 @@ export async function startStaticServer({ root, port, host = '127.0.0.1', spa = 
   });
 
   await new Promise((resolve, reject) => {
-    server.once('error', (error) =>
-      reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} is already in use (serving ${root}).`) : error),
-    );
+    server.once('error', (error) => reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} is already in use (serving ${root}).`) : error));
     server.listen(port, host, resolve);
   });
   return {

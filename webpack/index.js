@@ -50,7 +50,8 @@ class SelfContainedWorkersPlugin {
           if (entrypoint.getChildren().length > 0) problems.push('loads chunks at runtime (import()); import statically or with webpackMode: "eager"');
           for (const chunk of entrypoint.chunks) {
             for (const module of compilation.chunkGraph.getChunkModulesIterable(chunk)) {
-              if (FEDERATED_MODULE_TYPES.has(module.type)) problems.push(`needs the federation runtime for ${module.readableIdentifier(compilation.requestShortener)}`);
+              if (FEDERATED_MODULE_TYPES.has(module.type))
+                problems.push(`needs the federation runtime for ${module.readableIdentifier(compilation.requestShortener)}`);
             }
           }
           for (const problem of problems) compilation.errors.push(new webpack.WebpackError(`${where} ${problem}: a worker must be one self-contained chunk.`));

@@ -10,8 +10,7 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 // Read package.json from node_modules directly: some packages do not export './package.json'.
-const versionOf = (name) =>
-  JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+const versionOf = (name) => JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
 
 const SINGLETONS = [
   'react',

@@ -113,9 +113,7 @@ describe('ProfileScreen', () => {
     await userEvent.type(within(form).getByLabelText('New password'), 'a new long password');
     await userEvent.type(within(form).getByLabelText('Confirm new password'), 'a new long password');
     await userEvent.click(within(form).getByRole('button', { name: 'Change password' }));
-    expect(await within(form).findByRole('alert')).toHaveTextContent(
-      'Your password was not changed: Your current password is incorrect.',
-    );
+    expect(await within(form).findByRole('alert')).toHaveTextContent('Your password was not changed: Your current password is incorrect.');
   });
 });
 
@@ -135,7 +133,7 @@ describe('DeleteAccountScreen', () => {
     expect(screen.queryByRole('button', { name: /Delete my account/ })).not.toBeInTheDocument();
   });
 
-  it('links the privacy policy the brand names: the site\'s own page unless configured otherwise', async () => {
+  it("links the privacy policy the brand names: the site's own page unless configured otherwise", async () => {
     renderDelete(new FakeSessionSource(null));
     expect(await screen.findByRole('link', { name: 'Privacy Policy' })).toHaveAttribute('href', '/privacypolicy.html');
   });

@@ -92,7 +92,10 @@ export async function waitForCode(email: string, since: number, timeoutMs = 10_0
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     const lines = fs.readFileSync(SANDBOX_LOG, 'utf8').split('\n').slice(since);
-    const match = lines.map((line) => pattern.exec(line)).filter(Boolean).at(-1);
+    const match = lines
+      .map((line) => pattern.exec(line))
+      .filter(Boolean)
+      .at(-1);
     if (match?.[1]) return match[1];
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -43,7 +43,9 @@ function main(): void {
   const rule = widths.map((w) => '-'.repeat(w));
   console.log([format(header), format(rule), ...rows.map(format), format(rule)].join('\n'));
   console.log(format([`${rows.length} stacks`, String(rows.reduce((sum, row) => sum + Number(row[1]), 0)), seconds(performance.now() - started)]));
-  console.log(`\n${environment.settingsFile} → ${OUT_DIR} (synthesis, CloudFormation schema validation included: ${seconds(synthMs)}; the total includes loading the CDK)`);
+  console.log(
+    `\n${environment.settingsFile} → ${OUT_DIR} (synthesis, CloudFormation schema validation included: ${seconds(synthMs)}; the total includes loading the CDK)`,
+  );
 }
 
 try {

@@ -93,49 +93,73 @@ export function buildApp(options: BuildOptions = {}): {
   };
 
   const stacks: TrailSenseStacks = {
-    identity: timed('Identity', () => new IdentityStack(app, stackName(settings.name, 'Identity'), {
-      ...name('Identity'),
-      description: 'TrailSense: user pool, web client, identity pool and its authenticated role',
-      settings,
-      uploadBucketName: runtimeConfig.storage.bucket,
-      analyticsStreamName: settings.analyticsStreamName,
-    })),
-    uploads: timed('Uploads', () => new UploadsStack(app, stackName(settings.name, 'Uploads'), {
-      ...name('Uploads'),
-      description: 'TrailSense: upload bucket, object-created function, upload ledger',
-      bucketName: runtimeConfig.storage.bucket,
-      siteOrigins: settings.siteOrigins,
-      ranchesTableName: settings.ranchesTableName,
-    })),
-    analytics: timed('Analytics', () => new AnalyticsStack(app, stackName(settings.name, 'Analytics'), {
-      ...name('Analytics'),
-      description: 'TrailSense: the analytics events Firehose stream',
-      streamName: settings.analyticsStreamName,
-    })),
-    shell: timed('Shell', () => new ShellHostingStack(app, stackName(settings.name, 'Shell'), {
-      ...name('Shell'),
-      description: 'TrailSense: hosting of the shell (marketing pages, app page, /config.json)',
-      domainName: settings.domains.shell,
-      certificateArn: settings.certificateArn,
-      runtimeConfig,
-      routes,
-    })),
-    authRemote: timed('AuthRemote', () => new RemoteHostingStack(app, stackName(settings.name, 'AuthRemote'), {
-      ...name('AuthRemote'),
-      description: 'TrailSense: hosting of auth-remote',
-      app: 'auth-remote',
-      domainName: settings.domains.authRemote,
-      certificateArn: settings.certificateArn,
-      shellOrigin,
-    })),
-    uploaderRemote: timed('UploaderRemote', () => new RemoteHostingStack(app, stackName(settings.name, 'UploaderRemote'), {
-      ...name('UploaderRemote'),
-      description: 'TrailSense: hosting of uploader-remote',
-      app: 'uploader-remote',
-      domainName: settings.domains.uploaderRemote,
-      certificateArn: settings.certificateArn,
-      shellOrigin,
-    })),
+    identity: timed(
+      'Identity',
+      () =>
+        new IdentityStack(app, stackName(settings.name, 'Identity'), {
+          ...name('Identity'),
+          description: 'TrailSense: user pool, web client, identity pool and its authenticated role',
+          settings,
+          uploadBucketName: runtimeConfig.storage.bucket,
+          analyticsStreamName: settings.analyticsStreamName,
+        }),
+    ),
+    uploads: timed(
+      'Uploads',
+      () =>
+        new UploadsStack(app, stackName(settings.name, 'Uploads'), {
+          ...name('Uploads'),
+          description: 'TrailSense: upload bucket, object-created function, upload ledger',
+          bucketName: runtimeConfig.storage.bucket,
+          siteOrigins: settings.siteOrigins,
+          ranchesTableName: settings.ranchesTableName,
+        }),
+    ),
+    analytics: timed(
+      'Analytics',
+      () =>
+        new AnalyticsStack(app, stackName(settings.name, 'Analytics'), {
+          ...name('Analytics'),
+          description: 'TrailSense: the analytics events Firehose stream',
+          streamName: settings.analyticsStreamName,
+        }),
+    ),
+    shell: timed(
+      'Shell',
+      () =>
+        new ShellHostingStack(app, stackName(settings.name, 'Shell'), {
+          ...name('Shell'),
+          description: 'TrailSense: hosting of the shell (marketing pages, app page, /config.json)',
+          domainName: settings.domains.shell,
+          certificateArn: settings.certificateArn,
+          runtimeConfig,
+          routes,
+        }),
+    ),
+    authRemote: timed(
+      'AuthRemote',
+      () =>
+        new RemoteHostingStack(app, stackName(settings.name, 'AuthRemote'), {
+          ...name('AuthRemote'),
+          description: 'TrailSense: hosting of auth-remote',
+          app: 'auth-remote',
+          domainName: settings.domains.authRemote,
+          certificateArn: settings.certificateArn,
+          shellOrigin,
+        }),
+    ),
+    uploaderRemote: timed(
+      'UploaderRemote',
+      () =>
+        new RemoteHostingStack(app, stackName(settings.name, 'UploaderRemote'), {
+          ...name('UploaderRemote'),
+          description: 'TrailSense: hosting of uploader-remote',
+          app: 'uploader-remote',
+          domainName: settings.domains.uploaderRemote,
+          certificateArn: settings.certificateArn,
+          shellOrigin,
+        }),
+    ),
   };
   for (const stack of Object.values(stacks) as Stack[]) {
     Tags.of(stack).add('project', 'trailsense');

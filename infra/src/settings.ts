@@ -123,7 +123,8 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
     return value;
   };
 
-  for (const key of Object.keys(raw)) if (!FIELDS.has(key)) problems.push(`${key} is not a setting (known: ${[...FIELDS].filter((f) => f !== '$comment').join(', ')}).`);
+  for (const key of Object.keys(raw))
+    if (!FIELDS.has(key)) problems.push(`${key} is not a setting (known: ${[...FIELDS].filter((f) => f !== '$comment').join(', ')}).`);
 
   const name = str('name', ENV_NAME, 'an environment name (a letter, then letters, digits or hyphens; at most 32)');
   const account = str('account', ACCOUNT, 'a 12-digit AWS account id', false);
@@ -154,13 +155,14 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
     for (const key of Object.keys(raw.domains)) if (!['shell', 'authRemote', 'uploaderRemote'].includes(key)) problems.push(`domains.${key} is not a setting.`);
     if (found.shell && found.authRemote && found.uploaderRemote) {
       domains = found as Domains;
-      if (new Set(Object.values(domains)).size !== 3) problems.push('domains: shell, authRemote and uploaderRemote must be three different hosts (each app is its own distribution).');
+      if (new Set(Object.values(domains)).size !== 3)
+        problems.push('domains: shell, authRemote and uploaderRemote must be three different hosts (each app is its own distribution).');
     }
   }
 
   let siteOrigins: string[] | undefined;
   if (!Array.isArray(raw.siteOrigins) || raw.siteOrigins.length === 0) {
-    problems.push('siteOrigins is missing (a non-empty list of https origins the browser uploads from, at least the shell\'s).');
+    problems.push("siteOrigins is missing (a non-empty list of https origins the browser uploads from, at least the shell's).");
   } else {
     siteOrigins = [];
     raw.siteOrigins.forEach((value, index) => {
@@ -183,9 +185,12 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
 
   if (identityPoolId && !userPoolId) problems.push('identityPoolId needs userPoolId: an existing identity pool signs in with an existing user pool.');
   if (identityPoolId && !authenticatedRoleArn) {
-    problems.push('authenticatedRoleArn is missing: with an existing identityPoolId, name the role that pool gives authenticated identities (the upload policy is attached to it).');
+    problems.push(
+      'authenticatedRoleArn is missing: with an existing identityPoolId, name the role that pool gives authenticated identities (the upload policy is attached to it).',
+    );
   }
-  if (authenticatedRoleArn && !identityPoolId) problems.push('authenticatedRoleArn is set without identityPoolId: the stack creates the role when it creates the identity pool.');
+  if (authenticatedRoleArn && !identityPoolId)
+    problems.push('authenticatedRoleArn is set without identityPoolId: the stack creates the role when it creates the identity pool.');
   if (account && certificateArn && certificateArn.split(':')[4] !== account) {
     problems.push(`certificateArn is in account ${certificateArn.split(':')[4]}, not ${account}.`);
   }
@@ -225,18 +230,21 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
 export function checkRuntimeConfig(settings: Settings, config: RuntimeConfig): string[] {
   const problems: string[] = [];
   const { auth, storage, api, analytics, remotes } = config;
-  if (auth.userPoolEndpoint) problems.push('auth.userPoolEndpoint is set: production uses AWS\'s endpoint (that field is for the sandbox).');
-  if (auth.identityPoolEndpoint) problems.push('auth.identityPoolEndpoint is set: production uses AWS\'s endpoint (that field is for the sandbox).');
+  if (auth.userPoolEndpoint) problems.push("auth.userPoolEndpoint is set: production uses AWS's endpoint (that field is for the sandbox).");
+  if (auth.identityPoolEndpoint) problems.push("auth.identityPoolEndpoint is set: production uses AWS's endpoint (that field is for the sandbox).");
   if (storage.dangerouslyConnectToHttpEndpointForTesting) problems.push('storage.dangerouslyConnectToHttpEndpointForTesting is set: sandbox only.');
   if (auth.region !== settings.region) problems.push(`auth.region is ${auth.region}, but the settings' region is ${settings.region}.`);
-  if (storage.region !== settings.region) problems.push(`storage.region is ${storage.region}, but the settings' region is ${settings.region} (the Uploads stack's).`);
+  if (storage.region !== settings.region)
+    problems.push(`storage.region is ${storage.region}, but the settings' region is ${settings.region} (the Uploads stack's).`);
   if (storage.bucket.includes('.')) problems.push(`storage.bucket ${storage.bucket} contains a dot, which Transfer Acceleration refuses.`);
   if (!api.baseUrl.startsWith('https://')) problems.push(`api.baseUrl ${api.baseUrl} is not https.`);
   if (analytics.provider !== 'firehose') {
     problems.push(`analytics.provider is ${analytics.provider}: production sends its events to the Analytics stack's Firehose stream ("firehose").`);
   } else {
     if (analytics.streamName !== settings.analyticsStreamName) {
-      problems.push(`analytics.streamName is ${analytics.streamName}, but the settings' analyticsStreamName (the stream the Analytics stack creates) is ${settings.analyticsStreamName}.`);
+      problems.push(
+        `analytics.streamName is ${analytics.streamName}, but the settings' analyticsStreamName (the stream the Analytics stack creates) is ${settings.analyticsStreamName}.`,
+      );
     }
     if (analytics.region !== settings.region) problems.push(`analytics.region is ${analytics.region}, but the settings' region is ${settings.region}.`);
   }

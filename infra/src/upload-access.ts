@@ -30,10 +30,7 @@ export const IDENTITY_VARIABLE = '${cognito-identity.amazonaws.com:sub}';
  * policy variables. A caller without a `ranchid` tag matches neither: IAM treats a statement whose
  * variable cannot be resolved as not matching, so a user without a ranch can write nothing.
  */
-export const WRITABLE_KEY_PATTERNS: readonly string[] = [
-  `public/${RANCH_VARIABLE}/*`,
-  `private/${IDENTITY_VARIABLE}/${RANCH_VARIABLE}/*`,
-];
+export const WRITABLE_KEY_PATTERNS: readonly string[] = [`public/${RANCH_VARIABLE}/*`, `private/${IDENTITY_VARIABLE}/${RANCH_VARIABLE}/*`];
 
 /**
  * What the authenticated role may do on those keys: put (which also covers CreateMultipartUpload,

@@ -11,7 +11,9 @@ const environment = exampleEnvironment();
 let template: Template;
 
 beforeAll(() => {
-  template = Template.fromStack(new AnalyticsStack(testApp(), 'Analytics', { env: exampleEnv(environment), streamName: environment.settings.analyticsStreamName }));
+  template = Template.fromStack(
+    new AnalyticsStack(testApp(), 'Analytics', { env: exampleEnv(environment), streamName: environment.settings.analyticsStreamName }),
+  );
 });
 
 it("is one direct-PUT stream named as the runtime config's analytics.streamName, encrypted", () => {

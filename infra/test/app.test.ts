@@ -45,7 +45,10 @@ it('has stacks that reference no other stack, so each team deploys its own alone
 
 it('runs every Node Lambda function of every stack on Node 24, ours and those CDK adds', () => {
   const functions = allStacks().flatMap((stack) =>
-    Object.entries(Template.fromStack(stack).findResources('AWS::Lambda::Function')).map(([id, fn]) => ({ id: `${stack.stackName}/${id}`, runtime: String(fn.Properties.Runtime) })),
+    Object.entries(Template.fromStack(stack).findResources('AWS::Lambda::Function')).map(([id, fn]) => ({
+      id: `${stack.stackName}/${id}`,
+      runtime: String(fn.Properties.Runtime),
+    })),
   );
   const node = functions.filter((fn) => fn.runtime.startsWith('nodejs'));
   expect(node.map((fn) => fn.id)).toContainEqual(expect.stringMatching(/^TrailSense-example-Uploads\/ObjectCreated/));

@@ -74,7 +74,13 @@ describe('planDeploy', () => {
       ['remoteEntry.js', false, ['remoteEntry.js']],
       ['mf-manifest.json', false, ['mf-manifest.json']],
     ]);
-    expect(plan.excluded.map((e) => e.path)).toEqual(['.build-stamp', '325.e8d85c681d.js.br', '325.e8d85c681d.js.gz', '325.e8d85c681d.js.map', 'remoteEntry.js.br']);
+    expect(plan.excluded.map((e) => e.path)).toEqual([
+      '.build-stamp',
+      '325.e8d85c681d.js.br',
+      '325.e8d85c681d.js.gz',
+      '325.e8d85c681d.js.map',
+      'remoteEntry.js.br',
+    ]);
     expect(plan.releaseKey).toBe('_releases/2026-05-04T10-21-33.123Z-abc123.json');
   });
 
@@ -122,15 +128,27 @@ describe('planDeploy', () => {
     // Same bytes, but no record says with which headers: uploaded again.
     expect(planDeploy(input({ stored })).unchanged).toEqual([]);
     // A record with other headers: uploaded again.
-    const otherHeaders: StoredRelease = { ...release, record: { ...release.record, files: release.record.files.map((f) => ({ ...f, cacheControl: 'max-age=60' })) } };
+    const otherHeaders: StoredRelease = {
+      ...release,
+      record: { ...release.record, files: release.record.files.map((f) => ({ ...f, cacheControl: 'max-age=60' })) },
+    };
     expect(planDeploy(input({ stored, releases: [otherHeaders] })).unchanged).toEqual([]);
   });
 
   test('pruning keeps the previous release’s files and deletes those only older releases list', () => {
-    const build = (marker: string) => [file(`chunk.${marker.repeat(10)}.js`), file(`chunk.${marker.repeat(10)}.js.LICENSE.txt`), file(`only-${marker}.html`), file('remoteEntry.js', marker), file('mf-manifest.json', marker), file('shared.0123456789.js')];
+    const build = (marker: string) => [
+      file(`chunk.${marker.repeat(10)}.js`),
+      file(`chunk.${marker.repeat(10)}.js.LICENSE.txt`),
+      file(`only-${marker}.html`),
+      file('remoteEntry.js', marker),
+      file('mf-manifest.json', marker),
+      file('shared.0123456789.js'),
+    ];
     const a = planDeploy(input({ files: build('a'), releaseId: 'aaa', now: new Date('2026-01-01T00:00:00Z') }));
     const afterA = deployed(a);
-    const b = planDeploy(input({ files: build('b'), stored: afterA.stored, releases: [afterA.release], releaseId: 'bbb', now: new Date('2026-02-01T00:00:00Z') }));
+    const b = planDeploy(
+      input({ files: build('b'), stored: afterA.stored, releases: [afterA.release], releaseId: 'bbb', now: new Date('2026-02-01T00:00:00Z') }),
+    );
     expect(b.deletions).toEqual([]);
     expect(b.expiredReleases).toEqual([]);
     const afterB = deployed(b);
@@ -179,7 +197,10 @@ describe('planDeploy', () => {
     expect(shell.invalidationPaths.some((p) => /[0-9a-f]{10}/.test(p))).toBe(false);
     const { stored, release } = deployed(shell);
     const onlyAbout = SHELL_BUILD.map((f) => (f.path === 'about.html' || f.path === 'main.eeddb1335a.js' ? file(f.path, 'changed') : f));
-    expect(planDeploy(input({ app: 'shell', files: onlyAbout, routes: ROUTES, stored, releases: [release] })).invalidationPaths).toEqual(['/about', '/about.html']);
+    expect(planDeploy(input({ app: 'shell', files: onlyAbout, routes: ROUTES, stored, releases: [release] })).invalidationPaths).toEqual([
+      '/about',
+      '/about.html',
+    ]);
   });
 
   test('refuses a release without its entry files, a bucket of another app, and keep below 1', () => {
@@ -235,7 +256,10 @@ describe('executePlan', () => {
   test('uploads in the plan’s order, records the release, invalidates, then prunes', async () => {
     const plan = planDeploy(input());
     const { calls, store, cdn, read } = fakes();
-    const result = await executePlan({ ...plan, deletions: ['old.0123456789.js'], expiredReleases: ['_releases/old.json'] }, { store, cdn, read, concurrency: 3, dryRun: false });
+    const result = await executePlan(
+      { ...plan, deletions: ['old.0123456789.js'], expiredReleases: ['_releases/old.json'] },
+      { store, cdn, read, concurrency: 3, dryRun: false },
+    );
     const puts = calls.filter((c) => c.startsWith('put')).map((c) => c.split(' ')[1]);
     expect(puts.slice(0, 4).every((p) => /\.[0-9a-f]{10}\.(js|css)$/.test(p as string))).toBe(true);
     expect(puts.slice(-3)).toEqual(['remoteEntry.js', 'mf-manifest.json', plan.releaseKey]);
@@ -248,7 +272,9 @@ describe('executePlan', () => {
   test('a failed upload stops the deploy: no entry file, no record, no invalidation, no deletion', async () => {
     const plan = planDeploy(input());
     const { calls, store, cdn, read } = fakes({ failOn: '325.e8d85c681d.js' });
-    const error = await executePlan({ ...plan, deletions: ['old.0123456789.js'] }, { store, cdn, read, concurrency: 1, dryRun: false }).catch((e: unknown) => e);
+    const error = await executePlan({ ...plan, deletions: ['old.0123456789.js'] }, { store, cdn, read, concurrency: 1, dryRun: false }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(DeployError);
     expect((error as DeployError).message).toContain('Upload failed in step "hashed files": 500 InternalError on 325.e8d85c681d.js');
     expect(calls).toEqual([`put 114.5436204ded.js ${IMMUTABLE} 4`]);
@@ -313,8 +339,19 @@ describe('parseDeployArgs', () => {
   });
 
   test('on AWS: the usual credential chain, paths from where npm was started', () => {
-    const options = parse(['shell', '--target', 's3://site-bucket', '--config', 'config/prod.json', '--distribution', 'E2QWRUHEXAMPLE'], { AWS_PROFILE: 'prod', AWS_REGION: 'us-east-2' });
-    expect(options).toMatchObject({ app: 'shell', target: { bucket: 'site-bucket', prefix: '' }, configFile: '/srv/checkout/config/prod.json', distributionId: 'E2QWRUHEXAMPLE', region: 'us-east-2', keep: 2, dryRun: false });
+    const options = parse(['shell', '--target', 's3://site-bucket', '--config', 'config/prod.json', '--distribution', 'E2QWRUHEXAMPLE'], {
+      AWS_PROFILE: 'prod',
+      AWS_REGION: 'us-east-2',
+    });
+    expect(options).toMatchObject({
+      app: 'shell',
+      target: { bucket: 'site-bucket', prefix: '' },
+      configFile: '/srv/checkout/config/prod.json',
+      distributionId: 'E2QWRUHEXAMPLE',
+      region: 'us-east-2',
+      keep: 2,
+      dryRun: false,
+    });
     expect(options.credentials).toBeUndefined();
   });
 

@@ -177,7 +177,9 @@ describe('deploying releases one after another', () => {
     const failing = await listen((req, res) => {
       if (req.method === 'PUT' && req.url?.includes(releases.D.vendorChunk)) {
         req.resume();
-        req.on('end', () => res.writeHead(500, { 'Content-Type': 'application/xml' }).end('<Error><Code>InternalError</Code><Message>injected</Message></Error>'));
+        req.on('end', () =>
+          res.writeHead(500, { 'Content-Type': 'application/xml' }).end('<Error><Code>InternalError</Code><Message>injected</Message></Error>'),
+        );
         return;
       }
       const upstream = http.request(`${s3.endpoint}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
@@ -218,7 +220,15 @@ describe('deploying releases one after another', () => {
 describe('the shell', () => {
   const target = () => ({ bucket: s3.bucket, prefix: 'shell/' });
   const shellOptions = (shell: FixtureShell, configFile: string, extra: Partial<DeployOptions> = {}) =>
-    options(releases.A, { app: 'shell', distDir: shell.dir, configFile, target: target(), distributionId: 'E2SHELL', cloudfrontEndpoint: cloudFront.url, ...extra });
+    options(releases.A, {
+      app: 'shell',
+      distDir: shell.dir,
+      configFile,
+      target: target(),
+      distributionId: 'E2SHELL',
+      cloudfrontEndpoint: cloudFront.url,
+      ...extra,
+    });
   const PRODUCTION_CONFIG = path.join(REPO, 'config', 'production.example.json');
   let shell: FixtureShell;
   beforeAll(() => {
@@ -241,7 +251,8 @@ describe('the shell', () => {
     const config = await get('config.json', 'shell/');
     expect(config).toMatchObject({ body: fs.readFileSync(PRODUCTION_CONFIG, 'utf8'), cacheControl: NO_CACHE, contentType: 'application/json; charset=utf-8' });
     expect(await get(shell.mainChunk, 'shell/')).toMatchObject({ status: 200, cacheControl: IMMUTABLE });
-    for (const page of ['index.html', 'about.html', 'app.html', '404.html']) expect(await get(page, 'shell/')).toMatchObject({ status: 200, cacheControl: NO_CACHE, contentType: 'text/html; charset=utf-8' });
+    for (const page of ['index.html', 'about.html', 'app.html', '404.html'])
+      expect(await get(page, 'shell/')).toMatchObject({ status: 200, cacheControl: NO_CACHE, contentType: 'text/html; charset=utf-8' });
     expect(plan.release.files.map((f) => f.path)).not.toContain('index.html.br');
     expect(cloudFront.requests).toEqual([
       {
@@ -281,8 +292,12 @@ describe('the shell', () => {
   });
 
   test('a remote’s bucket is refused for the shell', async () => {
-    await expect(deploy(shellOptions(shell, PRODUCTION_CONFIG, { target: { bucket: s3.bucket, prefix: '' } }))).rejects.toThrow(/holds releases of uploader-remote .* not of shell/);
-    await expect(deploy(options(releases.A, { configFile: PRODUCTION_CONFIG }))).rejects.toThrow("--config is the shell's runtime config; uploader-remote has none.");
+    await expect(deploy(shellOptions(shell, PRODUCTION_CONFIG, { target: { bucket: s3.bucket, prefix: '' } }))).rejects.toThrow(
+      /holds releases of uploader-remote .* not of shell/,
+    );
+    await expect(deploy(options(releases.A, { configFile: PRODUCTION_CONFIG }))).rejects.toThrow(
+      "--config is the shell's runtime config; uploader-remote has none.",
+    );
   });
 });
 

@@ -23,7 +23,13 @@ let remote: Template;
 beforeAll(() => {
   const app = testApp();
   const env = exampleEnv(environment);
-  const shellStack = new ShellHostingStack(app, 'Shell', { env, domainName: settings.domains.shell, certificateArn: settings.certificateArn, runtimeConfig, routes });
+  const shellStack = new ShellHostingStack(app, 'Shell', {
+    env,
+    domainName: settings.domains.shell,
+    certificateArn: settings.certificateArn,
+    runtimeConfig,
+    routes,
+  });
   const remoteStack = new RemoteHostingStack(app, 'UploaderRemote', {
     env,
     app: 'uploader-remote',
@@ -45,7 +51,9 @@ describe.each(['shell', 'remote'] as const)('every hosting stack (%s)', (which) 
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
     });
     template().hasResourceProperties('AWS::S3::BucketPolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
     });
   });
 
@@ -161,7 +169,7 @@ describe('the shell', () => {
     });
   });
 
-  it("answers a file S3 does not have (403 or 404) with the 404 page and status 404", () => {
+  it('answers a file S3 does not have (403 or 404) with the 404 page and status 404', () => {
     shell.hasResourceProperties('AWS::CloudFront::Distribution', {
       DistributionConfig: Match.objectLike({
         CustomErrorResponses: [
@@ -213,7 +221,8 @@ describe('the security headers as a response-headers policy', () => {
       const sent: Record<string, string> = Object.fromEntries(customHeaders.map((h) => [h.header, h.value]));
       if (s.contentSecurityPolicy) sent['Content-Security-Policy'] = s.contentSecurityPolicy.contentSecurityPolicy;
       const hsts = s.strictTransportSecurity!;
-      sent['Strict-Transport-Security'] = `max-age=${hsts.accessControlMaxAge.toSeconds()}${hsts.includeSubdomains ? '; includeSubDomains' : ''}${hsts.preload ? '; preload' : ''}`;
+      sent['Strict-Transport-Security'] =
+        `max-age=${hsts.accessControlMaxAge.toSeconds()}${hsts.includeSubdomains ? '; includeSubDomains' : ''}${hsts.preload ? '; preload' : ''}`;
       sent['X-Content-Type-Options'] = 'nosniff';
       sent['Referrer-Policy'] = s.referrerPolicy!.referrerPolicy;
       sent['X-Frame-Options'] = s.frameOptions!.frameOption;

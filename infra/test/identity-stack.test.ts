@@ -127,7 +127,12 @@ describe('the identity pool', () => {
   });
 
   it('names what the runtime config needs in its outputs', () => {
-    for (const output of [IDENTITY_OUTPUTS.userPoolId, IDENTITY_OUTPUTS.userPoolClientId, IDENTITY_OUTPUTS.identityPoolId, IDENTITY_OUTPUTS.authenticatedRoleArn]) {
+    for (const output of [
+      IDENTITY_OUTPUTS.userPoolId,
+      IDENTITY_OUTPUTS.userPoolClientId,
+      IDENTITY_OUTPUTS.identityPoolId,
+      IDENTITY_OUTPUTS.authenticatedRoleArn,
+    ]) {
       expect(Object.keys(created.findOutputs(output))).toEqual([output]);
     }
   });
@@ -159,7 +164,10 @@ describe('the authenticated role', () => {
         Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:firehose:us-east-2:123456789012:deliverystream/${settings.analyticsStreamName}`]] },
       },
     ]);
-    expect(WRITABLE_KEY_PATTERNS).toEqual(['public/${aws:PrincipalTag/ranchid}/*', 'private/${cognito-identity.amazonaws.com:sub}/${aws:PrincipalTag/ranchid}/*']);
+    expect(WRITABLE_KEY_PATTERNS).toEqual([
+      'public/${aws:PrincipalTag/ranchid}/*',
+      'private/${cognito-identity.amazonaws.com:sub}/${aws:PrincipalTag/ranchid}/*',
+    ]);
   });
 
   it.each(['created pools', 'existing pools', 'existing user pool'] as const)(
@@ -167,7 +175,14 @@ describe('the authenticated role', () => {
     (variant) => {
       const template = { 'created pools': created, 'existing pools': existingBoth, 'existing user pool': existingUserPool }[variant];
       const actions = rolePolicyAllows(template).flatMap(actionsOf);
-      for (const forbidden of ['s3:GetObject', 's3:ListBucket', 's3:DeleteObject', 's3:GetObjectTagging', 's3:PutObjectTagging', 's3:ListBucketMultipartUploads']) {
+      for (const forbidden of [
+        's3:GetObject',
+        's3:ListBucket',
+        's3:DeleteObject',
+        's3:GetObjectTagging',
+        's3:PutObjectTagging',
+        's3:ListBucketMultipartUploads',
+      ]) {
         expect(actions).not.toContain(forbidden);
       }
       expect(actions.filter((action) => action.includes('*'))).toEqual([]);
@@ -217,7 +232,9 @@ describe('with the mobile apps’ existing pools', () => {
     existingUserPool.resourceCountIs('AWS::Cognito::UserPool', 0);
     existingUserPool.resourceCountIs('AWS::Cognito::IdentityPool', 1);
     existingUserPool.hasResourceProperties('AWS::Cognito::IdentityPool', {
-      CognitoIdentityProviders: [Match.objectLike({ ProviderName: { 'Fn::Join': ['', ['cognito-idp.us-east-2.', { Ref: 'AWS::URLSuffix' }, `/${EXISTING.userPoolId}`]] } })],
+      CognitoIdentityProviders: [
+        Match.objectLike({ ProviderName: { 'Fn::Join': ['', ['cognito-idp.us-east-2.', { Ref: 'AWS::URLSuffix' }, `/${EXISTING.userPoolId}`]] } }),
+      ],
     });
     existingUserPool.resourceCountIs('AWS::IAM::Role', 1);
   });

@@ -117,7 +117,14 @@ describe('handleObjectCreated', () => {
     expect(world.refusals).toEqual([
       { bucket: BUCKET, key: 'public/tiny/3.jpg', ranchId: 'tiny', yearmo: '2026_03', reason: 'monthly-limit', at: '2026-03-15T12:00:00.000Z' },
     ]);
-    expect(world.log.at(-1)).toEqual({ decision: 'refused', bucket: BUCKET, key: 'public/tiny/3.jpg', ranchId: 'tiny', yearmo: '2026_03', reason: 'monthly-limit' });
+    expect(world.log.at(-1)).toEqual({
+      decision: 'refused',
+      bucket: BUCKET,
+      key: 'public/tiny/3.jpg',
+      ranchId: 'tiny',
+      yearmo: '2026_03',
+      reason: 'monthly-limit',
+    });
   });
 
   it('holds a ranch with max 0 to the default 1,000, counting what is already counted', async () => {
@@ -136,7 +143,9 @@ describe('handleObjectCreated', () => {
     await run(created('public/cedar-creek/a.jpg'));
     expect(world.objects.has('public/cedar-creek/a.jpg')).toBe(false);
     expect(world.counted.size).toBe(0);
-    expect(world.refusals).toEqual([expect.objectContaining({ key: 'public/cedar-creek/a.jpg', ranchId: 'cedar-creek', reason: 'ranch-mismatch', claimedRanchId: 'mesquite-flats' })]);
+    expect(world.refusals).toEqual([
+      expect.objectContaining({ key: 'public/cedar-creek/a.jpg', ranchId: 'cedar-creek', reason: 'ranch-mismatch', claimedRanchId: 'mesquite-flats' }),
+    ]);
   });
 
   it('takes an RFC 2047-encoded ranchid for what it says, and a missing one as a mismatch', async () => {

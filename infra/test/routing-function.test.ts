@@ -79,12 +79,18 @@ describe('viewer request', () => {
     expect(viewerRequest(uri).uri).toBe('/app.html');
   });
 
-  it.each(['/main.4f2a6c8e1b.js', '/105.5438cbda79.js', '/config.json', '/routes.json', '/privacypolicy.html', '/assets/logo.0123456789.svg', '/404.html', '/app.html'])(
-    'leaves a path with a file extension untouched: %s',
-    (uri) => {
-      expect(viewerRequest(uri).uri).toBe(uri);
-    },
-  );
+  it.each([
+    '/main.4f2a6c8e1b.js',
+    '/105.5438cbda79.js',
+    '/config.json',
+    '/routes.json',
+    '/privacypolicy.html',
+    '/assets/logo.0123456789.svg',
+    '/404.html',
+    '/app.html',
+  ])('leaves a path with a file extension untouched: %s', (uri) => {
+    expect(viewerRequest(uri).uri).toBe(uri);
+  });
 
   it.each(['/nope', '/About', '/uploader/extra', '/about/team', '/.well-known'])('sends anything else (%s) to the 404 page', (uri) => {
     expect(viewerRequest(uri).uri).toBe('/404.html');

@@ -54,13 +54,25 @@ describe('a settings file with problems', () => {
     [{ region: 'Ohio' }, /^region is "Ohio", which is not an AWS region/],
     [{ account: '1234' }, /^account is "1234", which is not a 12-digit AWS account id/],
     [{ certificateArn: 'arn:aws:acm:us-east-2:123456789012:certificate/abc' }, /^certificateArn .* in us-east-1/],
-    [{ domains: { shell: 'https://trailsense.example', authRemote: 'auth.trailsense.example', uploaderRemote: 'up.trailsense.example' } }, /^domains\.shell is "https:\/\/trailsense\.example", which is not a lower-case host name/],
+    [
+      { domains: { shell: 'https://trailsense.example', authRemote: 'auth.trailsense.example', uploaderRemote: 'up.trailsense.example' } },
+      /^domains\.shell is "https:\/\/trailsense\.example", which is not a lower-case host name/,
+    ],
     [{ domains: { shell: 'trailsense.example', authRemote: 'auth.trailsense.example' } }, /^domains\.uploaderRemote is missing/],
-    [{ domains: { shell: 'a.example', authRemote: 'a.example', uploaderRemote: 'b.example' }, siteOrigins: ['https://a.example'] }, /^domains: .* three different hosts/],
-    [{ siteOrigins: ['https://trailsense.example', 'https://trailsense.example/'] }, /^siteOrigins\[1\] is "https:\/\/trailsense\.example\/", which is not an https origin/],
+    [
+      { domains: { shell: 'a.example', authRemote: 'a.example', uploaderRemote: 'b.example' }, siteOrigins: ['https://a.example'] },
+      /^domains: .* three different hosts/,
+    ],
+    [
+      { siteOrigins: ['https://trailsense.example', 'https://trailsense.example/'] },
+      /^siteOrigins\[1\] is "https:\/\/trailsense\.example\/", which is not an https origin/,
+    ],
     [{ siteOrigins: ['https://uploader.trailsense.example'] }, /^siteOrigins must include the shell's origin https:\/\/trailsense\.example/],
     [{ analyticsStreamName: 'events stream' }, /^analyticsStreamName is "events stream"/],
-    [{ identityPoolId: 'us-east-2:0b7c9d4e-2f1a-4c3b-8e5d-6a7b8c9d0e1f', authenticatedRoleArn: 'arn:aws:iam::123456789012:role/x' }, /^identityPoolId needs userPoolId/],
+    [
+      { identityPoolId: 'us-east-2:0b7c9d4e-2f1a-4c3b-8e5d-6a7b8c9d0e1f', authenticatedRoleArn: 'arn:aws:iam::123456789012:role/x' },
+      /^identityPoolId needs userPoolId/,
+    ],
     [{ userPoolId: 'us-east-2_Abc', identityPoolId: 'us-east-2:0b7c9d4e-2f1a-4c3b-8e5d-6a7b8c9d0e1f' }, /^authenticatedRoleArn is missing/],
     [{ userPoolId: 'us-west-2_Abc' }, /^userPoolId us-west-2_Abc is not in the region us-east-2/],
     [{ authenticatedRoleArn: 'arn:aws:iam::123456789012:role/x' }, /^authenticatedRoleArn is set without identityPoolId/],
@@ -73,10 +85,13 @@ describe('a settings file with problems', () => {
 });
 
 describe('a runtime config that does not fit the settings', () => {
-  const withConfig = (change: (config: RuntimeConfig) => RuntimeConfig, s: Settings = settings) => checkRuntimeConfig(s, change(structuredClone(runtimeConfig)));
+  const withConfig = (change: (config: RuntimeConfig) => RuntimeConfig, s: Settings = settings) =>
+    checkRuntimeConfig(s, change(structuredClone(runtimeConfig)));
 
   it('refuses sandbox endpoints and another analytics provider', () => {
-    expect(withConfig((c) => ({ ...c, auth: { ...c.auth, userPoolEndpoint: 'http://localhost:4100' } }))).toEqual([expect.stringMatching(/^auth\.userPoolEndpoint is set/)]);
+    expect(withConfig((c) => ({ ...c, auth: { ...c.auth, userPoolEndpoint: 'http://localhost:4100' } }))).toEqual([
+      expect.stringMatching(/^auth\.userPoolEndpoint is set/),
+    ]);
     expect(withConfig((c) => ({ ...c, storage: { ...c.storage, dangerouslyConnectToHttpEndpointForTesting: true } }))).toEqual([
       expect.stringMatching(/^storage\.dangerouslyConnectToHttpEndpointForTesting is set/),
     ]);
@@ -85,7 +100,7 @@ describe('a runtime config that does not fit the settings', () => {
 
   it('refuses a stream other than the one the Analytics stack creates', () => {
     expect(withConfig((c) => ({ ...c, analytics: { provider: 'firehose', region: 'us-east-2', streamName: 'other' } }))).toEqual([
-      'analytics.streamName is other, but the settings\' analyticsStreamName (the stream the Analytics stack creates) is trailsense-example-events.',
+      "analytics.streamName is other, but the settings' analyticsStreamName (the stream the Analytics stack creates) is trailsense-example-events.",
     ]);
   });
 
@@ -97,8 +112,12 @@ describe('a runtime config that does not fit the settings', () => {
   });
 
   it('refuses a bucket name Transfer Acceleration would not take, and pools other than the existing ones named', () => {
-    expect(withConfig((c) => ({ ...c, storage: { ...c.storage, bucket: 'uploads.trailsense' } }))).toEqual([expect.stringMatching(/^storage\.bucket .* contains a dot/)]);
-    expect(withConfig((c) => c, { ...settings, userPoolId: 'us-east-2_Mobile' })).toEqual([expect.stringMatching(/^auth\.userPoolId is us-east-2_ExampleP00l, but the settings use the existing user pool us-east-2_Mobile/)]);
+    expect(withConfig((c) => ({ ...c, storage: { ...c.storage, bucket: 'uploads.trailsense' } }))).toEqual([
+      expect.stringMatching(/^storage\.bucket .* contains a dot/),
+    ]);
+    expect(withConfig((c) => c, { ...settings, userPoolId: 'us-east-2_Mobile' })).toEqual([
+      expect.stringMatching(/^auth\.userPoolId is us-east-2_ExampleP00l, but the settings use the existing user pool us-east-2_Mobile/),
+    ]);
   });
 });
 

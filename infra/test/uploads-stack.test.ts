@@ -72,7 +72,9 @@ describe('the upload bucket', () => {
 
   it('aborts incomplete multipart uploads after a day', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
-      LifecycleConfiguration: { Rules: [{ Id: 'abort-incomplete-multipart-uploads', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }] },
+      LifecycleConfiguration: {
+        Rules: [{ Id: 'abort-incomplete-multipart-uploads', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }],
+      },
     });
   });
 
@@ -126,7 +128,9 @@ describe('the object-created function', () => {
       Handler: 'index.handler',
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
-      Environment: { Variables: { LEDGER_TABLE_NAME: { Ref: ledgerId() }, RANCHES_TABLE_NAME: settings.ranchesTableName, NODE_OPTIONS: '--enable-source-maps' } },
+      Environment: {
+        Variables: { LEDGER_TABLE_NAME: { Ref: ledgerId() }, RANCHES_TABLE_NAME: settings.ranchesTableName, NODE_OPTIONS: '--enable-source-maps' },
+      },
     });
   });
 
@@ -168,7 +172,10 @@ describe('the object-created function', () => {
   it("may head, tag and remove the bucket's objects (and see a missing one as missing), nothing more in S3", () => {
     const s3 = functionStatements().filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
     expect(s3).toEqual([
-      expect.objectContaining({ Action: ['s3:GetObject', 's3:PutObjectTagging', 's3:DeleteObject'], Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/*']] } }),
+      expect.objectContaining({
+        Action: ['s3:GetObject', 's3:PutObjectTagging', 's3:DeleteObject'],
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/*']] },
+      }),
       expect.objectContaining({ Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [bucketId(), 'Arn'] } }),
     ]);
   });
@@ -180,9 +187,14 @@ describe('the object-created function', () => {
     expect(onRanches.map((s) => s.Resource)).toEqual(onRanches.map(() => [ranchesArn]));
     const ranchActions = onRanches.flatMap(actionsOf);
     expect(ranchActions).toContain('dynamodb:GetItem');
-    for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) expect(ranchActions).not.toContain(write);
+    for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
+      expect(ranchActions).not.toContain(write);
     const onLedger = functionStatements().filter((s) => JSON.stringify(s.Resource).includes(ledgerId()));
     expect(onLedger.flatMap(actionsOf)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem']));
-    expect(functionStatements().flatMap(actionsOf).filter((a) => a.endsWith(':*') || a === '*')).toEqual([]);
+    expect(
+      functionStatements()
+        .flatMap(actionsOf)
+        .filter((a) => a.endsWith(':*') || a === '*'),
+    ).toEqual([]);
   });
 });

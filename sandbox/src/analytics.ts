@@ -66,37 +66,46 @@ interface ControlRoute {
 }
 
 const CONTROL_ROUTES = new Map<string, ControlRoute>([
-  [CONTROL_PATH, {
-    get: (control) => ({ injected: control.injectedFaults() }),
-    put: (control, raw, log) => {
-      const json = parseJsonObject(raw);
-      const spec = typeof json?.['fault'] === 'string' ? json['fault'] : raw.toString('utf8').trim();
-      const error = control.setPutFault(spec);
-      if (error) return { error };
-      log(`[sandbox] S3 PUT fault switch set to ${spec}`);
-      return { answer: { fault: spec, injected: control.injectedFaults() } };
+  [
+    CONTROL_PATH,
+    {
+      get: (control) => ({ injected: control.injectedFaults() }),
+      put: (control, raw, log) => {
+        const json = parseJsonObject(raw);
+        const spec = typeof json?.['fault'] === 'string' ? json['fault'] : raw.toString('utf8').trim();
+        const error = control.setPutFault(spec);
+        if (error) return { error };
+        log(`[sandbox] S3 PUT fault switch set to ${spec}`);
+        return { answer: { fault: spec, injected: control.injectedFaults() } };
+      },
     },
-  }],
-  [STALL_CONTROL_PATH, {
-    get: (control) => control.putStall(),
-    put: (control, raw, log) => {
-      const spec = raw.toString('utf8').trim();
-      const error = control.stallPuts(spec);
-      if (error) return { error };
-      log(`[sandbox] S3 PUT stall switch: the next ${control.putStall().pending} object PUTs are held`);
-      return { answer: control.putStall() };
+  ],
+  [
+    STALL_CONTROL_PATH,
+    {
+      get: (control) => control.putStall(),
+      put: (control, raw, log) => {
+        const spec = raw.toString('utf8').trim();
+        const error = control.stallPuts(spec);
+        if (error) return { error };
+        log(`[sandbox] S3 PUT stall switch: the next ${control.putStall().pending} object PUTs are held`);
+        return { answer: control.putStall() };
+      },
     },
-  }],
-  [API_FAULT_CONTROL_PATH, {
-    get: (control) => ({ faults: control.apiFault() }),
-    put: (control, raw, log) => {
-      const spec = raw.toString('utf8').trim();
-      const error = control.setApiFault(spec);
-      if (error) return { error };
-      log(`[sandbox] product API fault switch set to ${formatApiFault(control.apiFault())}`);
-      return { answer: { faults: control.apiFault() } };
+  ],
+  [
+    API_FAULT_CONTROL_PATH,
+    {
+      get: (control) => ({ faults: control.apiFault() }),
+      put: (control, raw, log) => {
+        const spec = raw.toString('utf8').trim();
+        const error = control.setApiFault(spec);
+        if (error) return { error };
+        log(`[sandbox] product API fault switch set to ${formatApiFault(control.apiFault())}`);
+        return { answer: { faults: control.apiFault() } };
+      },
     },
-  }],
+  ],
 ]);
 
 function handleControl(req: IncomingMessage, res: ServerResponse, route: ControlRoute, control: SandboxControl | undefined, log: (line: string) => void): void {

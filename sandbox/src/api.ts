@@ -35,7 +35,10 @@ export interface Caller {
 
 /** Pure routing and answers, given an authenticated caller. */
 export function answer(db: SandboxDb, caller: Caller, pathname: string, query: URLSearchParams): unknown {
-  const parts = pathname.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+  const parts = pathname
+    .split('/')
+    .filter(Boolean)
+    .map((p) => decodeURIComponent(p));
   const [first, id, sub, ...rest] = parts;
   if (first === 'subscriptions' && id !== undefined && sub === undefined) {
     if (!EMAIL.test(id)) throw new ApiError(400, `Malformed email: ${id}`);

@@ -55,8 +55,7 @@ export interface Entitlement {
 
 /** An analytics event as docs/product.md#analytics-events names its fields. */
 export type AnalyticsEvent =
-  | { name: 'imageUpload'; ranchid: string; key: string; uploadCount: number }
-  | { name: 'uploadFailure'; ranchid: string; failureCount: number };
+  { name: 'imageUpload'; ranchid: string; key: string; uploadCount: number } | { name: 'uploadFailure'; ranchid: string; failureCount: number };
 
 export type StoredEvent = AnalyticsEvent & { id: number; receivedAt: string };
 
@@ -163,9 +162,10 @@ export function openDb(file: string) {
       'SELECT * FROM sessions WHERE access_key_id = ?',
     ),
     pruneSessions: db.prepare('DELETE FROM sessions WHERE expires_at_seconds < ?'),
-    refusals: db.prepare<[], { bucket: string; key: string; ranch_id: string | null; claimed_ranch_id: string | null; yearmo: string; reason: string; at: string }>(
-      'SELECT * FROM refusals ORDER BY id',
-    ),
+    refusals: db.prepare<
+      [],
+      { bucket: string; key: string; ranch_id: string | null; claimed_ranch_id: string | null; yearmo: string; reason: string; at: string }
+    >('SELECT * FROM refusals ORDER BY id'),
     insertEvent: db.prepare('INSERT INTO events (name, ranchid, key, upload_count, failure_count, received_at) VALUES (?, ?, ?, ?, ?, ?)'),
     events: db.prepare<[], EventRow>('SELECT * FROM events ORDER BY id'),
     eventsByRanch: db.prepare<[string], EventRow>('SELECT * FROM events WHERE ranchid = ? ORDER BY id'),
@@ -217,7 +217,14 @@ export function openDb(file: string) {
     /** Records an identity-pool session; sessions expired a day before `nowSeconds` are dropped. */
     addSession(session: StoredSession, nowSeconds: number): void {
       stmt.pruneSessions.run(nowSeconds - 86_400);
-      stmt.addSession.run(session.accessKeyId, session.secretAccessKey, session.token, session.identityId, JSON.stringify(session.tags), session.expiresAtSeconds);
+      stmt.addSession.run(
+        session.accessKeyId,
+        session.secretAccessKey,
+        session.token,
+        session.identityId,
+        JSON.stringify(session.tags),
+        session.expiresAtSeconds,
+      );
     },
     /** The session whose credentials have this access key id. */
     session(accessKeyId: string): StoredSession | undefined {

@@ -2,10 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** The site's local origins (shell 3000, auth-remote 3001, uploader-remote 3002), by name and by IP. */
-export const SITE_ORIGINS: readonly string[] = [3000, 3001, 3002].flatMap((port) => [
-  `http://localhost:${port}`,
-  `http://127.0.0.1:${port}`,
-]);
+export const SITE_ORIGINS: readonly string[] = [3000, 3001, 3002].flatMap((port) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`]);
 
 export class BodyTooLargeError extends Error {}
 

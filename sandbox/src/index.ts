@@ -226,10 +226,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     cognito = await startCognitoLocal({ dir: path.join(dataDir, 'cognito'), ids, issuerDomain: config.auth.userPoolEndpoint!, onCode });
     const publicJwk = readPublicJwk();
     const localKeys = createLocalJWKSet({ keys: [publicJwk] });
-    const userPool = createUserPool({ cognito, db, userPoolId: ids.userPoolId, clientId: ids.clientId, issuer, keys: localKeys, onCode: (c) => {
-      cognito.codes.push(c);
-      onCode(c);
-    } });
+    const userPool = createUserPool({
+      cognito,
+      db,
+      userPoolId: ids.userPoolId,
+      clientId: ids.clientId,
+      issuer,
+      keys: localKeys,
+      onCode: (c) => {
+        cognito.codes.push(c);
+        onCode(c);
+      },
+    });
     const identityPool = createIdentityPool({ identityPoolId: contract.auth.identityPoolId, clientId: ids.clientId, issuer, keys: localKeys, sessions });
     handlers.set('cognito', createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk, userPool, identityPool, log }));
     // The API trusts only what the pool publishes, like an API Gateway authorizer.

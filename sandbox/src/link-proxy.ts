@@ -190,7 +190,13 @@ function listenNet(server: net.Server, port: number, host: string): Promise<numb
  * Listens on 127.0.0.1:port (and ::1:port when the machine has it) and forwards every connection to
  * `target` (a loopback port) through one shared `SharedLink`.
  */
-export async function startLinkProxy(opts: { piece: string; port: number; targetPort: number; link: LinkSpec; log?: (line: string) => void }): Promise<LinkProxy> {
+export async function startLinkProxy(opts: {
+  piece: string;
+  port: number;
+  targetPort: number;
+  link: LinkSpec;
+  log?: (line: string) => void;
+}): Promise<LinkProxy> {
   const clock = realClock;
   const link = new SharedLink(opts.link, clock);
   const sockets = new Set<net.Socket>();

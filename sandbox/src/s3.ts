@@ -160,15 +160,22 @@ export function accessRefusal(request: FrontRequest, sessions: SessionRegistry |
     const session = sessions?.find(info.accessKeyId, Math.floor(nowMs / 1000)) ?? { kind: 'unknown' as const };
     if (session.kind === 'unknown') return { status: 403, code: 'InvalidAccessKeyId', why: `no credentials have the access key id ${info.accessKeyId}` };
     // S3 answers 400 to both: its error table gives InvalidToken and ExpiredToken 400 Bad Request.
-    if (info.securityToken !== session.token) return { status: 400, code: 'InvalidToken', why: 'the session token is missing or not the one issued with the access key' };
+    if (info.securityToken !== session.token)
+      return { status: 400, code: 'InvalidToken', why: 'the session token is missing or not the one issued with the access key' };
     if (session.kind === 'expired') return { status: 400, code: 'ExpiredToken', why: 'the session has expired' };
     secret = session.secretAccessKey;
     principal = session.principal;
   }
   if (info.kind === 'header' && Number.isNaN(amzDateMs(info.amzDate))) {
-    return { status: 403, code: 'AccessDenied', why: `x-amz-date ${JSON.stringify(info.amzDate)} is not a time`, message: 'AWS authentication requires a valid Date or x-amz-date header' };
+    return {
+      status: 403,
+      code: 'AccessDenied',
+      why: `x-amz-date ${JSON.stringify(info.amzDate)} is not a time`,
+      message: 'AWS authentication requires a valid Date or x-amz-date header',
+    };
   }
-  if (!signatureMatches(request.raw, info, secret)) return { status: 403, code: 'SignatureDoesNotMatch', why: `the SigV4 signature of ${info.accessKeyId} does not hold` };
+  if (!signatureMatches(request.raw, info, secret))
+    return { status: 403, code: 'SignatureDoesNotMatch', why: `the SigV4 signature of ${info.accessKeyId} does not hold` };
   // A presigned URL has its own validity (below); S3 holds a signed header's time to 15 minutes of its own.
   if (info.kind === 'header' && Math.abs(amzDateMs(info.amzDate) - nowMs) > MAX_CLOCK_SKEW_MS) {
     return { status: 403, code: 'RequestTimeTooSkewed', why: `signed at ${info.amzDate}, more than 15 minutes from the server's time` };
@@ -179,8 +186,15 @@ export function accessRefusal(request: FrontRequest, sessions: SessionRegistry |
   if (!principal) return undefined;
   const access = actionOf(request);
   if (isAllowed(access, principal, bucket)) return undefined;
-  const tags = Object.entries(principal.tags).map(([k, v]) => `${k}=${v}`).join(',') || 'none';
-  return { status: 403, code: 'AccessDenied', why: `${access.action} on ${access.bucket ?? '*'}/${access.key ?? ''} is not allowed for ${principal.identityId} (tags: ${tags})` };
+  const tags =
+    Object.entries(principal.tags)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',') || 'none';
+  return {
+    status: 403,
+    code: 'AccessDenied',
+    why: `${access.action} on ${access.bucket ?? '*'}/${access.key ?? ''} is not allowed for ${principal.identityId} (tags: ${tags})`,
+  };
 }
 
 /**
@@ -209,7 +223,10 @@ async function answerS3Error(ctx: KoaContext, status: number, xml: string): Prom
   if (!ctx.req.readableEnded && !ctx.req.destroyed) {
     await new Promise<void>((resolve) => {
       // 'close' too: a client that aborts mid-body may bring neither 'end' nor 'error'.
-      ctx.req.on('end', resolve).on('error', () => resolve()).on('close', resolve);
+      ctx.req
+        .on('end', resolve)
+        .on('error', () => resolve())
+        .on('close', resolve);
       ctx.req.resume();
     });
   }
@@ -297,7 +314,9 @@ export async function startS3(opts: {
     ledger: {
       // SQLite answers synchronously; one transaction makes the count atomic (db.ts countUpload).
       count: (entry, ceiling) =>
-        Promise.resolve(opts.db.countUpload({ bucket: entry.bucket, key: entry.key, ranchId: entry.ranchId, yearmo: entry.yearmo, createdAt: entry.at }, ceiling)),
+        Promise.resolve(
+          opts.db.countUpload({ bucket: entry.bucket, key: entry.key, ranchId: entry.ranchId, yearmo: entry.yearmo, createdAt: entry.at }, ceiling),
+        ),
       recordRefusal: (refusal) => Promise.resolve(opts.db.recordRefusal(refusal)),
     },
     ranches: { maxMonthlyUploads: (ranchId) => Promise.resolve(opts.db.ranch(ranchId)?.maxMonthlyUploads ?? null) },
@@ -333,7 +352,9 @@ export async function startS3(opts: {
       // No answer, ever: Koa must not write one either.
       ctx.respond = false;
       ctx.req.socket.destroy();
-      opts.log(`[s3] stall switch: ${ctx.method} ${ctx.path} ended (${end === 'limit' ? `held for the limit, ${HOLD_LIMIT_MS / 60_000} minutes` : 'the connection closed'})`);
+      opts.log(
+        `[s3] stall switch: ${ctx.method} ${ctx.path} ended (${end === 'limit' ? `held for the limit, ${HOLD_LIMIT_MS / 60_000} minutes` : 'the connection closed'})`,
+      );
       return;
     }
     if (isFormPost(ctx)) {
@@ -343,7 +364,13 @@ export async function startS3(opts: {
     }
     // Every request but a CORS preflight is signed, verified, then authorized as IAM would.
     if (ctx.method !== 'OPTIONS') {
-      const request = { method: ctx.method, path: ctx.path, query: ctx.query, headers: ctx.headers, raw: { method: ctx.req.method ?? ctx.method, url: ctx.req.url ?? ctx.path, rawHeaders: ctx.req.rawHeaders } };
+      const request = {
+        method: ctx.method,
+        path: ctx.path,
+        query: ctx.query,
+        headers: ctx.headers,
+        raw: { method: ctx.req.method ?? ctx.method, url: ctx.req.url ?? ctx.path, rawHeaders: ctx.req.rawHeaders },
+      };
       const refusal = accessRefusal(request, opts.sessions, opts.bucket, now());
       if (refusal) {
         await answerS3Error(ctx, refusal.status, s3ErrorXml(refusal.code, refusal.message));

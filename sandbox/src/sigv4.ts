@@ -69,10 +69,13 @@ function splitUrl(url: string): { path: string; query: string } {
 /** The query's parameters, decoded, in order. */
 function queryParams(query: string): [string, string][] {
   if (query === '') return [];
-  return query.split('&').filter((p) => p !== '').map((p) => {
-    const eq = p.indexOf('=');
-    return eq < 0 ? [decode(p), ''] : [decode(p.slice(0, eq)), decode(p.slice(eq + 1))];
-  });
+  return query
+    .split('&')
+    .filter((p) => p !== '')
+    .map((p) => {
+      const eq = p.indexOf('=');
+      return eq < 0 ? [decode(p), ''] : [decode(p.slice(0, eq)), decode(p.slice(eq + 1))];
+    });
 }
 
 /** All values of a header (lower-case name) from raw header lines. */
@@ -116,7 +119,15 @@ export function parseSignedRequest(request: RawRequest): ParseResult {
     const token = headerValues(request.rawHeaders, 'x-amz-security-token')[0];
     return {
       kind: 'signed',
-      info: { kind: 'header', ...credential, amzDate, signedHeaders: signedHeaders.split(';'), signature, payloadHash, ...(token ? { securityToken: token } : {}) },
+      info: {
+        kind: 'header',
+        ...credential,
+        amzDate,
+        signedHeaders: signedHeaders.split(';'),
+        signature,
+        payloadHash,
+        ...(token ? { securityToken: token } : {}),
+      },
     };
   }
   const algorithm = param('X-Amz-Algorithm');
@@ -149,7 +160,11 @@ export function parseSignedRequest(request: RawRequest): ParseResult {
 /** The canonical request of AWS's SigV4 definition, for S3 (single URI encoding). */
 export function canonicalRequest(request: RawRequest, info: SignedRequestInfo): string {
   const { path, query } = splitUrl(request.url);
-  const canonicalUri = path.split('/').map((segment) => uriEncode(decode(segment))).join('/') || '/';
+  const canonicalUri =
+    path
+      .split('/')
+      .map((segment) => uriEncode(decode(segment)))
+      .join('/') || '/';
   const canonicalQuery = queryParams(query)
     .filter(([name]) => !(info.kind === 'query' && name === 'X-Amz-Signature'))
     .map(([name, value]) => [uriEncode(name), uriEncode(value)] as const)
@@ -157,7 +172,12 @@ export function canonicalRequest(request: RawRequest, info: SignedRequestInfo): 
     .map(([name, value]) => `${name}=${value}`)
     .join('&');
   const canonicalHeaders = info.signedHeaders
-    .map((name) => `${name}:${headerValues(request.rawHeaders, name).map((v) => v.trim().replace(/ +/g, ' ')).join(',')}\n`)
+    .map(
+      (name) =>
+        `${name}:${headerValues(request.rawHeaders, name)
+          .map((v) => v.trim().replace(/ +/g, ' '))
+          .join(',')}\n`,
+    )
     .join('');
   return [request.method.toUpperCase(), canonicalUri, canonicalQuery, canonicalHeaders, info.signedHeaders.join(';'), info.payloadHash].join('\n');
 }

@@ -8,15 +8,9 @@ import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 
 export type TokenUse = 'id' | 'access';
 
-export type TokenCheck =
-  | { ok: true; claims: JWTPayload & Record<string, unknown> }
-  | { ok: false; reason: 'expired' | 'invalid'; detail: string };
+export type TokenCheck = { ok: true; claims: JWTPayload & Record<string, unknown> } | { ok: false; reason: 'expired' | 'invalid'; detail: string };
 
-export async function checkToken(
-  token: string,
-  keys: JWTVerifyGetKey,
-  expect: { issuer: string; clientId: string; use: TokenUse },
-): Promise<TokenCheck> {
+export async function checkToken(token: string, keys: JWTVerifyGetKey, expect: { issuer: string; clientId: string; use: TokenUse }): Promise<TokenCheck> {
   try {
     const { payload } = await jwtVerify(token, keys, {
       issuer: expect.issuer,

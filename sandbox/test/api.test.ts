@@ -9,7 +9,7 @@ import { S3_PORT } from '../src/config';
 import { rawRequest } from './support/raw-http';
 import { apiGet, passwordTokens, startTestSandbox, stopTestSandbox } from './support/sandbox';
 
-const [subscriber, free, lapsed, noRanch] = SEED_USERS as [typeof SEED_USERS[0], typeof SEED_USERS[0], typeof SEED_USERS[0], typeof SEED_USERS[0]];
+const [subscriber, free, lapsed, noRanch] = SEED_USERS as [(typeof SEED_USERS)[0], (typeof SEED_USERS)[0], (typeof SEED_USERS)[0], (typeof SEED_USERS)[0]];
 let sandbox: Sandbox;
 let subscriberTokens: { IdToken: string; AccessToken: string };
 const month = yearMonth(new Date());
@@ -53,7 +53,7 @@ describe('product API', () => {
     expect((await apiGet(sandbox.config, `/subscriptions/${free.email}`, t)).json).toEqual({ subscriber: { entitlements: {} } });
   });
 
-  it("gives the lapsed member an entitlement that expired last month", async () => {
+  it('gives the lapsed member an entitlement that expired last month', async () => {
     const t = (await passwordTokens(sandbox.config, lapsed.email, lapsed.password)).IdToken;
     const { json } = await apiGet(sandbox.config, `/subscriptions/${lapsed.email}`, t);
     const expires = new Date((json as { subscriber: { entitlements: { premium: { expires_date: string } } } }).subscriber.entitlements.premium.expires_date);
@@ -64,7 +64,14 @@ describe('product API', () => {
   it('401s a missing, tampered, expired or access token', async () => {
     const now = Math.floor(Date.now() / 1000);
     const issuer = `${sandbox.config.auth.userPoolEndpoint}/${sandbox.config.auth.userPoolId}`;
-    const claims = { sub: subscriber.sub, email: subscriber.email, 'custom:ranchid': 'cedar-creek', token_use: 'id', aud: sandbox.config.auth.userPoolClientId, iss: issuer };
+    const claims = {
+      sub: subscriber.sub,
+      email: subscriber.email,
+      'custom:ranchid': 'cedar-creek',
+      token_use: 'id',
+      aud: sandbox.config.auth.userPoolClientId,
+      iss: issuer,
+    };
     const [h, p, s] = subscriberTokens.IdToken.split('.');
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), 'custom:ranchid': 'mesquite-flats' })).toString('base64url')}.${s}`;
     const cases: [string | undefined, string][] = [
@@ -84,7 +91,7 @@ describe('product API', () => {
     expect((await apiGet(sandbox.config, '/ranches/cedar-creek', signedToken({ ...claims, iat: now, exp: now + 3600 }))).status).toBe(200);
   });
 
-  it("403s another ranch, another email, and a caller with no ranch", async () => {
+  it('403s another ranch, another email, and a caller with no ranch', async () => {
     const t = subscriberTokens.IdToken;
     expect((await apiGet(sandbox.config, '/ranches/mesquite-flats', t)).status).toBe(403);
     expect((await apiGet(sandbox.config, `/ranches/mesquite-flats/upload-metrics?yearmo=${month}`, t)).status).toBe(403);
@@ -136,7 +143,14 @@ describe('analytics sink', () => {
   });
 
   it('400s anything else', async () => {
-    for (const bad of ['{', '[]', { name: 'pageView', ranchid: 'x' }, { name: 'imageUpload', ranchid: 'x', uploadCount: 1 }, { name: 'uploadFailure', ranchid: '', failureCount: 1 }, { name: 'uploadFailure', ranchid: 'x', failureCount: -1 }]) {
+    for (const bad of [
+      '{',
+      '[]',
+      { name: 'pageView', ranchid: 'x' },
+      { name: 'imageUpload', ranchid: 'x', uploadCount: 1 },
+      { name: 'uploadFailure', ranchid: '', failureCount: 1 },
+      { name: 'uploadFailure', ranchid: 'x', failureCount: -1 },
+    ]) {
       const res = await post(bad);
       expect(res.status).toBe(400);
       expect(((await res.json()) as { message: string }).message).toBeTruthy();

@@ -51,7 +51,7 @@ describe('user pool through Amplify', () => {
     expect(claims.iss).toBe(`${sandbox.config.auth.userPoolEndpoint}/${sandbox.config.auth.userPoolId}`);
   });
 
-  it('refuses a wrong password with Cognito\'s message', async () => {
+  it("refuses a wrong password with Cognito's message", async () => {
     expect(await signInError(subscriber.email, 'not-the-password')).toEqual({
       name: 'NotAuthorizedException',
       message: 'Incorrect username or password.',
@@ -89,7 +89,9 @@ describe('user pool through Amplify', () => {
   });
 
   it('enforces the password policy (8 characters, no classes) on sign-up', async () => {
-    await expect(signUp({ username: 'short@trailsense.example', password: 'short7!', options: { userAttributes: { email: 'short@trailsense.example' } } })).rejects.toMatchObject({
+    await expect(
+      signUp({ username: 'short@trailsense.example', password: 'short7!', options: { userAttributes: { email: 'short@trailsense.example' } } }),
+    ).rejects.toMatchObject({
       name: 'InvalidPasswordException',
     });
   });
@@ -100,7 +102,9 @@ describe('user pool through Amplify', () => {
     expect(step.nextStep.resetPasswordStep).toBe('CONFIRM_RESET_PASSWORD_WITH_CODE');
     const code = sandbox.lastCode(email)!;
     expect(code).toMatch(/^\d{6}$/);
-    await expect(confirmResetPassword({ username: email, confirmationCode: code, newPassword: 'short' })).rejects.toMatchObject({ name: 'InvalidPasswordException' });
+    await expect(confirmResetPassword({ username: email, confirmationCode: code, newPassword: 'short' })).rejects.toMatchObject({
+      name: 'InvalidPasswordException',
+    });
     await confirmResetPassword({ username: email, confirmationCode: code, newPassword: 'brand new password' });
     expect((await signInError(email, 'PineHollow2024')).name).toBe('NotAuthorizedException');
     expect((await signIn({ username: email, password: 'brand new password' })).isSignedIn).toBe(true);

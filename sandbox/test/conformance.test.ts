@@ -59,7 +59,11 @@ const identities = () => new CognitoIdentityClient({ region: region(), endpoint:
 
 /** Sign-in with amazon-cognito-identity-js's own SRP (USER_SRP_AUTH), as its users do. */
 function srpSignIn(email: string, password: string): Promise<CognitoUserSession> {
-  const pool = new CognitoUserPool({ UserPoolId: sandbox.config.auth.userPoolId, ClientId: sandbox.config.auth.userPoolClientId, endpoint: sandbox.config.auth.userPoolEndpoint });
+  const pool = new CognitoUserPool({
+    UserPoolId: sandbox.config.auth.userPoolId,
+    ClientId: sandbox.config.auth.userPoolClientId,
+    endpoint: sandbox.config.auth.userPoolEndpoint,
+  });
   const user = new CognitoUser({ Username: email, Pool: pool });
   return new Promise((resolve, reject) => {
     user.authenticateUser(new AuthenticationDetails({ Username: email, Password: password }), {
@@ -88,7 +92,10 @@ async function identityCredentials(idToken: string) {
   const { IdentityId } = await identities().send(new GetIdCommand({ IdentityPoolId: sandbox.config.auth.identityPoolId, Logins: logins }));
   const answer = await identities().send(new GetCredentialsForIdentityCommand({ IdentityId, Logins: logins }));
   const c = answer.Credentials!;
-  return { identityId: IdentityId!, credentials: { accessKeyId: c.AccessKeyId!, secretAccessKey: c.SecretKey!, sessionToken: c.SessionToken!, expiration: c.Expiration } };
+  return {
+    identityId: IdentityId!,
+    credentials: { accessKeyId: c.AccessKeyId!, secretAccessKey: c.SecretKey!, sessionToken: c.SessionToken!, expiration: c.Expiration },
+  };
 }
 
 /** An S3 client as any SDK user would make one for the sandbox's endpoint (path style). */
@@ -111,7 +118,9 @@ describe('user pool, with the AWS SDK v3 and amazon-cognito-identity-js', () => 
     const session = await srpSignIn(subscriber.email, subscriber.password);
     const id = claims(session.getIdToken().getJwtToken());
     expect(id).toEqual(expect.objectContaining({ email: subscriber.email, 'custom:ranchid': 'cedar-creek', token_use: 'id' }));
-    expect(claims(session.getAccessToken().getJwtToken())).toEqual(expect.objectContaining({ token_use: 'access', client_id: sandbox.config.auth.userPoolClientId }));
+    expect(claims(session.getAccessToken().getJwtToken())).toEqual(
+      expect.objectContaining({ token_use: 'access', client_id: sandbox.config.auth.userPoolClientId }),
+    );
   });
 
   it('refuses a wrong password to that SRP client as Cognito does', async () => {
@@ -122,9 +131,15 @@ describe('user pool, with the AWS SDK v3 and amazon-cognito-identity-js', () => 
   it('refreshes with REFRESH_TOKEN_AUTH through the SDK', async () => {
     const session = await srpSignIn(subscriber.email, subscriber.password);
     const answer = await userPools().send(
-      new InitiateAuthCommand({ AuthFlow: 'REFRESH_TOKEN_AUTH', ClientId: sandbox.config.auth.userPoolClientId, AuthParameters: { REFRESH_TOKEN: session.getRefreshToken().getToken() } }),
+      new InitiateAuthCommand({
+        AuthFlow: 'REFRESH_TOKEN_AUTH',
+        ClientId: sandbox.config.auth.userPoolClientId,
+        AuthParameters: { REFRESH_TOKEN: session.getRefreshToken().getToken() },
+      }),
     );
-    expect(claims(answer.AuthenticationResult!.AccessToken!)).toEqual(expect.objectContaining({ username: claims(session.getAccessToken().getJwtToken())['username'] }));
+    expect(claims(answer.AuthenticationResult!.AccessToken!)).toEqual(
+      expect.objectContaining({ username: claims(session.getAccessToken().getJwtToken())['username'] }),
+    );
     expect(claims(answer.AuthenticationResult!.IdToken!)['custom:ranchid']).toBe('cedar-creek');
   });
 
@@ -150,7 +165,13 @@ describe('user pool, with the AWS SDK v3 and amazon-cognito-identity-js', () => 
     expect(await refusal(userPools().send(new GetUserCommand({ AccessToken: access })))).toBe('NotAuthorizedException');
     expect(
       await refusal(
-        userPools().send(new InitiateAuthCommand({ AuthFlow: 'REFRESH_TOKEN_AUTH', ClientId: sandbox.config.auth.userPoolClientId, AuthParameters: { REFRESH_TOKEN: session.getRefreshToken().getToken() } })),
+        userPools().send(
+          new InitiateAuthCommand({
+            AuthFlow: 'REFRESH_TOKEN_AUTH',
+            ClientId: sandbox.config.auth.userPoolClientId,
+            AuthParameters: { REFRESH_TOKEN: session.getRefreshToken().getToken() },
+          }),
+        ),
       ),
     ).toBe('NotAuthorizedException');
   });
@@ -161,7 +182,9 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
     const idToken = (await srpSignIn(free.email, free.password)).getIdToken().getJwtToken();
     const { identityId, credentials } = await identityCredentials(idToken);
     expect(identityId).toMatch(/^us-east-2:[0-9a-f-]{36}$/);
-    expect(credentials).toEqual(expect.objectContaining({ accessKeyId: expect.any(String), secretAccessKey: expect.any(String), sessionToken: expect.any(String) }));
+    expect(credentials).toEqual(
+      expect.objectContaining({ accessKeyId: expect.any(String), secretAccessKey: expect.any(String), sessionToken: expect.any(String) }),
+    );
     expect(credentials.expiration!.getTime()).toBeGreaterThan(Date.now());
     expect(await refusal(identities().send(new GetIdCommand({ IdentityPoolId: sandbox.config.auth.identityPoolId })))).toBe('NotAuthorizedException');
   });
@@ -170,10 +193,21 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
     const idToken = (await srpSignIn(free.email, free.password)).getIdToken().getJwtToken();
     const s3 = s3For((await identityCredentials(idToken)).credentials);
     const key = `public/mesquite-flats/${randomUUID()}.jpg`;
-    await s3.send(new PutObjectCommand({ Bucket: sandbox.config.storage.bucket, Key: key, Body: Buffer.from('sdk jpeg'), ContentType: 'image/jpg', CacheControl: 'no-cache', Metadata: { ranchid: 'mesquite-flats', camera_name: 'North feeder' } }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: sandbox.config.storage.bucket,
+        Key: key,
+        Body: Buffer.from('sdk jpeg'),
+        ContentType: 'image/jpg',
+        CacheControl: 'no-cache',
+        Metadata: { ranchid: 'mesquite-flats', camera_name: 'North feeder' },
+      }),
+    );
     expect(readFileSync(objectFile(key), 'utf8')).toBe('sdk jpeg');
     const metadata = JSON.parse(readFileSync(objectFile(key, '._S3rver_metadata.json'), 'utf8')) as Record<string, string>;
-    expect(metadata).toEqual(expect.objectContaining({ 'x-amz-meta-ranchid': 'mesquite-flats', 'x-amz-meta-camera_name': 'North feeder', 'content-type': 'image/jpg' }));
+    expect(metadata).toEqual(
+      expect.objectContaining({ 'x-amz-meta-ranchid': 'mesquite-flats', 'x-amz-meta-camera_name': 'North feeder', 'content-type': 'image/jpg' }),
+    );
     expect(readFileSync(objectFile(key, '._S3rver_tagging.xml'), 'utf8')).toMatch(/<Key>ranchid<\/Key>\s*<Value>mesquite-flats<\/Value>/);
   });
 
@@ -185,7 +219,9 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
     const Key = `private/${identityId}/mesquite-flats/${randomUUID()}.jpg`;
     const first = Buffer.alloc(5 * 1024 * 1024, 1);
     const second = Buffer.from('the rest of the photo');
-    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType: 'image/jpg', Metadata: { ranchid: 'mesquite-flats', camera_name: '' } }));
+    const { UploadId } = await s3.send(
+      new CreateMultipartUploadCommand({ Bucket, Key, ContentType: 'image/jpg', Metadata: { ranchid: 'mesquite-flats', camera_name: '' } }),
+    );
     const parts = [];
     for (const [index, body] of [first, second].entries()) {
       const { ETag } = await s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: index + 1, Body: body }));
@@ -201,7 +237,9 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
     const idToken = (await srpSignIn(free.email, free.password)).getIdToken().getJwtToken();
     const s3 = s3For((await identityCredentials(idToken)).credentials);
     const key = `public/cedar-creek/${randomUUID()}.jpg`;
-    const put = s3.send(new PutObjectCommand({ Bucket: sandbox.config.storage.bucket, Key: key, Body: Buffer.from('x'), Metadata: { ranchid: 'cedar-creek', camera_name: '' } }));
+    const put = s3.send(
+      new PutObjectCommand({ Bucket: sandbox.config.storage.bucket, Key: key, Body: Buffer.from('x'), Metadata: { ranchid: 'cedar-creek', camera_name: '' } }),
+    );
     expect(await refusal(put)).toBe('AccessDenied');
     expect(existsSync(objectFile(key))).toBe(false);
   });
@@ -231,7 +269,12 @@ describe('what the user pool refuses, as the SDK and amazon-cognito-identity-js 
 
   it('refuses an SMS_MFA answer to a session it never issued: no tokens without a password', async () => {
     const answer = userPools().send(
-      new RespondToAuthChallengeCommand({ ClientId: clientId(), ChallengeName: 'SMS_MFA', Session: 'made-up', ChallengeResponses: { USERNAME: subscriber.email, SMS_MFA_CODE: '123456' } }),
+      new RespondToAuthChallengeCommand({
+        ClientId: clientId(),
+        ChallengeName: 'SMS_MFA',
+        Session: 'made-up',
+        ChallengeResponses: { USERNAME: subscriber.email, SMS_MFA_CODE: '123456' },
+      }),
     );
     expect(await refusalWithMessage(answer)).toBe('NotAuthorizedException: Invalid session for the user.');
   });
@@ -271,16 +314,20 @@ describe('what the user pool refuses, as the SDK and amazon-cognito-identity-js 
     const UserPoolId = sandbox.config.auth.userPoolId;
     const unrecognized = 'UnrecognizedClientException: The security token included in the request is invalid.';
     expect(await refusalWithMessage(admin.send(new ListUsersCommand({ UserPoolId })))).toBe(unrecognized);
-    expect(await refusalWithMessage(admin.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: free.email, Password: 'taken over!', Permanent: true })))).toBe(
-      unrecognized,
-    );
+    expect(
+      await refusalWithMessage(admin.send(new AdminSetUserPasswordCommand({ UserPoolId, Username: free.email, Password: 'taken over!', Permanent: true }))),
+    ).toBe(unrecognized);
     expect(
       await refusalWithMessage(
-        admin.send(new AdminUpdateUserAttributesCommand({ UserPoolId, Username: free.email, UserAttributes: [{ Name: 'custom:ranchid', Value: 'cedar-creek' }] })),
+        admin.send(
+          new AdminUpdateUserAttributesCommand({ UserPoolId, Username: free.email, UserAttributes: [{ Name: 'custom:ranchid', Value: 'cedar-creek' }] }),
+        ),
       ),
     ).toBe(unrecognized);
     expect(
-      await refusalWithMessage(admin.send(new UpdateUserPoolClientCommand({ UserPoolId, ClientId: clientId(), ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH'] }))),
+      await refusalWithMessage(
+        admin.send(new UpdateUserPoolClientCommand({ UserPoolId, ClientId: clientId(), ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH'] })),
+      ),
     ).toBe(unrecognized);
     const id = claims((await srpSignIn(free.email, free.password)).getIdToken().getJwtToken());
     expect(id['custom:ranchid']).toBe('mesquite-flats');
@@ -289,7 +336,10 @@ describe('what the user pool refuses, as the SDK and amazon-cognito-identity-js 
   it('refuses a user writing custom:ranchid on themselves', async () => {
     const session = await srpSignIn(await sdkFreshUser(), 'long enough');
     const write = userPools().send(
-      new UpdateUserAttributesCommand({ AccessToken: session.getAccessToken().getJwtToken(), UserAttributes: [{ Name: 'custom:ranchid', Value: 'cedar-creek' }] }),
+      new UpdateUserAttributesCommand({
+        AccessToken: session.getAccessToken().getJwtToken(),
+        UserAttributes: [{ Name: 'custom:ranchid', Value: 'cedar-creek' }],
+      }),
     );
     expect(await refusalWithMessage(write)).toBe('NotAuthorizedException: A client attempted to write unauthorized attribute');
     const user = await userPools().send(new GetUserCommand({ AccessToken: session.getAccessToken().getJwtToken() }));
@@ -315,7 +365,9 @@ describe('what the user pool refuses, as the SDK and amazon-cognito-identity-js 
     const moved = `moved.${randomUUID().slice(0, 8)}@trailsense.example`;
     await userPools().send(new UpdateUserAttributesCommand({ AccessToken: access, UserAttributes: [{ Name: 'email', Value: moved }] }));
     const user = await userPools().send(new GetUserCommand({ AccessToken: access }));
-    expect(Object.fromEntries((user.UserAttributes ?? []).map((a) => [a.Name, a.Value]))).toEqual(expect.objectContaining({ email: moved, email_verified: 'false' }));
+    expect(Object.fromEntries((user.UserAttributes ?? []).map((a) => [a.Name, a.Value]))).toEqual(
+      expect.objectContaining({ email: moved, email_verified: 'false' }),
+    );
   });
 
   it('refuses USER_PASSWORD_AUTH on the web client, which allows SRP and refresh only', async () => {
@@ -346,13 +398,18 @@ describe('what the user pool refuses, as the SDK and amazon-cognito-identity-js 
     const pool = new CognitoUserPool({ UserPoolId: sandbox.config.auth.userPoolId, ClientId: clientId(), endpoint: sandbox.config.auth.userPoolEndpoint });
     const user = new CognitoUser({ Username: subscriber.email, Pool: pool });
     const session = await new Promise<CognitoUserSession>((resolve, reject) =>
-      user.authenticateUser(new AuthenticationDetails({ Username: subscriber.email, Password: subscriber.password }), { onSuccess: resolve, onFailure: reject }),
+      user.authenticateUser(new AuthenticationDetails({ Username: subscriber.email, Password: subscriber.password }), {
+        onSuccess: resolve,
+        onFailure: reject,
+      }),
     );
     expect(claims(session.getAccessToken().getJwtToken())['origin_jti']).toEqual(expect.any(String));
     const refreshToken = session.getRefreshToken().getToken();
     // signOut revokes only a session whose access token carries origin_jti; it calls back when done.
     await new Promise<void>((resolve) => user.signOut(resolve));
-    const refresh = userPools().send(new InitiateAuthCommand({ AuthFlow: 'REFRESH_TOKEN_AUTH', ClientId: clientId(), AuthParameters: { REFRESH_TOKEN: refreshToken } }));
+    const refresh = userPools().send(
+      new InitiateAuthCommand({ AuthFlow: 'REFRESH_TOKEN_AUTH', ClientId: clientId(), AuthParameters: { REFRESH_TOKEN: refreshToken } }),
+    );
     expect(await refusalWithMessage(refresh)).toBe('NotAuthorizedException: Refresh Token has been revoked');
   });
 });
@@ -392,7 +449,9 @@ describe('what S3 refuses, as the SDK sees it', () => {
 
   it('refuses an anonymous put under a ranch, with that ranch’s metadata', async () => {
     const key = `public/cedar-creek/${randomUUID()}.jpg`;
-    const put = anonymous().send(new PutObjectCommand({ Bucket: Bucket(), Key: key, Body: Buffer.from('x'), Metadata: { ranchid: 'cedar-creek', camera_name: '' } }));
+    const put = anonymous().send(
+      new PutObjectCommand({ Bucket: Bucket(), Key: key, Body: Buffer.from('x'), Metadata: { ranchid: 'cedar-creek', camera_name: '' } }),
+    );
     expect(await refusal(put)).toBe('AccessDenied');
     expect(existsSync(objectFile(key))).toBe(false);
   });

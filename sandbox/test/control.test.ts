@@ -42,7 +42,7 @@ describe('PUT /_sandbox/s3-put-fault', () => {
   it('switches the fault on at run time, and off again', async () => {
     const on = await put('1:503');
     expect(on.status).toBe(200);
-    expect(((await rawS3Put()).status)).toBe(503);
+    expect((await rawS3Put()).status).toBe(503);
     expect(sandbox.injectedFaults()).toBe(1);
     const status = (await (await fetch(control)).json()) as { injected: number };
     expect(status.injected).toBe(1);

@@ -26,7 +26,9 @@ function seedUser(ranchId: string | undefined) {
 
 /** Signs up and confirms a fresh user; returns its tokens. */
 async function freshUser(email: string, password: string) {
-  expect((await call('SignUp', { ClientId: clientId(), Username: email, Password: password, UserAttributes: [{ Name: 'email', Value: email }] })).status).toBe(200);
+  expect((await call('SignUp', { ClientId: clientId(), Username: email, Password: password, UserAttributes: [{ Name: 'email', Value: email }] })).status).toBe(
+    200,
+  );
   const code = sandbox.lastCode(email)!;
   expect((await call('ConfirmSignUp', { ClientId: clientId(), Username: email, ConfirmationCode: code })).status).toBe(200);
   return passwordTokens(sandbox.config, email, password);
@@ -49,7 +51,11 @@ it('refuses operations that need IAM credentials, as Cognito refuses an unsigned
   expect(await call('ListUsers', { UserPoolId: poolId })).toEqual(refused);
   expect(await call('AdminSetUserPassword', { UserPoolId: poolId, Username: subscriber.email, Password: 'taken over!', Permanent: true })).toEqual(refused);
   expect(
-    await call('AdminUpdateUserAttributes', { UserPoolId: poolId, Username: subscriber.email, UserAttributes: [{ Name: 'custom:ranchid', Value: 'pine-hollow' }] }),
+    await call('AdminUpdateUserAttributes', {
+      UserPoolId: poolId,
+      Username: subscriber.email,
+      UserAttributes: [{ Name: 'custom:ranchid', Value: 'pine-hollow' }],
+    }),
   ).toEqual(refused);
   expect(await call('UpdateUserPoolClient', { UserPoolId: poolId, ClientId: clientId(), ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH'] })).toEqual(refused);
   expect(await call('AdminCreateUser', { UserPoolId: poolId, Username: 'intruder@trailsense.example' })).toEqual(refused);
@@ -96,7 +102,12 @@ it('lets the client write name, phone_number and email only, and unverifies a ch
     { Name: 'email_verified', Value: 'true' },
   ]) {
     const email = `chooser.${extra.Name.replace(/\W/g, '')}@trailsense.example`;
-    const up = await call('SignUp', { ClientId: clientId(), Username: email, Password: 'long enough', UserAttributes: [{ Name: 'email', Value: email }, extra] });
+    const up = await call('SignUp', {
+      ClientId: clientId(),
+      Username: email,
+      Password: 'long enough',
+      UserAttributes: [{ Name: 'email', Value: email }, extra],
+    });
     expect(up).toEqual(unauthorized);
   }
 
@@ -110,10 +121,18 @@ it('lets the client write name, phone_number and email only, and unverifies a ch
 
 it('allows USER_PASSWORD_AUTH only on the test client, and locks a user out after 5 wrong passwords', async () => {
   const lapsed = seedUser('pine-hollow');
-  const web = await call('InitiateAuth', { ClientId: clientId(), AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: lapsed.email, PASSWORD: lapsed.password } });
+  const web = await call('InitiateAuth', {
+    ClientId: clientId(),
+    AuthFlow: 'USER_PASSWORD_AUTH',
+    AuthParameters: { USERNAME: lapsed.email, PASSWORD: lapsed.password },
+  });
   expect(web).toEqual({ status: 400, json: { __type: 'InvalidParameterException', message: 'USER_PASSWORD_AUTH flow not enabled for this client' } });
   const attempt = (password: string) =>
-    call('InitiateAuth', { ClientId: PASSWORD_AUTH_TEST_CLIENT_ID, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: lapsed.email, PASSWORD: password } });
+    call('InitiateAuth', {
+      ClientId: PASSWORD_AUTH_TEST_CLIENT_ID,
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      AuthParameters: { USERNAME: lapsed.email, PASSWORD: password },
+    });
   for (let i = 0; i < 5; i++) {
     expect(await attempt('wrong password')).toEqual({ status: 400, json: { __type: 'NotAuthorizedException', message: 'Incorrect username or password.' } });
   }
@@ -133,7 +152,9 @@ it('names the refresh token in the tokens it issues, and RevokeToken ends that r
   expect(await call('RevokeToken', { ClientId: clientId(), Token: tokens.RefreshToken })).toEqual({ status: 200, json: {} });
   const revoked = { status: 400, json: { __type: 'NotAuthorizedException', message: 'Refresh Token has been revoked' } };
   expect(await call('GetTokensFromRefreshToken', { ClientId: clientId(), RefreshToken: tokens.RefreshToken })).toEqual(revoked);
-  expect(await call('InitiateAuth', { ClientId: clientId(), AuthFlow: 'REFRESH_TOKEN_AUTH', AuthParameters: { REFRESH_TOKEN: tokens.RefreshToken } })).toEqual(revoked);
+  expect(await call('InitiateAuth', { ClientId: clientId(), AuthFlow: 'REFRESH_TOKEN_AUTH', AuthParameters: { REFRESH_TOKEN: tokens.RefreshToken } })).toEqual(
+    revoked,
+  );
   expect(await call('GetUser', { AccessToken: tokens.AccessToken })).toEqual({
     status: 400,
     json: { __type: 'NotAuthorizedException', message: 'Access Token has been revoked' },

@@ -48,13 +48,10 @@ async function request(method: string, key: string, body?: Buffer, agent: http.A
   });
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const req = http.request(
-      { host: '127.0.0.1', port: sandbox.ports.s3, method, path: signed.target, agent, headers: signed.headers },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - start, reused: req.reusedSocket }));
-      },
-    );
+    const req = http.request({ host: '127.0.0.1', port: sandbox.ports.s3, method, path: signed.target, agent, headers: signed.headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - start, reused: req.reusedSocket }));
+    });
     req.on('error', reject);
     req.end(body);
   });
@@ -96,7 +93,10 @@ it('shares one link: two parallel uploads each take about twice as long as one a
   const sentBefore = sandbox.linkBytesSent();
   const alone = await request('PUT', 'public/cedar-creek/link-alone.jpg', randomBytes(BYTES));
   expect(alone.status).toBe(200);
-  const [a, b] = await Promise.all([request('PUT', 'public/cedar-creek/link-a.jpg', randomBytes(BYTES)), request('PUT', 'public/cedar-creek/link-b.jpg', randomBytes(BYTES))]);
+  const [a, b] = await Promise.all([
+    request('PUT', 'public/cedar-creek/link-a.jpg', randomBytes(BYTES)),
+    request('PUT', 'public/cedar-creek/link-b.jpg', randomBytes(BYTES)),
+  ]);
   expect([a.status, b.status]).toEqual([200, 200]);
   // Each of the pair waits for the other's bytes too: 2 MB on the link against 1 MB (plus the
   // same two round trips). Two links' worth (no sharing) or no shaping at all would make it about 1.

@@ -16,7 +16,12 @@ const ID = 'us-east-2:11111111-2222-5333-8444-555555555555';
 const rancher: Principal = { identityId: ID, tags: { ranchid: 'cedar-creek' } };
 const noRanch: Principal = { identityId: ID, tags: {} };
 
-const req = (method: string, path: string, query: Record<string, string> = {}, headers: Record<string, string> = {}): S3Request => ({ method, path, query, headers });
+const req = (method: string, path: string, query: Record<string, string> = {}, headers: Record<string, string> = {}): S3Request => ({
+  method,
+  path,
+  query,
+  headers,
+});
 const allowed = (request: S3Request, principal: Principal = rancher) => isAllowed(actionOf(request), principal, BUCKET);
 
 describe('actionOf: the IAM action of an S3 request', () => {
@@ -128,7 +133,9 @@ describe('accessRefusal: what the S3 front answers', () => {
   };
   const DATE = new Date(1_000_000);
   const request = async (method: string, path: string, credentials: Credentials | null = KEY, headers: Record<string, string> = {}): Promise<FrontRequest> => {
-    const signed = credentials ? await signRequest(credentials, { method, path, headers, host: 'localhost:20005', date: DATE }) : { method, target: path, headers: { host: 'localhost:20005', ...headers } };
+    const signed = credentials
+      ? await signRequest(credentials, { method, path, headers, host: 'localhost:20005', date: DATE })
+      : { method, target: path, headers: { host: 'localhost:20005', ...headers } };
     return { method, path, query: {}, headers: signed.headers, raw: { method, url: signed.target, rawHeaders: rawHeadersOf(signed.headers) } };
   };
 
@@ -141,28 +148,48 @@ describe('accessRefusal: what the S3 front answers', () => {
   });
 
   it('answers an anonymous request 403 AccessDenied', async () => {
-    expect(accessRefusal(await request('GET', `/${BUCKET}/public/cedar-creek/a.jpg`, null), sessions, BUCKET, 0)).toMatchObject({ status: 403, code: 'AccessDenied' });
+    expect(accessRefusal(await request('GET', `/${BUCKET}/public/cedar-creek/a.jpg`, null), sessions, BUCKET, 0)).toMatchObject({
+      status: 403,
+      code: 'AccessDenied',
+    });
   });
 
   it('answers an unknown key 403 InvalidAccessKeyId, and a wrong signature 403 SignatureDoesNotMatch', async () => {
     const unknown = { ...KEY, accessKeyId: 'ASIAUNKNOWNSESSION01' };
-    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, unknown), sessions, BUCKET, 1_000_000)).toMatchObject({ status: 403, code: 'InvalidAccessKeyId' });
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, unknown), sessions, BUCKET, 1_000_000)).toMatchObject({
+      status: 403,
+      code: 'InvalidAccessKeyId',
+    });
     const wrong = { ...KEY, secretAccessKey: 'guessed' };
-    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, wrong), sessions, BUCKET, 1_000_000)).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, wrong), sessions, BUCKET, 1_000_000)).toMatchObject({
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+    });
     const operatorGuess = { ...OPERATOR_CREDENTIALS, secretAccessKey: 'guessed' };
-    expect(accessRefusal(await request('DELETE', `/${BUCKET}/public/cedar-creek/a.jpg`, operatorGuess), sessions, BUCKET, 1_000_000)).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    expect(accessRefusal(await request('DELETE', `/${BUCKET}/public/cedar-creek/a.jpg`, operatorGuess), sessions, BUCKET, 1_000_000)).toMatchObject({
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+    });
   });
 
-  it('answers a token that is not the session\'s 400 InvalidToken, an expired session 400 ExpiredToken, and a refused action 403 AccessDenied', async () => {
-    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, { ...KEY, sessionToken: 'forged' }), sessions, BUCKET, 1_000_000)).toMatchObject({
+  it("answers a token that is not the session's 400 InvalidToken, an expired session 400 ExpiredToken, and a refused action 403 AccessDenied", async () => {
+    expect(
+      accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, { ...KEY, sessionToken: 'forged' }), sessions, BUCKET, 1_000_000),
+    ).toMatchObject({
       status: 400,
       code: 'InvalidToken',
     });
-    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 1_500_000)).toMatchObject({ status: 400, code: 'ExpiredToken' });
-    expect(accessRefusal(await request('GET', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 1_000_000)).toMatchObject({ status: 403, code: 'AccessDenied' });
+    expect(accessRefusal(await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 1_500_000)).toMatchObject({
+      status: 400,
+      code: 'ExpiredToken',
+    });
+    expect(accessRefusal(await request('GET', `/${BUCKET}/public/cedar-creek/a.jpg`), sessions, BUCKET, 1_000_000)).toMatchObject({
+      status: 403,
+      code: 'AccessDenied',
+    });
   });
 
-  it('answers a request signed more than 15 minutes from the server\'s time 403 RequestTimeTooSkewed, either way', async () => {
+  it("answers a request signed more than 15 minutes from the server's time 403 RequestTimeTooSkewed, either way", async () => {
     const put = () => request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, OPERATOR_CREDENTIALS);
     const fifteenMinutes = 15 * 60 * 1000;
     expect(accessRefusal(await put(), sessions, BUCKET, DATE.getTime() + fifteenMinutes)).toBeUndefined();
@@ -175,6 +202,9 @@ describe('accessRefusal: what the S3 front answers', () => {
     const signed = await request('PUT', `/${BUCKET}/public/cedar-creek/a.jpg`, OPERATOR_CREDENTIALS);
     const rawHeaders = [...signed.raw.rawHeaders];
     rawHeaders[rawHeaders.findIndex((h) => h.toLowerCase() === 'x-amz-date') + 1] = 'yesterday';
-    expect(accessRefusal({ ...signed, raw: { ...signed.raw, rawHeaders } }, sessions, BUCKET, DATE.getTime())).toMatchObject({ status: 403, code: 'AccessDenied' });
+    expect(accessRefusal({ ...signed, raw: { ...signed.raw, rawHeaders } }, sessions, BUCKET, DATE.getTime())).toMatchObject({
+      status: 403,
+      code: 'AccessDenied',
+    });
   });
 });

@@ -59,8 +59,7 @@ describe('AWS documentation examples', () => {
   it('a presigned GET (query parameters): the documented signature', () => {
     const request: RawRequest = {
       method: 'GET',
-      url:
-        '/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404',
+      url: '/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404',
       rawHeaders: rawHeadersOf({ Host: 'examplebucket.s3.amazonaws.com' }),
     };
     expect(signedInfo(request)).toMatchObject({ kind: 'query', accessKeyId: EXAMPLE.accessKeyId, expiresSeconds: 86400, payloadHash: 'UNSIGNED-PAYLOAD' });
@@ -77,7 +76,11 @@ describe('requests the AWS SDK signs', () => {
 
   it.each([
     ['a plain key', '/bucket/public/cedar-creek/a.jpg', {}],
-    ['an encoded key (space, parentheses, unicode)', `/bucket/private/${encodeURIComponent('us-east-2:1')}/r/${encodeURIComponent('Trail cam (1) é.jpg').replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`, {}],
+    [
+      'an encoded key (space, parentheses, unicode)',
+      `/bucket/private/${encodeURIComponent('us-east-2:1')}/r/${encodeURIComponent('Trail cam (1) é.jpg').replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`,
+      {},
+    ],
     ['a sub-resource query', '/bucket/public/r/a.jpg', { uploads: '' }],
     ['an upload part', '/bucket/public/r/a.jpg', { partNumber: '2', uploadId: 'abc/def+ghi=' }],
   ])('header-signed: %s', async (_name, path, query) => {
@@ -98,7 +101,9 @@ describe('requests the AWS SDK signs', () => {
   });
 
   it('refuses a tampered request: another key, method, path, query, signed header or secret', async () => {
-    const signed = raw(await signRequest(USER, { method: 'PUT', path: '/bucket/public/r/a.jpg', query: { partNumber: '1' }, headers: { 'x-amz-meta-ranchid': 'cedar-creek' } }));
+    const signed = raw(
+      await signRequest(USER, { method: 'PUT', path: '/bucket/public/r/a.jpg', query: { partNumber: '1' }, headers: { 'x-amz-meta-ranchid': 'cedar-creek' } }),
+    );
     expect(verifies({ ...signed, method: 'POST' }, USER.secretAccessKey)).toBe(false);
     expect(verifies({ ...signed, url: signed.url.replace('/r/', '/s/') }, USER.secretAccessKey)).toBe(false);
     expect(verifies({ ...signed, url: signed.url.replace('partNumber=1', 'partNumber=2') }, USER.secretAccessKey)).toBe(false);
@@ -136,11 +141,22 @@ describe('requests the AWS SDK signs', () => {
       },
     });
     await expect(
-      client.send(new PutObjectCommand({ Bucket: 'bucket', Key: 'private/us-east-2:1/cedar-creek/Trail cam (1)+é.jpg', Body: Buffer.from('jpeg'), Metadata: { ranchid: 'cedar-creek', camera_name: 'North feeder' } })),
+      client.send(
+        new PutObjectCommand({
+          Bucket: 'bucket',
+          Key: 'private/us-east-2:1/cedar-creek/Trail cam (1)+é.jpg',
+          Body: Buffer.from('jpeg'),
+          Metadata: { ranchid: 'cedar-creek', camera_name: 'North feeder' },
+        }),
+      ),
     ).rejects.toThrow('captured');
     const request = captured!;
     const query = new URLSearchParams(Object.entries(request.query).map(([k, v]): [string, string] => [k, String(v ?? '')])).toString();
-    const rawRequest: RawRequest = { method: request.method, url: query ? `${request.path}?${query}` : request.path, rawHeaders: rawHeadersOf(request.headers) };
+    const rawRequest: RawRequest = {
+      method: request.method,
+      url: query ? `${request.path}?${query}` : request.path,
+      rawHeaders: rawHeadersOf(request.headers),
+    };
     expect(signedInfo(rawRequest).payloadHash).toMatch(/^[0-9a-f]{64}$|^UNSIGNED-PAYLOAD$/);
     expect(verifies(rawRequest, USER.secretAccessKey)).toBe(true);
     expect(verifies(rawRequest, EXAMPLE.secretAccessKey)).toBe(false);
@@ -151,6 +167,8 @@ describe('parseSignedRequest', () => {
   it('tells anonymous and malformed requests apart', () => {
     expect(parseSignedRequest({ method: 'GET', url: '/b?list-type=2', rawHeaders: ['Host', 'localhost'] })).toEqual({ kind: 'anonymous' });
     expect(parseSignedRequest({ method: 'GET', url: '/b', rawHeaders: ['Authorization', 'Bearer x'] })).toMatchObject({ kind: 'malformed' });
-    expect(parseSignedRequest({ method: 'GET', url: '/b', rawHeaders: ['Authorization', 'AWS4-HMAC-SHA256 Credential=x,SignedHeaders=host,Signature=00'] })).toMatchObject({ kind: 'malformed' });
+    expect(
+      parseSignedRequest({ method: 'GET', url: '/b', rawHeaders: ['Authorization', 'AWS4-HMAC-SHA256 Credential=x,SignedHeaders=host,Signature=00'] }),
+    ).toMatchObject({ kind: 'malformed' });
   });
 });

@@ -43,7 +43,12 @@ function upload(key: string, bytes: Buffer) {
     path: key,
     data: bytes,
     // As the uploader sends it: with a full-object CRC32 (else Amplify HEADs a multipart upload, which the role may not).
-    options: { contentType: 'image/jpg', cacheControl: 'no-cache', checksumAlgorithm: 'crc-32', metadata: { ranchid: 'cedar-creek', camera_name: 'North Feeder' } },
+    options: {
+      contentType: 'image/jpg',
+      cacheControl: 'no-cache',
+      checksumAlgorithm: 'crc-32',
+      metadata: { ranchid: 'cedar-creek', camera_name: 'North Feeder' },
+    },
   }).result;
 }
 
@@ -152,7 +157,12 @@ const objectUrl = (key: string, query = '') => `http://localhost:${sandbox.ports
 
 /** A PUT through node:http signed with the operator's key (src/s3.ts OPERATOR_CREDENTIALS). */
 async function rawPut(key: string, headers: Record<string, string>): Promise<RawAnswer> {
-  const res = await operatorRawRequest(objectUrl(key), { method: 'PUT', headers: { 'Content-Type': 'image/jpg', ...headers }, body: 'bytes', timeoutMs: 10_000 });
+  const res = await operatorRawRequest(objectUrl(key), {
+    method: 'PUT',
+    headers: { 'Content-Type': 'image/jpg', ...headers },
+    body: 'bytes',
+    timeoutMs: 10_000,
+  });
   if (res === 'no answer') throw new Error(`no answer to PUT ${key}`);
   return res;
 }
@@ -182,7 +192,11 @@ describe('user metadata must be US-ASCII, as real S3 requires', () => {
 
   it('checks CreateMultipartUpload too', async () => {
     const post = (headers: Record<string, string>) =>
-      operatorRawRequest(objectUrl(`public/cedar-creek/${randomUUID()}.jpg`, '?uploads'), { method: 'POST', headers: { Origin: 'http://localhost:3000', ...headers }, timeoutMs: 10_000 });
+      operatorRawRequest(objectUrl(`public/cedar-creek/${randomUUID()}.jpg`, '?uploads'), {
+        method: 'POST',
+        headers: { Origin: 'http://localhost:3000', ...headers },
+        timeoutMs: 10_000,
+      });
     const refused = await post({ 'x-amz-meta-camera_name': latin1 });
     expect(refused).toMatchObject({ status: 403, headers: { 'access-control-allow-origin': 'http://localhost:3000' } });
     expect((refused as RawAnswer).body).toContain('<Code>SignatureDoesNotMatch</Code>');

@@ -47,8 +47,11 @@ async function metricsTotal(ranchId: string): Promise<string> {
 
 // As the uploader sends it (uploader-remote/src/features/upload/services/amplify-storage.ts).
 const upload = (key: string, ranchid: string, bytes = Buffer.from('jpeg bytes'), checksum = true) =>
-  uploadData({ path: key, data: bytes, options: { contentType: 'image/jpg', ...(checksum ? { checksumAlgorithm: 'crc-32' as const } : {}), metadata: { ranchid, camera_name: '' } } })
-    .result;
+  uploadData({
+    path: key,
+    data: bytes,
+    options: { contentType: 'image/jpg', ...(checksum ? { checksumAlgorithm: 'crc-32' as const } : {}), metadata: { ranchid, camera_name: '' } },
+  }).result;
 
 const objectFile = (key: string, suffix = '._S3rver_object') => path.join(sandbox.dataDir, 's3', sandbox.config.storage.bucket, `${key}${suffix}`);
 const stored = (key: string) => existsSync(objectFile(key));
@@ -173,7 +176,14 @@ describe('authentication: every S3 request is signed, as S3 wants it (src/sigv4.
     const before = await metricsTotal('cedar-creek');
     for (const ranchid of ['cedar-creek', 'mesquite-flats']) {
       const key = `public/cedar-creek/${randomUUID()}.jpg`;
-      const res = answered(await rawRequest(objectUrl(key), { method: 'PUT', headers: { Origin: 'http://localhost:3000', 'x-amz-meta-ranchid': ranchid }, body: 'bytes', timeoutMs: 10_000 }));
+      const res = answered(
+        await rawRequest(objectUrl(key), {
+          method: 'PUT',
+          headers: { Origin: 'http://localhost:3000', 'x-amz-meta-ranchid': ranchid },
+          body: 'bytes',
+          timeoutMs: 10_000,
+        }),
+      );
       expect(res).toMatchObject({ status: 403, headers: { 'access-control-allow-origin': 'http://localhost:3000' } });
       expect(res.body).toContain('<Code>AccessDenied</Code>');
       expect(stored(key)).toBe(false);
@@ -212,11 +222,15 @@ describe('authentication: every S3 request is signed, as S3 wants it (src/sigv4.
 
   it('refuses an access key id nobody issued: 403 InvalidAccessKeyId', async () => {
     const res = answered(
-      await signedRawRequest({ accessKeyId: 'ASIAAAAAAAAAAAAAAAAA', secretAccessKey: 'guess', sessionToken: 'guess' }, objectUrl(`public/cedar-creek/${randomUUID()}.jpg`), {
-        method: 'PUT',
-        body: 'bytes',
-        timeoutMs: 10_000,
-      }),
+      await signedRawRequest(
+        { accessKeyId: 'ASIAAAAAAAAAAAAAAAAA', secretAccessKey: 'guess', sessionToken: 'guess' },
+        objectUrl(`public/cedar-creek/${randomUUID()}.jpg`),
+        {
+          method: 'PUT',
+          body: 'bytes',
+          timeoutMs: 10_000,
+        },
+      ),
     );
     expect(res.status).toBe(403);
     expect(res.body).toContain('<Code>InvalidAccessKeyId</Code>');
@@ -262,7 +276,9 @@ describe('the object-created function in the sandbox', () => {
     // Allowed by IAM (the key is the caller's ranch); the metadata is whatever the caller sent.
     await upload(key, 'mesquite-flats');
     expect(stored(key)).toBe(false);
-    expect(sandbox.refusals()).toContainEqual(expect.objectContaining({ key, ranchId: 'cedar-creek', claimedRanchId: 'mesquite-flats', reason: 'ranch-mismatch' }));
+    expect(sandbox.refusals()).toContainEqual(
+      expect.objectContaining({ key, ranchId: 'cedar-creek', claimedRanchId: 'mesquite-flats', reason: 'ranch-mismatch' }),
+    );
     expect(await metricsTotal('cedar-creek')).toBe(before);
   });
 

@@ -23,7 +23,9 @@ function clientProof(poolName: string, userId: string, password: string, saltHex
   const u = BigInt(`0x${h(paddedHex(A) + paddedHex(B))}`);
   const x = BigInt(`0x${h(paddedHex(BigInt(`0x${saltHex}`)) + createHash('sha256').update(`${poolName}${userId}:${password}`).digest('hex'))}`);
   const S = modPow(B - k * modPow(g, x, N), a + u * x, N);
-  const prk = createHmac('sha256', Buffer.from(paddedHex(u), 'hex')).update(Buffer.from(paddedHex(S), 'hex')).digest();
+  const prk = createHmac('sha256', Buffer.from(paddedHex(u), 'hex'))
+    .update(Buffer.from(paddedHex(S), 'hex'))
+    .digest();
   const key = createHmac('sha256', prk).update('Caldera Derived Key\u0001').digest().subarray(0, 16);
   const signature = createHmac('sha256', key)
     .update(Buffer.concat([Buffer.from(poolName + userId), Buffer.from(secretBlock, 'base64'), Buffer.from(timestamp)]))
@@ -34,7 +36,10 @@ function clientProof(poolName: string, userId: string, password: string, saltHex
 describe('SRP verifier', () => {
   const secretBlock = randomBytes(32).toString('base64');
   const timestamp = 'Tue Jan 7 10:00:00 UTC 2025';
-  for (const [tried, expected] of [['correct horse', true], ['wrong horse', false]] as const) {
+  for (const [tried, expected] of [
+    ['correct horse', true],
+    ['wrong horse', false],
+  ] as const) {
     it(`${expected ? 'accepts' : 'rejects'} a proof made with the ${expected ? 'right' : 'wrong'} password`, () => {
       const ch = startChallenge('TrailSenseLocal', 'user-1', 'correct horse');
       const { A, signature } = clientProof('TrailSenseLocal', 'user-1', tried, ch.saltHex, ch.B, secretBlock, timestamp);
@@ -218,8 +223,14 @@ describe('identityIdFor', () => {
 
 describe('parseEvent', () => {
   it('accepts the two documented analytics events and nothing else', () => {
-    expect(parseEvent({ name: 'imageUpload', ranchid: 'r', key: 'k', uploadCount: 3 })).toEqual({ ok: true, event: { name: 'imageUpload', ranchid: 'r', key: 'k', uploadCount: 3 } });
-    expect(parseEvent({ name: 'uploadFailure', ranchid: 'r', failureCount: 0, extra: 1 })).toEqual({ ok: true, event: { name: 'uploadFailure', ranchid: 'r', failureCount: 0 } });
+    expect(parseEvent({ name: 'imageUpload', ranchid: 'r', key: 'k', uploadCount: 3 })).toEqual({
+      ok: true,
+      event: { name: 'imageUpload', ranchid: 'r', key: 'k', uploadCount: 3 },
+    });
+    expect(parseEvent({ name: 'uploadFailure', ranchid: 'r', failureCount: 0, extra: 1 })).toEqual({
+      ok: true,
+      event: { name: 'uploadFailure', ranchid: 'r', failureCount: 0 },
+    });
     expect(parseEvent({ name: 'imageUpload', ranchid: 'r', key: 'k', uploadCount: 1.5 })).toMatchObject({ ok: false });
     expect(parseEvent(undefined)).toMatchObject({ ok: false });
   });
@@ -227,7 +238,12 @@ describe('parseEvent', () => {
 
 describe('parseArgs', () => {
   it('reads the flags and refuses unknown ones', () => {
-    expect(parseArgs(['--reset', '--data-dir', '/tmp/x', '--s3-put-fault=0.3:503'])).toEqual({ reset: true, quiet: false, dataDir: '/tmp/x', s3PutFault: '0.3:503' });
+    expect(parseArgs(['--reset', '--data-dir', '/tmp/x', '--s3-put-fault=0.3:503'])).toEqual({
+      reset: true,
+      quiet: false,
+      dataDir: '/tmp/x',
+      s3PutFault: '0.3:503',
+    });
     expect(parseArgs(['--nope'])).toMatch(/unknown option/);
   });
   it('takes an S3 error code in --s3-put-fault and explains a bad spec', () => {
@@ -242,13 +258,31 @@ describe('loopback host and JSON checks', () => {
     for (const host of ['localhost', 'localhost:4103', 'LocalHost:3000', '127.0.0.1', '127.0.0.1:20005', '[::1]', '[::1]:4100']) {
       expect([host, isLoopbackHost(host)]).toEqual([host, true]);
     }
-    for (const host of [undefined, '', 'evil.example', 'localhost.evil.example', 'localhost:4103.evil.example', '127.0.0.2', '127.0.0.1.nip.io', '0.0.0.0', '[::1]x', 'localhost:']) {
+    for (const host of [
+      undefined,
+      '',
+      'evil.example',
+      'localhost.evil.example',
+      'localhost:4103.evil.example',
+      '127.0.0.2',
+      '127.0.0.1.nip.io',
+      '0.0.0.0',
+      '[::1]x',
+      'localhost:',
+    ]) {
       expect([host, isLoopbackHost(host)]).toEqual([host, false]);
     }
   });
 
   it('knows JSON by its media type, whatever the parameters or case', () => {
     expect(['application/json', 'application/json; charset=utf-8', 'Application/JSON'].map(isJsonContentType)).toEqual([true, true, true]);
-    expect([undefined, '', 'text/plain', 'application/jsonp', 'application/x-www-form-urlencoded', 'text/json'].map(isJsonContentType)).toEqual([false, false, false, false, false, false]);
+    expect([undefined, '', 'text/plain', 'application/jsonp', 'application/x-www-form-urlencoded', 'text/json'].map(isJsonContentType)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -3,18 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  APPS,
-  STAMP_FILE,
-  checkApp,
-  computeStamp,
-  decide,
-  formatDuration,
-  formatStamp,
-  inputsOf,
-  listInputFiles,
-  parseStamp,
-} from '../build-stamp.mjs';
+import { APPS, STAMP_FILE, checkApp, computeStamp, decide, formatDuration, formatStamp, inputsOf, listInputFiles, parseStamp } from '../build-stamp.mjs';
 
 let repo;
 
@@ -168,8 +157,18 @@ describe('whether to build', () => {
   test.each([
     { label: 'no dist', build: true, reason: 'no build yet', state: { stored: null, distExists: false, outputsPresent: false } },
     { label: 'a dist without stamp', build: true, reason: 'the existing build has no stamp', state: { stored: null, distExists: true, outputsPresent: true } },
-    { label: 'the same stamp, an output missing', build: true, reason: 'the last build is incomplete', state: { stored: stamp, distExists: true, outputsPresent: false } },
-    { label: 'another stamp', build: true, reason: 'sources changed since the last build', state: { stored: 'b'.repeat(64), distExists: true, outputsPresent: true } },
+    {
+      label: 'the same stamp, an output missing',
+      build: true,
+      reason: 'the last build is incomplete',
+      state: { stored: stamp, distExists: true, outputsPresent: false },
+    },
+    {
+      label: 'another stamp',
+      build: true,
+      reason: 'sources changed since the last build',
+      state: { stored: 'b'.repeat(64), distExists: true, outputsPresent: true },
+    },
     { label: 'the same stamp', build: false, reason: 'up to date', state: { stored: stamp, distExists: true, outputsPresent: true } },
   ])('$label → build $build ($reason)', ({ state, build, reason }) => {
     expect(decide({ current: stamp, ...state })).toEqual({ build, reason });

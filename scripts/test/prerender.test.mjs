@@ -7,9 +7,7 @@ const sha256 = (text) => `'sha256-${crypto.createHash('sha256').update(text, 'ut
 describe('cspHashSource', () => {
   test('is the base64 SHA-256 of the exact script text, quoted as a CSP source', () => {
     expect(cspHashSource('')).toBe("'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='");
-    expect(cspHashSource('document.documentElement.dataset.session="signed-in"')).toBe(
-      sha256('document.documentElement.dataset.session="signed-in"'),
-    );
+    expect(cspHashSource('document.documentElement.dataset.session="signed-in"')).toBe(sha256('document.documentElement.dataset.session="signed-in"'));
   });
 
   test('hashes UTF-8 text (a non-ASCII character changes the bytes, not just the length)', () => {

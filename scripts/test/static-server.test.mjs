@@ -17,7 +17,10 @@ beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'static-server-test-'));
   const shell = path.join(dir, 'shell');
   fs.mkdirSync(shell);
-  fs.writeFileSync(path.join(shell, 'routes.json'), JSON.stringify({ pages: { '/': 'index.html' }, appPaths: ['/login'], app: 'app.html', notFound: '404.html', inlineScriptHashes: [HASH] }));
+  fs.writeFileSync(
+    path.join(shell, 'routes.json'),
+    JSON.stringify({ pages: { '/': 'index.html' }, appPaths: ['/login'], app: 'app.html', notFound: '404.html', inlineScriptHashes: [HASH] }),
+  );
   for (const file of ['index.html', 'app.html', '404.html']) fs.writeFileSync(path.join(shell, file), `<!doctype html><title>${file}</title>`);
   fs.writeFileSync(path.join(shell, 'main.0123456789.js'), '1');
   fs.mkdirSync(path.join(dir, 'remote'));

@@ -17,15 +17,7 @@ export { UserProvider, useUser, type UserProviderProps } from './user/user-conte
 export { readSessionHint, hasStoredSession, type SessionHint, type HintStorage } from './user/session-hint';
 export { lazySessionSource, type LazySessionSource } from './user/lazy-session-source';
 export { NavigationProvider, useNavigation, AppLink, type Navigation, type AppLinkProps } from './navigation/navigation';
-export {
-  guardDecision,
-  afterSignInPath,
-  loginPathFor,
-  safeReturnPath,
-  LOGIN_PATH,
-  RETURN_TO_PARAM,
-  type GuardDecision,
-} from './domain/auth-routing';
+export { guardDecision, afterSignInPath, loginPathFor, safeReturnPath, LOGIN_PATH, RETURN_TO_PARAM, type GuardDecision } from './domain/auth-routing';
 export {
   remoteNames,
   type RemoteModules,

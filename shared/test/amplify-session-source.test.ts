@@ -42,10 +42,16 @@ describe('amplifySessionSource', () => {
   it('reports a sign-out in another tab as signedOut', () => {
     const events: string[] = [];
     const stop = amplifySessionSource.onAuthEvent((e) => events.push(e));
-    window.dispatchEvent(new StorageEvent('storage', { key: 'CognitoIdentityServiceProvider.client-1.LastAuthUser', newValue: null, storageArea: window.localStorage }));
-    window.dispatchEvent(new StorageEvent('storage', { key: 'CognitoIdentityServiceProvider.client-1.sub.idToken', newValue: 'x', storageArea: window.localStorage }));
+    window.dispatchEvent(
+      new StorageEvent('storage', { key: 'CognitoIdentityServiceProvider.client-1.LastAuthUser', newValue: null, storageArea: window.localStorage }),
+    );
+    window.dispatchEvent(
+      new StorageEvent('storage', { key: 'CognitoIdentityServiceProvider.client-1.sub.idToken', newValue: 'x', storageArea: window.localStorage }),
+    );
     stop();
-    window.dispatchEvent(new StorageEvent('storage', { key: 'CognitoIdentityServiceProvider.client-1.LastAuthUser', newValue: null, storageArea: window.localStorage }));
+    window.dispatchEvent(
+      new StorageEvent('storage', { key: 'CognitoIdentityServiceProvider.client-1.LastAuthUser', newValue: null, storageArea: window.localStorage }),
+    );
     expect(events).toEqual(['signedOut']);
   });
 });

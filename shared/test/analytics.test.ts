@@ -23,7 +23,9 @@ describe('sandboxAnalytics', () => {
   it('never rejects: a failing sink is logged', async () => {
     const error = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     const fetchImpl = (async () => new Response('', { status: 500 })) as typeof fetch;
-    await expect(sandboxAnalytics('http://sink.test/events', fetchImpl).track({ name: 'uploadFailure', ranchid: 'r', failureCount: 1 })).resolves.toBeUndefined();
+    await expect(
+      sandboxAnalytics('http://sink.test/events', fetchImpl).track({ name: 'uploadFailure', ranchid: 'r', failureCount: 1 }),
+    ).resolves.toBeUndefined();
     expect(error).toHaveBeenCalledWith('Could not record the uploadFailure analytics event', expect.any(Error));
     error.mockRestore();
   });

@@ -8,13 +8,13 @@ type Call = { url: string; auth: string | null };
 
 /** A fetch that answers from a table and fails the test on any request it does not know. */
 function fakeFetch(routes: Record<string, { status: number; body: unknown }>, calls: Call[]): typeof fetch {
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+  return async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = input instanceof Request ? input : new Request(input, init);
     calls.push({ url: request.url, auth: request.headers.get('Authorization') });
     const route = routes[request.url];
     if (!route) throw new Error(`unhandled request ${request.url}`);
     return new Response(JSON.stringify(route.body), { status: route.status, headers: { 'Content-Type': 'application/json' } });
-  });
+  };
 }
 
 const base = 'http://api.test';
@@ -66,9 +66,9 @@ describe('createProductApi', () => {
     const api = createProductApi({
       baseUrl: base,
       getIdToken: async () => 't',
-      fetch: (async () => {
+      fetch: async () => {
         throw new TypeError('Failed to fetch');
-      }),
+      },
     });
     // ky retries network errors twice (with backoff) before giving up.
     const error = (await api.getCameras('x').catch((e: unknown) => e)) as ApiRequestError;

@@ -41,7 +41,10 @@ describe('lazySessionSource', () => {
 
   it('attaches listeners registered before the load, and detaches them', async () => {
     const real = new RealSource(null);
-    const source = lazySessionSource(async () => real, () => false);
+    const source = lazySessionSource(
+      async () => real,
+      () => false,
+    );
     const events: AuthEvent[] = [];
     const unsubscribe = source.onAuthEvent((event) => events.push(event));
     await source.load();
@@ -54,14 +57,20 @@ describe('lazySessionSource', () => {
 
   it('asks the real source once it is loaded, even with nothing stored (a sign-in just happened)', async () => {
     const real = new RealSource({ sub: 'u-2', email: 'b@example.com' });
-    const source = lazySessionSource(async () => real, () => false);
+    const source = lazySessionSource(
+      async () => real,
+      () => false,
+    );
     await source.load();
     expect(await source.currentUser()).toEqual({ sub: 'u-2', email: 'b@example.com' });
   });
 
   it('loads the real source to sign out', async () => {
     const real = new RealSource(null);
-    const source = lazySessionSource(async () => real, () => false);
+    const source = lazySessionSource(
+      async () => real,
+      () => false,
+    );
     await source.signOut();
     expect(real.signOuts).toBe(1);
   });

@@ -2,7 +2,10 @@
 import { loadRuntimeConfig } from '../src/config/load';
 import localConfig from '../../config/local.json';
 
-const respond = (body: string, status = 200) => async () => new Response(body, { status });
+const respond =
+  (body: string, status = 200) =>
+  async () =>
+    new Response(body, { status });
 
 describe('loadRuntimeConfig', () => {
   it('returns the validated config', async () => {

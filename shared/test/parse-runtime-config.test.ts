@@ -26,13 +26,7 @@ describe('parseRuntimeConfig', () => {
   });
 
   it('lists every missing section at once', () => {
-    expect(problemsOf({})).toEqual([
-      '"auth" is missing.',
-      '"storage" is missing.',
-      '"api" is missing.',
-      '"analytics" is missing.',
-      '"remotes" is missing.',
-    ]);
+    expect(problemsOf({})).toEqual(['"auth" is missing.', '"storage" is missing.', '"api" is missing.', '"analytics" is missing.', '"remotes" is missing.']);
   });
 
   it('reports a section of the wrong type', () => {

@@ -94,7 +94,10 @@ describe('the Content-Security-Policy', () => {
   });
 
   it('lists a remote’s origin once when both remotes share it', () => {
-    const config = parsed({ ...productionRaw, remotes: { auth: 'https://cdn.trailsense.example/auth/mf-manifest.json', uploader: productionRaw.remotes.uploader } });
+    const config = parsed({
+      ...productionRaw,
+      remotes: { auth: 'https://cdn.trailsense.example/auth/mf-manifest.json', uploader: productionRaw.remotes.uploader },
+    });
     expect(cspDirectives({ config, inlineScriptHashes: [] })['script-src']).toEqual(["'self'", 'https://cdn.trailsense.example']);
   });
 

@@ -109,13 +109,14 @@ describe.each(implementations)('%s', (_name, make) => {
   it('prunes what has not changed within the retention', async () => {
     const now = 400 * DAY;
     await journal.putBatch(batch('stale', now - JOURNAL_RETENTION_MS - 1));
-    await journal.putEntries([entry('old', { status: 'uploaded', updatedAt: now - JOURNAL_RETENTION_MS - 1 }), entry('recent', { status: 'uploaded', updatedAt: now - 7 * DAY })]);
+    await journal.putEntries([
+      entry('old', { status: 'uploaded', updatedAt: now - JOURNAL_RETENTION_MS - 1 }),
+      entry('recent', { status: 'uploaded', updatedAt: now - 7 * DAY }),
+    ]);
     await journal.prune(now);
     expect([...(await journal.entries(scope, ['old', 'recent'])).keys()]).toEqual(['recent']);
     expect(JOURNAL_RETENTION_MS).toBeGreaterThanOrEqual(7 * DAY);
   });
-
-
 });
 
 describe('openUploadJournal on IndexedDB', () => {
@@ -141,6 +142,13 @@ describe('openUploadJournal on IndexedDB', () => {
     await Promise.all(writes);
     expect(transactions.mock.calls.filter(([, mode]) => mode === 'readwrite')).toHaveLength(1);
     transactions.mockRestore();
-    expect((await journal.entries(scope, Array.from({ length: 500 }, (_, i) => `f${i}`))).size).toBe(500);
+    expect(
+      (
+        await journal.entries(
+          scope,
+          Array.from({ length: 500 }, (_, i) => `f${i}`),
+        )
+      ).size,
+    ).toBe(500);
   });
 });

@@ -50,7 +50,10 @@ describe('home content', () => {
   });
 
   it('covers bucks, does, hogs, date, time, location, weather and moon phase', () => {
-    const text = photoDetails.map((d) => `${d.title} ${d.body}`).join(' ').toLowerCase();
+    const text = photoDetails
+      .map((d) => `${d.title} ${d.body}`)
+      .join(' ')
+      .toLowerCase();
     for (const word of ['bucks', 'does', 'hogs', 'date', 'time', 'location', 'weather', 'moon phase']) {
       expect(text).toContain(word);
     }

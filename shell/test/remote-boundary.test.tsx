@@ -42,11 +42,7 @@ describe('RemoteBoundary', () => {
     const error = jest.spyOn(console, 'error').mockImplementation(() => {});
     worksFrom = 2;
     render(<Harness />);
-    expect(error).toHaveBeenCalledWith(
-      'Could not show the uploader.',
-      expect.objectContaining({ message: 'remote unreachable' }),
-      expect.any(String),
-    );
+    expect(error).toHaveBeenCalledWith('Could not show the uploader.', expect.objectContaining({ message: 'remote unreachable' }), expect.any(String));
     await userEvent.click(screen.getByRole('button', { name: 'Retry' }));
     expect(screen.getByRole('alert')).toHaveTextContent('We couldn’t load the uploader');
     await userEvent.click(screen.getByRole('button', { name: 'Retry' }));
@@ -70,11 +66,7 @@ describe('AppErrorBoundary', () => {
     expect(screen.getByRole('button', { name: 'Reload' })).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Home page' })).toHaveAttribute('href', '/');
     expect(screen.queryByText('render bug')).not.toBeInTheDocument();
-    expect(error).toHaveBeenCalledWith(
-      'The page failed to render.',
-      expect.objectContaining({ message: 'render bug' }),
-      expect.any(String),
-    );
+    expect(error).toHaveBeenCalledWith('The page failed to render.', expect.objectContaining({ message: 'render bug' }), expect.any(String));
     error.mockRestore();
   });
 });

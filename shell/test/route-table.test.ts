@@ -2,17 +2,7 @@ import { findRoute, headerLinks, notFoundRoute, routes } from '../src/app/route-
 
 describe('routes', () => {
   it('has every route docs/product.md#screens-and-routes lists', () => {
-    expect(routes.map((r) => r.path)).toEqual([
-      '/',
-      '/about',
-      '/videos',
-      '/support',
-      '/contact',
-      '/login',
-      '/uploader',
-      '/profile',
-      '/delete',
-    ]);
+    expect(routes.map((r) => r.path)).toEqual(['/', '/about', '/videos', '/support', '/contact', '/login', '/uploader', '/profile', '/delete']);
   });
 
   it('gives every route its own title and a meta description of useful length', () => {

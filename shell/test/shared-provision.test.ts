@@ -15,11 +15,13 @@ describe('sharedProvision', () => {
   it('offers each module as a singleton at its package version', async () => {
     const react = { useState: () => null };
     const core = { Amplify: {} };
-    const shared = sharedProvision(
-      { react: { lib: () => react }, '@aws-amplify/core/internals/utils': { get: async () => core } },
-      versions,
-    );
-    expect(shared.react).toMatchObject({ version: '19.3.1', scope: 'default', strategy: 'loaded-first', shareConfig: { singleton: true, requiredVersion: '^19.3.1' } });
+    const shared = sharedProvision({ react: { lib: () => react }, '@aws-amplify/core/internals/utils': { get: async () => core } }, versions);
+    expect(shared.react).toMatchObject({
+      version: '19.3.1',
+      scope: 'default',
+      strategy: 'loaded-first',
+      shareConfig: { singleton: true, requiredVersion: '^19.3.1' },
+    });
     expect((shared.react as { lib: () => unknown }).lib()).toBe(react);
     const lazy = shared['@aws-amplify/core/internals/utils'] as { version: string; get: () => Promise<() => unknown> };
     expect(lazy.version).toBe('6.19.2');

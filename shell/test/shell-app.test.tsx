@@ -81,10 +81,7 @@ describe('Footer', () => {
     await screen.findByRole('link', { name: 'Login' });
     const footer = screen.getByRole('contentinfo');
     expect(within(footer).getByRole('link', { name: 'Privacy Policy' })).toHaveAttribute('href', '/privacypolicy.html');
-    expect(within(footer).getByRole('link', { name: 'Terms & Conditions' })).toHaveAttribute(
-      'href',
-      '/termsandconditions.html',
-    );
+    expect(within(footer).getByRole('link', { name: 'Terms & Conditions' })).toHaveAttribute('href', '/termsandconditions.html');
     expect(footer).toHaveTextContent('© 2025 TrailSense. All rights reserved.');
   });
 });
@@ -94,9 +91,6 @@ describe('ConfigErrorPage', () => {
     render(<ConfigErrorPage problems={['"auth" is missing.', '"api.baseUrl" is missing.']} />);
     expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('TrailSense can’t start right now');
     expect(screen.getByText(/has 2 problems/)).toBeInTheDocument();
-    expect(screen.getAllByRole('listitem').map((li) => li.textContent)).toEqual([
-      '"auth" is missing.',
-      '"api.baseUrl" is missing.',
-    ]);
+    expect(screen.getAllByRole('listitem').map((li) => li.textContent)).toEqual(['"auth" is missing.', '"api.baseUrl" is missing.']);
   });
 });

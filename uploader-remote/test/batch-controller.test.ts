@@ -33,7 +33,8 @@ function open(services = fakeServices()) {
 
 const ready = (s: UploaderState) => s.allowance.kind === 'known' && s.queue.checks.kind === 'idle';
 const idle = (s: UploaderState) => s.queue.batch.kind === 'idle' && s.queue.checks.kind === 'idle';
-const photos = (n: number, prefix = 'IMG_') => Array.from({ length: n }, (_, i) => photo(`${prefix}${String(i + 1).padStart(4, '0')}.JPG`, `${prefix}${i + 1}`.padEnd(12, '.')));
+const photos = (n: number, prefix = 'IMG_') =>
+  Array.from({ length: n }, (_, i) => photo(`${prefix}${String(i + 1).padStart(4, '0')}.JPG`, `${prefix}${i + 1}`.padEnd(12, '.')));
 
 async function uploadAll(t: ReturnType<typeof open>, files: File[]) {
   t.controller.addFiles(files);
@@ -69,7 +70,12 @@ describe('BatchController: the journal', () => {
     await until(() => t.world.stored.size === 1, 'the fast photo to go up');
     read(); // the chunk's check ends after the upload, and must not undo its record
     await until(() => idle(t.state()));
-    expect(t.journal.entriesOf('sub-1').map((e) => [e.name, e.status]).sort()).toEqual([
+    expect(
+      t.journal
+        .entriesOf('sub-1')
+        .map((e) => [e.name, e.status])
+        .sort(),
+    ).toEqual([
       ['FAST.JPG', 'uploaded'],
       ['SLOW.JPG', 'uploaded'],
     ]);
@@ -137,8 +143,18 @@ describe('BatchController: the journal', () => {
     await until(() => second.state().offer !== null);
     await second.controller.discardOffer();
     expect(second.state().offer).toBeNull();
-    expect(second.journal.entriesOf('sub-1').map((e) => e.status).sort()).toEqual(['uploaded', 'waiting', 'waiting']);
-    expect(second.journal.entriesOf('sub-1').filter((e) => e.status === 'waiting').every((e) => e.batchId === null && e.target)).toBe(true);
+    expect(
+      second.journal
+        .entriesOf('sub-1')
+        .map((e) => e.status)
+        .sort(),
+    ).toEqual(['uploaded', 'waiting', 'waiting']);
+    expect(
+      second.journal
+        .entriesOf('sub-1')
+        .filter((e) => e.status === 'waiting')
+        .every((e) => e.batchId === null && e.target),
+    ).toBe(true);
   });
 
   it('Clear List removes the list from the journal; nothing is offered after a reload', async () => {
@@ -291,7 +307,21 @@ describe('BatchController: sending', () => {
   it('a photo still being checked when Upload is pressed joins the running batch once found new', async () => {
     const t = open();
     // The journal knows a photo of this size (another photo): the new one is held until it is read.
-    await t.journal.putEntries([{ owner: 'sub-1', ranchId: 'mesquite-flats', fingerprint: 'v1-10-other-1234', batchId: null, name: 'OLD.JPG', path: '', size: 10, lastModified: 1, key: 'old.jpg', status: 'uploaded', updatedAt: Date.now() }]);
+    await t.journal.putEntries([
+      {
+        owner: 'sub-1',
+        ranchId: 'mesquite-flats',
+        fingerprint: 'v1-10-other-1234',
+        batchId: null,
+        name: 'OLD.JPG',
+        path: '',
+        size: 10,
+        lastModified: 1,
+        key: 'old.jpg',
+        status: 'uploaded',
+        updatedAt: Date.now(),
+      },
+    ]);
     let read!: () => void;
     const slow = photo('SLOW.JPG', 'slow-12345', { readAfter: new Promise<void>((r) => (read = r)) });
     t.world.autoAnswer = false;
@@ -324,7 +354,9 @@ describe('BatchController: a whole card', () => {
   const stealth = { make: 'Stealth Cam', model: 'G42NG' };
   const card = (n: number, exif: object, prefix = 'IMG_') =>
     Array.from({ length: n }, (_, i) =>
-      photo(`${prefix}${String(i + 1).padStart(4, '0')}.JPG`, `${prefix}${i + 1}`.padEnd(12, '.'), { exif: { captureTime: `2026-10-0${(i % 9) + 1}T05:12:44`, ...exif } }),
+      photo(`${prefix}${String(i + 1).padStart(4, '0')}.JPG`, `${prefix}${i + 1}`.padEnd(12, '.'), {
+        exif: { captureTime: `2026-10-0${(i % 9) + 1}T05:12:44`, ...exif },
+      }),
     );
 
   it('sends each photo with what its EXIF says', async () => {
@@ -363,7 +395,9 @@ describe('BatchController: a whole card', () => {
     t.controller.setCamera('Windmill Tank');
     let read!: () => void;
     const slowCard = new Promise<void>((resolve) => (read = resolve));
-    const files = [1, 2].map((i) => photo(`IMG_000${i}.JPG`, `slow-${i}`.padEnd(12, '.'), { exif: { captureTime: '2026-10-03T05:12:44', ...browning }, readAfter: slowCard }));
+    const files = [1, 2].map((i) =>
+      photo(`IMG_000${i}.JPG`, `slow-${i}`.padEnd(12, '.'), { exif: { captureTime: '2026-10-03T05:12:44', ...browning }, readAfter: slowCard }),
+    );
     t.controller.addFiles(files);
     await until(() => t.state().queue.files.length === 2, 'the files to be listed');
     expect(t.state().queue.checks.kind).toBe('running');
@@ -393,7 +427,11 @@ describe('BatchController: a whole card', () => {
   it('a picked folder is walked, subfolders too; system files and videos are counted in the one notice', async () => {
     const t = open();
     const photos = card(3, browning);
-    const handle = dir('DCIM', [dir('100MEDIA', [...photos.slice(0, 2).map(fileHandle), fileHandle(new File(['x'], 'CLIP0001.AVI'))]), dir('101MEDIA', [fileHandle(photos[2]!)]), fileHandle(new File(['x'], '.DS_Store'))]);
+    const handle = dir('DCIM', [
+      dir('100MEDIA', [...photos.slice(0, 2).map(fileHandle), fileHandle(new File(['x'], 'CLIP0001.AVI'))]),
+      dir('101MEDIA', [fileHandle(photos[2]!)]),
+      fileHandle(new File(['x'], '.DS_Store')),
+    ]);
     t.controller.addFolder(handle);
     await until(() => ready(t.state()) && t.state().queue.files.length === 3, 'the folder to be listed');
     expect(t.state().queue.files.map((f) => f.path)).toEqual(['DCIM/100MEDIA/IMG_0001.JPG', 'DCIM/100MEDIA/IMG_0002.JPG', 'DCIM/101MEDIA/IMG_0003.JPG']);
@@ -476,7 +514,7 @@ describe('BatchController: a whole card', () => {
 });
 
 /** A fake FileSystemDirectoryHandle over files and folders (the File System Access API's shape). */
-function dir(name: string, children: ({ kind: 'file' | 'directory'; name: string })[]) {
+function dir(name: string, children: { kind: 'file' | 'directory'; name: string }[]) {
   return {
     kind: 'directory' as const,
     name,

@@ -50,7 +50,12 @@ describe('groupCameras', () => {
     ]);
   });
   it('tells apart two cameras of one model by their serials', () => {
-    expect(groupCameras([{ ...browning, serial: 'A1' }, { ...browning, serial: 'B2' }])).toHaveLength(2);
+    expect(
+      groupCameras([
+        { ...browning, serial: 'A1' },
+        { ...browning, serial: 'B2' },
+      ]),
+    ).toHaveLength(2);
   });
   it('is empty when no photo is identified', () => {
     expect(groupCameras([null, {}, null])).toEqual([]);

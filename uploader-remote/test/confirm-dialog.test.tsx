@@ -22,7 +22,7 @@ describe('ConfirmDialog', () => {
     expect(onAnswer.mock.calls).toEqual([[true], [false]]);
   });
 
-  it('answers Cancel to Escape (the browser\'s cancel event), keeping the closing to its owner', () => {
+  it("answers Cancel to Escape (the browser's cancel event), keeping the closing to its owner", () => {
     const onAnswer = jest.fn();
     render(<ConfirmDialog title="Upload limit" question={question} onAnswer={onAnswer} />);
     const dialog = screen.getByRole('alertdialog');

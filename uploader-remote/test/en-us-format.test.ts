@@ -24,7 +24,26 @@ describe('formatInteger writes what Intl.NumberFormat("en-US") writes', () => {
 
   it('for counts of every length, zero and negatives', () => {
     const next = random(1);
-    const values = [0, -0, 1, 9, 10, 999, 1000, 1001, 9999, 10000, 123456, 999999, 1000000, -1, -1000, -1234567, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
+    const values = [
+      0,
+      -0,
+      1,
+      9,
+      10,
+      999,
+      1000,
+      1001,
+      9999,
+      10000,
+      123456,
+      999999,
+      1000000,
+      -1,
+      -1000,
+      -1234567,
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
+    ];
     for (let i = 0; i < 5000; i++) values.push(Math.floor(next() * 10 ** Math.floor(next() * 16)) * (next() < 0.1 ? -1 : 1));
     for (const n of values) expect([n, formatInteger(n)]).toEqual([n, intl.format(n)]);
   });
@@ -56,7 +75,11 @@ describe('the date patterns write what Intl.DateTimeFormat("en-US") writes', () 
     ['month and day, local', formatMonthDayLocal, { month: 'short', day: 'numeric' }],
     ['month and day, UTC', formatMonthDayUTC, { month: 'short', day: 'numeric', timeZone: 'UTC' }],
     ['month, day and year, UTC', formatMonthDayYearUTC, { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' }],
-    ['month, day and time, UTC', formatMonthDayTimeUTC, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' }],
+    [
+      'month, day and time, UTC',
+      formatMonthDayTimeUTC,
+      { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' },
+    ],
   ];
   const next = random(3);
   const dates = [

@@ -5,7 +5,16 @@ import type { ListedFile } from '../src/features/upload/model/upload-queue';
 import { giveListBoxItsHeight } from './support/layout';
 
 const files = (n: number, prefix = 'IMG_'): ListedFile[] =>
-  Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, key: `${i}.jpg`, name: `${prefix}${i}.JPG`, path: '', size: 40_000, lastModified: 1, file: new Blob(), status: { kind: 'waiting' } }));
+  Array.from({ length: n }, (_, i) => ({
+    id: `${prefix}${i}`,
+    key: `${i}.jpg`,
+    name: `${prefix}${i}.JPG`,
+    path: '',
+    size: 40_000,
+    lastModified: 1,
+    file: new Blob(),
+    status: { kind: 'waiting' },
+  }));
 const noop = () => undefined;
 
 const names = () => screen.getAllByRole('listitem').map((row) => within(row).getByTitle(/JPG$/).textContent);
@@ -44,7 +53,7 @@ describe('FileList', () => {
     expect(names()).toContain('IMG_9999.JPG');
   });
 
-  it('lets the keyboard reach the list box, and names each row\'s buttons by its file', () => {
+  it("lets the keyboard reach the list box, and names each row's buttons by its file", () => {
     const list = files(3);
     list[1] = { ...list[1]!, status: { kind: 'failed', reason: 'Access Denied' } };
     const onRetry = jest.fn();

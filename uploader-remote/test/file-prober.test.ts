@@ -36,7 +36,10 @@ class FakeWorker implements ProbeWorker {
     this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
   }
   removeEventListener(type: string, listener: (event: never) => void): void {
-    this.listeners.set(type, (this.listeners.get(type) ?? []).filter((l) => l !== listener));
+    this.listeners.set(
+      type,
+      (this.listeners.get(type) ?? []).filter((l) => l !== listener),
+    );
   }
   postMessage(message: ProbeRequest): void {
     if (this.terminated) throw new Error('posted to a terminated worker');
@@ -104,7 +107,6 @@ function slowFiles() {
   return { file, reads, answer: (name: string) => pending.get(name)!(), url: `data:image/jpeg;base64,${Buffer.from(thumbnail).toString('base64')}` };
 }
 
-
 describe('createInlineProber', () => {
   it('probes on the calling thread, exactly as probeFile does', async () => {
     const prober = createInlineProber(subtle);
@@ -118,7 +120,9 @@ describe('createInlineProber', () => {
     const slowBlob = (): Blob =>
       ({
         size: 3,
-        slice: () => ({ arrayBuffer: () => new Promise<ArrayBuffer>((resolve) => reads.push({ answer: () => resolve(Uint8Array.from([0xff, 0xd8, 0xff]).buffer) })) }),
+        slice: () => ({
+          arrayBuffer: () => new Promise<ArrayBuffer>((resolve) => reads.push({ answer: () => resolve(Uint8Array.from([0xff, 0xd8, 0xff]).buffer) })),
+        }),
       }) as unknown as Blob;
     const prober = createInlineProber(instantSubtle, 2);
     const probes = [prober.probe(slowBlob()), prober.probe(slowBlob()), prober.probe(slowBlob())];
@@ -300,9 +304,12 @@ describe('createWorkerProber', () => {
   });
 
   it.each([
-    ['throws', () => {
-      throw new DOMException('Failed to construct Worker', 'SecurityError');
-    }],
+    [
+      'throws',
+      () => {
+        throw new DOMException('Failed to construct Worker', 'SecurityError');
+      },
+    ],
     ['rejects', () => Promise.reject(new Error('chunk load failed'))],
   ])('probes everything inline when the worker cannot be created (its factory %s), warning once', async (_, createWorker) => {
     const fallback = recordingFallback();
@@ -529,7 +536,8 @@ describe('statInSlices', () => {
       fakeSetTimeout(() => {
         task++;
         callback();
-      }, ms));
+      }, ms),
+    );
     const readsIn: number[] = [];
     const files = Array.from({ length: STAT_SLICE * 2 + 1 }, (_, i) => {
       const size = i % 7;

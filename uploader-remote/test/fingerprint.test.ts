@@ -22,8 +22,7 @@ function photoBytes(size: number, seed = 1, jpeg = true): Uint8Array {
 
 /** Node's Blob (jsdom's cannot be read back), typed as the DOM's for probeFile. */
 const blobOf = (bytes: Uint8Array): Blob => new NodeBlob([bytes]) as unknown as Blob;
-const fileOf = (bytes: Uint8Array, name: string, lastModified: number): Blob =>
-  new NodeFile([bytes], name, { lastModified }) as unknown as Blob;
+const fileOf = (bytes: Uint8Array, name: string, lastModified: number): Blob => new NodeFile([bytes], name, { lastModified }) as unknown as Blob;
 
 /** The fingerprint computed independently, with Node's hash over the documented layout. */
 function expectedFingerprint(bytes: Uint8Array): string {

@@ -47,7 +47,14 @@ describe('storedPreferences', () => {
     expect(() => broken.rememberCamera('r', 'k', 'n')).not.toThrow();
     expect(broken.cameraNames('r').size).toBe(0);
     expect(broken.recentSpeed()).toBeNull();
-    const garbage = storedPreferences(mapStorage(new Map([['trailsense:cameras:r', '{"not":"pairs"}'], ['trailsense:upload-speed', '"fast"']])));
+    const garbage = storedPreferences(
+      mapStorage(
+        new Map([
+          ['trailsense:cameras:r', '{"not":"pairs"}'],
+          ['trailsense:upload-speed', '"fast"'],
+        ]),
+      ),
+    );
     expect(garbage.cameraNames('r').size).toBe(0);
     expect(garbage.recentSpeed()).toBeNull();
     expect(storedPreferences(null).recentSpeed()).toBeNull();
@@ -127,7 +134,10 @@ describe('uploadMetadata', () => {
   it('sends the seed’s ranchid and camera_name, and the EXIF fields present, all US-ASCII', () => {
     const base = { level: 'public' as const, ranchId: 'pine-hollow', cameraName: 'Réservoir' };
     expect(uploadMetadata(base)).toEqual({ ranchid: 'pine-hollow', camera_name: '=?UTF-8?B?UsOpc2Vydm9pcg==?=' });
-    const full = uploadMetadata({ ...base, photo: { captureTime: '2026-10-03T05:12:44', captureOffset: '-05:00', make: 'Browning', model: 'BTC-8E', serial: 'BR 77' } });
+    const full = uploadMetadata({
+      ...base,
+      photo: { captureTime: '2026-10-03T05:12:44', captureOffset: '-05:00', make: 'Browning', model: 'BTC-8E', serial: 'BR 77' },
+    });
     expect(full).toMatchObject({ capture_time: '2026-10-03T05:12:44-05:00', camera_make: 'Browning', camera_model: 'BTC-8E', camera_serial: 'BR 77' });
     expect(uploadMetadata({ ...base, photo: { make: 'Ryobi 🦌' } }).camera_make).toMatch(/^[\x20-\x7e]+$/);
     expect(Object.keys(uploadMetadata({ ...base, photo: { model: 'X' } }))).toEqual(['ranchid', 'camera_name', 'camera_model']);

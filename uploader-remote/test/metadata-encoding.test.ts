@@ -10,7 +10,8 @@ describe('encodeMetadataValue', () => {
   it('encodes an emoji or an accent as RFC 2047 UTF-8 words, pure ASCII', () => {
     expect(encodeMetadataValue('Hog pen 🐗')).toBe('=?UTF-8?B?SG9nIHBlbiDwn5CX?=');
     expect(encodeMetadataValue('Réservoir')).toBe('=?UTF-8?B?UsOpc2Vydm9pcg==?=');
-    for (const name of ['Hog pen 🐗', 'Réservoir', 'Étang du Moulin — côté nord', 'line\nbreak']) expect(isAsciiHeaderValue(encodeMetadataValue(name))).toBe(true);
+    for (const name of ['Hog pen 🐗', 'Réservoir', 'Étang du Moulin — côté nord', 'line\nbreak'])
+      expect(isAsciiHeaderValue(encodeMetadataValue(name))).toBe(true);
   });
   it('encodes what a decoder or a server would misread: "=?", control characters, edge spaces', () => {
     expect(encodeMetadataValue('=?UTF-8?B?x?=')).toMatch(/^=\?UTF-8\?B\?/);

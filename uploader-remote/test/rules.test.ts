@@ -30,7 +30,10 @@ const now = new Date('2026-11-22T12:00:00Z');
 
 describe('activeSubscription', () => {
   it('is the entitlement whose expires_date is in the future', () => {
-    expect(activeSubscription({ premium: { expires_date: '2027-06-30T23:59:59Z' } }, now)).toEqual({ level: 'premium', expiresDate: new Date('2027-06-30T23:59:59Z') });
+    expect(activeSubscription({ premium: { expires_date: '2027-06-30T23:59:59Z' } }, now)).toEqual({
+      level: 'premium',
+      expiresDate: new Date('2027-06-30T23:59:59Z'),
+    });
   });
   it('is null when every entitlement has expired', () => {
     expect(activeSubscription({ premium: { expires_date: '2026-10-15T12:00:00Z' } }, now)).toBeNull();
@@ -86,7 +89,10 @@ describe('allowanceFrom', () => {
   });
   it('fails closed: a failed usage or ranch fetch makes it unknown, never 0 used', () => {
     expect(allowanceFrom(inputs({ total: new Error('Network Error') }), [])).toEqual({ kind: 'unknown', reason: 'Network Error' });
-    expect(allowanceFrom(inputs({ ranchMax: new Error('Request failed with status 503') }), [])).toEqual({ kind: 'unknown', reason: 'Request failed with status 503' });
+    expect(allowanceFrom(inputs({ ranchMax: new Error('Request failed with status 503') }), [])).toEqual({
+      kind: 'unknown',
+      reason: 'Request failed with status 503',
+    });
     expect(remainingOf(allowanceFrom(inputs({ total: new Error('x') }), []))).toBeNull();
     expect(allowanceFrom(inputs({ total: 'n/a' }), []).kind).toBe('unknown');
   });
@@ -129,7 +135,9 @@ describe('messages', () => {
     ));
   it('subscriptionMessage without a subscription is the documented text', () => {
     expect(subscriptionMessage(null)).toBe(NO_SUBSCRIPTION_MESSAGE);
-    expect(NO_SUBSCRIPTION_MESSAGE).toBe('You do not have an active subscription. You are limited to 1,000 images per month. Please subscribe to allow for more uploads.');
+    expect(NO_SUBSCRIPTION_MESSAGE).toBe(
+      'You do not have an active subscription. You are limited to 1,000 images per month. Please subscribe to allow for more uploads.',
+    );
   });
   it('quotaMessage uses thousands separators', () =>
     expect(quotaMessage(1234, 10_000, 8766)).toBe('You have uploaded 1,234 images of your monthly limit of 10,000 images. You have 8,766 remaining.'));
@@ -175,7 +183,8 @@ describe('messages', () => {
 describe('resume and allowance messages', () => {
   it('says how far an unfinished batch got and what to do', () =>
     expect(resumeOfferMessage(412, 2000, new Date(2026, 10, 21, 22, 30))).toBe('412 of 2,000 uploaded on Nov 21 — pick the same card to finish.'));
-  it('says why Upload is off while the allowance is unknown', () => expect(allowanceUnknownMessage('Network Error')).toMatch(/^Your monthly upload allowance could not be checked \(Network Error\)/));
+  it('says why Upload is off while the allowance is unknown', () =>
+    expect(allowanceUnknownMessage('Network Error')).toMatch(/^Your monthly upload allowance could not be checked \(Network Error\)/));
   it('counts photos already uploaded instead of naming them', () => {
     const skipped = [
       ...Array.from({ length: 9000 }, (_, i) => ({ name: `IMG_${i}.JPG`, reason: 'already-uploaded' as const })),

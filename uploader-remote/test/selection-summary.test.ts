@@ -8,7 +8,14 @@ describe('selectionSummary', () => {
   it('reads like the sample', () => {
     const bytes = Math.round(6.2 * GB);
     expect(
-      selectionSummary({ count: 2431, bytes, first: at('2024-10-03T05:12:44'), last: at('2024-11-19T18:01:00'), cameras: 2, bytesPerSecond: bytes / (48 * 60) }),
+      selectionSummary({
+        count: 2431,
+        bytes,
+        first: at('2024-10-03T05:12:44'),
+        last: at('2024-11-19T18:01:00'),
+        cameras: 2,
+        bytesPerSecond: bytes / (48 * 60),
+      }),
     ).toBe('2,431 photos · 6.2 GB · Oct 3 – Nov 19 · 2 cameras · about 48 min at your recent speed');
   });
   it('says "1 photo" and "1 camera"', () => {

@@ -149,4 +149,3 @@ describe('speedText and progressDetail', () => {
     expect(progressDetail({ rate: 320 * 1024, secondsLeft: 26 * 3600 })).toBe('320 KB/s · about 26 h left');
   });
 });
-

@@ -12,7 +12,10 @@ const settle = () => jest.advanceTimersByTimeAsync(0);
 const policy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000 };
 const options = (over: Partial<BatchOptions> = {}): BatchOptions => ({ concurrency: 1, limit: 100, retry: policy, stallMs: 60_000, ...over });
 const serviceError = (name: string, status: number) => Object.assign(new Error(`${name} happened`), { name, $metadata: { httpStatusCode: status } });
-const timers = { setTimeout: (cb: () => void, ms: number) => setTimeout(cb, ms), clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>) };
+const timers = {
+  setTimeout: (cb: () => void, ms: number) => setTimeout(cb, ms),
+  clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
 const realSleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
@@ -162,7 +165,16 @@ describe('runBatch', () => {
     expect(sentAt).toEqual([0, 1_000, 3_000, 7_000, 15_000, 31_000]);
 
     // What the list shows once the engine's events are applied.
-    const file = { id: 'f0', key: 'k0.jpg', name: 'IMG_0001.JPG', path: '', size: 1, lastModified: 0, file: new Blob(['x']), status: { kind: 'waiting' as const } };
+    const file = {
+      id: 'f0',
+      key: 'k0.jpg',
+      name: 'IMG_0001.JPG',
+      path: '',
+      size: 1,
+      lastModified: 0,
+      file: new Blob(['x']),
+      status: { kind: 'waiting' as const },
+    };
     const listed = queueReducer(initialQueueState, { type: 'files-added', files: [file], skipped: [] });
     const after = queueReducer(queueReducer(listed, { type: 'batch-started', ids: ['f0'] }), { type: 'engine-events', events });
     expect(after.error).toBe('Problem with Storage.put operation: SlowDown happened');
@@ -262,7 +274,12 @@ describe('runBatch', () => {
     batch.stop();
     expect(await batch.done).toEqual({ succeeded: 1, failed: 0, dropped: 0, untouched: 9, stopped: true });
     expect(m.calls).toHaveLength(4);
-    expect(events.filter((e) => e.type === 'returned').map((e) => (e as { id: string }).id).sort()).toEqual(['f1', 'f2', 'f3']);
+    expect(
+      events
+        .filter((e) => e.type === 'returned')
+        .map((e) => (e as { id: string }).id)
+        .sort(),
+    ).toEqual(['f1', 'f2', 'f3']);
     expect(events.some((e) => e.type === 'failed')).toBe(false);
   });
 
@@ -319,7 +336,9 @@ describe('runBatch', () => {
   it('drops what admit refuses, never sending it, and sends the rest under the key admit gives', async () => {
     const m = manualDeps();
     const events: EngineEvent[] = [];
-    const admit = jest.fn(async (job: UploadJob) => (job.id === 'f1' ? ({ go: false, reason: 'already-uploaded' } as const) : { go: true as const, key: `journal-${job.id}.jpg` }));
+    const admit = jest.fn(async (job: UploadJob) =>
+      job.id === 'f1' ? ({ go: false, reason: 'already-uploaded' } as const) : { go: true as const, key: `journal-${job.id}.jpg` },
+    );
     const batch = runBatch(jobs(3), options({ concurrency: 2, limit: 2 }), { ...m.deps, admit }, (e) => events.push(e));
     for (await settle(); m.pending.size > 0; await settle()) m.first()[1].resolve();
     expect(await batch.done).toEqual({ succeeded: 2, failed: 0, dropped: 1, untouched: 0, stopped: false });
@@ -375,7 +394,11 @@ describe('classifyUploadError', () => {
     });
   });
   it('refreshes on expired credentials', () => expect(classifyUploadError(serviceError('ExpiredToken', 400)).kind).toBe('credentials'));
-  it('does not count a cancel as a failure', () => expect(classifyUploadError(Object.assign(new Error('x'), { name: 'CanceledError' })).kind).toBe('cancelled'));
+  it('does not count a cancel as a failure', () =>
+    expect(classifyUploadError(Object.assign(new Error('x'), { name: 'CanceledError' })).kind).toBe('cancelled'));
   it('reports 403 and the like with their message', () =>
-    expect(classifyUploadError(Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }))).toEqual({ kind: 'permanent', message: 'Access Denied' }));
+    expect(classifyUploadError(Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }))).toEqual({
+      kind: 'permanent',
+      message: 'Access Denied',
+    }));
 });

@@ -1,7 +1,16 @@
 import type { SkippedFile } from '../src/features/upload/model/file-filter';
 import { canUpload, initialQueueState, planUpload, queueReducer, type ListedFile, type QueueState } from '../src/features/upload/model/upload-queue';
 
-const listed = (id: string): ListedFile => ({ id, key: `${id}.jpg`, name: `${id}.jpg`, path: '', size: 10, lastModified: 1, file: new Blob(['x']), status: { kind: 'waiting' } });
+const listed = (id: string): ListedFile => ({
+  id,
+  key: `${id}.jpg`,
+  name: `${id}.jpg`,
+  path: '',
+  size: 10,
+  lastModified: 1,
+  file: new Blob(['x']),
+  status: { kind: 'waiting' },
+});
 const withFiles = (n: number, state: QueueState = initialQueueState): QueueState =>
   queueReducer(state, { type: 'files-added', files: Array.from({ length: n }, (_, i) => listed(`f${i}`)), skipped: [] });
 
@@ -50,7 +59,13 @@ describe('queueReducer', () => {
   });
   it('a stopped upload goes back to waiting', () => {
     let s = queueReducer(withFiles(1), { type: 'batch-started', ids: ['f0'] });
-    s = queueReducer(s, { type: 'engine-events', events: [{ type: 'started', id: 'f0', attempt: 1 }, { type: 'returned', id: 'f0' }] });
+    s = queueReducer(s, {
+      type: 'engine-events',
+      events: [
+        { type: 'started', id: 'f0', attempt: 1 },
+        { type: 'returned', id: 'f0' },
+      ],
+    });
     expect(s.files[0]!.status).toEqual({ kind: 'waiting' });
   });
   it('does not remove or clear while a batch runs', () => {
@@ -59,7 +74,13 @@ describe('queueReducer', () => {
     expect(queueReducer(running, { type: 'list-cleared' })).toBe(running);
   });
   it('a new batch resets only its own failed files to waiting', () => {
-    let s = queueReducer(withFiles(2), { type: 'engine-events', events: [{ type: 'failed', id: 'f0', reason: 'x' }, { type: 'failed', id: 'f1', reason: 'x' }] });
+    let s = queueReducer(withFiles(2), {
+      type: 'engine-events',
+      events: [
+        { type: 'failed', id: 'f0', reason: 'x' },
+        { type: 'failed', id: 'f1', reason: 'x' },
+      ],
+    });
     s = queueReducer(s, { type: 'batch-started', ids: ['f0'] });
     expect(s.files.map((f) => f.status.kind)).toEqual(['waiting', 'failed']);
   });
@@ -81,8 +102,20 @@ describe('queueReducer: the background check of first bytes and fingerprints', (
     expect(selected([], [{ name: 'empty.jpg', reason: 'empty' }]).checks).toEqual({ kind: 'idle' });
   });
   it('JPEGs go to waiting; the others leave the list and the total and join the same grouped notice', () => {
-    let s = selected(['a', 'b', 'c'], [{ name: 'clip.mp4', reason: 'not-jpeg' }, { name: 'empty.jpg', reason: 'empty' }]);
-    s = queueReducer(s, { type: 'files-checked', verdicts: [{ id: 'a', ok: true, fingerprint: 'fp-a' }, { id: 'b', ok: false, reason: 'not-jpeg' }] });
+    let s = selected(
+      ['a', 'b', 'c'],
+      [
+        { name: 'clip.mp4', reason: 'not-jpeg' },
+        { name: 'empty.jpg', reason: 'empty' },
+      ],
+    );
+    s = queueReducer(s, {
+      type: 'files-checked',
+      verdicts: [
+        { id: 'a', ok: true, fingerprint: 'fp-a' },
+        { id: 'b', ok: false, reason: 'not-jpeg' },
+      ],
+    });
     expect(s.files.map((f) => [f.id, f.status.kind])).toEqual([
       ['a', 'waiting'],
       ['c', 'checking'],
@@ -99,7 +132,13 @@ describe('queueReducer: the background check of first bytes and fingerprints', (
     s = selected(['b'], [{ name: 'y.jpg', reason: 'empty' }], s);
     expect(s.notice).toBe('2 files skipped: x.mov (not a JPEG image), y.jpg (empty file).');
     expect(s.checks).toEqual({ kind: 'running', files: 2, held: 0 });
-    s = queueReducer(s, { type: 'files-checked', verdicts: [{ id: 'a', ok: true, fingerprint: 'fp-a' }, { id: 'b', ok: true, fingerprint: 'fp-b' }] });
+    s = queueReducer(s, {
+      type: 'files-checked',
+      verdicts: [
+        { id: 'a', ok: true, fingerprint: 'fp-a' },
+        { id: 'b', ok: true, fingerprint: 'fp-b' },
+      ],
+    });
     s = selected(['c'], [], s);
     expect(s.notice).toBeNull();
     expect(s.checks).toEqual({ kind: 'running', files: 1, held: 0 });
@@ -109,7 +148,13 @@ describe('queueReducer: the background check of first bytes and fingerprints', (
     s = queueReducer(s, { type: 'file-removed', id: 'a' });
     s = queueReducer(s, { type: 'batch-started', ids: ['b', 'c'] });
     s = queueReducer(s, { type: 'engine-events', events: [{ type: 'started', id: 'b', attempt: 1 }] });
-    s = queueReducer(s, { type: 'files-checked', verdicts: [{ id: 'a', ok: false, reason: 'not-jpeg' }, { id: 'b', ok: false, reason: 'not-jpeg' }] });
+    s = queueReducer(s, {
+      type: 'files-checked',
+      verdicts: [
+        { id: 'a', ok: false, reason: 'not-jpeg' },
+        { id: 'b', ok: false, reason: 'not-jpeg' },
+      ],
+    });
     expect(s.files.map((f) => [f.id, f.status.kind])).toEqual([
       ['b', 'uploading'],
       ['c', 'checking'],
@@ -119,7 +164,13 @@ describe('queueReducer: the background check of first bytes and fingerprints', (
   });
   it('a file refused just before its upload is dropped and named, not counted as a failure', () => {
     let s = queueReducer(selected(['a', 'b']), { type: 'batch-started', ids: ['a', 'b'] });
-    s = queueReducer(s, { type: 'engine-events', events: [{ type: 'dropped', id: 'a', reason: 'not-jpeg' }, { type: 'started', id: 'b', attempt: 1 }] });
+    s = queueReducer(s, {
+      type: 'engine-events',
+      events: [
+        { type: 'dropped', id: 'a', reason: 'not-jpeg' },
+        { type: 'started', id: 'b', attempt: 1 },
+      ],
+    });
     expect(s.files.map((f) => [f.id, f.status.kind])).toEqual([['b', 'uploading']]);
     expect(s).toMatchObject({ total: 1, failures: 0, error: null, notice: '1 file skipped: a.jpg (not a JPEG image).', checks: { kind: 'idle' } });
   });
@@ -134,7 +185,12 @@ describe('queueReducer: the background check of first bytes and fingerprints', (
       type: 'files-checked',
       verdicts: [{ id: 'a', ok: true, fingerprint: 'fp-a', key: 'old-key.jpg', target: { level: 'public', cameraName: 'North Feeder' } }],
     });
-    expect(s.files[0]).toMatchObject({ fingerprint: 'fp-a', key: 'old-key.jpg', target: { level: 'public', cameraName: 'North Feeder' }, status: { kind: 'waiting' } });
+    expect(s.files[0]).toMatchObject({
+      fingerprint: 'fp-a',
+      key: 'old-key.jpg',
+      target: { level: 'public', cameraName: 'North Feeder' },
+      status: { kind: 'waiting' },
+    });
   });
   it('held files: counted as checking until resolved; those to send join the list without resetting progress', () => {
     let s = queueReducer(initialQueueState, { type: 'files-added', files: [checking('a')], skipped: [], held: 3 });
@@ -186,7 +242,8 @@ describe('canUpload and planUpload', () => {
     expect(canUpload(queueReducer(withFiles(2), { type: 'batch-started', ids: [] }), 10)).toBe(false);
   });
   it('uploads everything when the allowance covers the list', () => expect(planUpload(withFiles(15), 15)).toEqual({ kind: 'upload' }));
-  it('asks first when the list is longer than the allowance', () => expect(planUpload(withFiles(20), 15)).toEqual({ kind: 'confirm', remaining: 15, listed: 20 }));
+  it('asks first when the list is longer than the allowance', () =>
+    expect(planUpload(withFiles(20), 15)).toEqual({ kind: 'confirm', remaining: 15, listed: 20 }));
   it('Cancel advises removing files or upgrading', () =>
     expect(queueReducer(withFiles(20), { type: 'upload-declined' }).notice).toBe(
       'Nothing was uploaded. Remove some files from the list or upgrade your subscription to upload more images.',

@@ -39,7 +39,11 @@ describe('UploaderScreen', () => {
     expect(await screen.findByText('You have uploaded 985 images of your monthly limit of 1,000 images. You have 15 remaining.')).toBeVisible();
     expect(screen.getByText(/You do not have an active subscription/)).toBeVisible();
     const camera = screen.getByRole('combobox', { name: 'Camera' });
-    expect(within(camera).getAllByRole('option').map((o) => o.textContent)).toEqual(['Indicate camera', 'Windmill Tank']);
+    expect(
+      within(camera)
+        .getAllByRole('option')
+        .map((o) => o.textContent),
+    ).toEqual(['Indicate camera', 'Windmill Tank']);
     expect(camera).toHaveAccessibleDescription(/cannot name itself/);
     expect(screen.getByRole('checkbox', { name: 'Use these files for training the model' })).toHaveAccessibleDescription(
       'Use this for only a few (under 10) perfect example images.',
@@ -65,7 +69,12 @@ describe('UploaderScreen', () => {
     const { user, input } = renderScreen(services);
     await screen.findByText(/You have 15 remaining/);
     await user.selectOptions(screen.getByRole('combobox', { name: 'Camera' }), 'Windmill Tank');
-    await user.upload(input(), [photo('a.jpg'), photo('<img src=x onerror=alert(1)>.jpg'), photo('fake.jpg', 'fake', { notJpeg: true }), new File([], 'empty.jpg')]);
+    await user.upload(input(), [
+      photo('a.jpg'),
+      photo('<img src=x onerror=alert(1)>.jpg'),
+      photo('fake.jpg', 'fake', { notJpeg: true }),
+      new File([], 'empty.jpg'),
+    ]);
     expect(await screen.findByText('2 files skipped: empty.jpg (empty file), fake.jpg (not a JPEG image).')).toBeVisible();
     expect(screen.getByText('<img src=x onerror=alert(1)>.jpg')).toBeVisible();
     expect(screen.getByText('Overall Progress: 0 of 2 = 0%')).toBeVisible();
@@ -105,7 +114,12 @@ describe('UploaderScreen', () => {
     // Entries as Chromium gives them: a directory reader that answers in batches until empty.
     const fileEntry = (file: File) => ({ isFile: true, isDirectory: false, name: file.name, file: (ok: (f: File) => void) => ok(file) });
     const batches = [[fileEntry(inFolder[0]!)], [fileEntry(inFolder[1]!)], []];
-    const folder = { isFile: false, isDirectory: true, name: 'DCIM', createReader: () => ({ readEntries: (ok: (e: unknown[]) => void) => ok(batches.shift() ?? []) }) };
+    const folder = {
+      isFile: false,
+      isDirectory: true,
+      name: 'DCIM',
+      createReader: () => ({ readEntries: (ok: (e: unknown[]) => void) => ok(batches.shift() ?? []) }),
+    };
     const item = (entry: unknown, file: File | null) => ({ kind: 'file', getAsFile: () => file, webkitGetAsEntry: () => entry });
     const dataTransfer = { types: ['Files'], items: [item(fileEntry(loose), loose), item(folder, null)], files: [], dropEffect: 'none' };
 
@@ -129,7 +143,10 @@ describe('UploaderScreen', () => {
     const { services, world } = fakeServices();
     const { user, input } = renderScreen(services);
     await screen.findByText(/You have 15 remaining/);
-    await user.upload(input(), Array.from({ length: 20 }, (_, i) => photo(`IMG_${i}.jpg`)));
+    await user.upload(
+      input(),
+      Array.from({ length: 20 }, (_, i) => photo(`IMG_${i}.jpg`)),
+    );
     await screen.findByText('Overall Progress: 0 of 20 = 0%');
     await user.click(screen.getByRole('button', { name: 'Upload' }));
     const dialog = screen.getByRole('alertdialog', { name: 'Upload limit' });
@@ -182,7 +199,15 @@ describe('UploaderScreen', () => {
 
   it('offers to resume an unfinished batch from the journal, with Resume and Discard', async () => {
     const first = fakeServices();
-    await first.journal.putBatch({ id: 'b1', owner: 'sub-mesquite-flats', ranchId: 'mesquite-flats', createdAt: 0, updatedAt: new Date(2026, 10, 21, 23).getTime(), camera: 'Windmill Tank', training: false });
+    await first.journal.putBatch({
+      id: 'b1',
+      owner: 'sub-mesquite-flats',
+      ranchId: 'mesquite-flats',
+      createdAt: 0,
+      updatedAt: new Date(2026, 10, 21, 23).getTime(),
+      camera: 'Windmill Tank',
+      training: false,
+    });
     await first.journal.putEntries(
       Array.from({ length: 3 }, (_, i) => ({
         owner: 'sub-mesquite-flats',

@@ -9,9 +9,7 @@ export function describeAuthError(error: unknown, context: AuthErrorContext = 'g
     case 'NetworkError':
       return 'Network Error';
     case 'NotAuthorizedException':
-      return context === 'password'
-        ? 'Your current password is incorrect.'
-        : 'Your session has expired. Sign in again and retry.';
+      return context === 'password' ? 'Your current password is incorrect.' : 'Your session has expired. Sign in again and retry.';
     case 'InvalidPasswordException':
       return 'The new password does not meet the rules: use at least 8 characters.';
     case 'LimitExceededException':

@@ -22,9 +22,7 @@ const UNTRIMMED = new Set(['password', 'confirm_password', 'currentPassword', 'n
 
 /** Trims every value except passwords (docs/product.md#account-forms). */
 export function trimFormValues<T extends Record<string, string>>(values: T): T {
-  return Object.fromEntries(
-    Object.entries(values).map(([key, value]) => [key, UNTRIMMED.has(key) ? value : value.trim()]),
-  ) as T;
+  return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, UNTRIMMED.has(key) ? value : value.trim()])) as T;
 }
 
 /** Dial code plus number, with every character but letters, digits and + removed (docs/product.md#account-forms). */
@@ -58,11 +56,7 @@ export function passwordError(password: string, minLength = PASSWORD_MIN_LENGTH)
  * "Your passwords must match" when the two differ and either both fields were touched or both
  * are at least 6 characters long — so the message does not flash while the user is typing.
  */
-export function confirmPasswordError(
-  password: string,
-  confirm: string,
-  touched: { password?: boolean; confirm?: boolean },
-): string | null {
+export function confirmPasswordError(password: string, confirm: string, touched: { password?: boolean; confirm?: boolean }): string | null {
   if (password === confirm) return null;
   const bothTouched = Boolean(touched.password && touched.confirm);
   const bothLong = password.length >= CONFIRM_PASSWORD_THRESHOLD && confirm.length >= CONFIRM_PASSWORD_THRESHOLD;
@@ -80,9 +74,6 @@ export function updatableAttributes(attributes: Record<string, string>): Record<
 }
 
 /** Only what changed, among what may be sent. */
-export function changedAttributes(
-  current: Record<string, string | undefined>,
-  edited: Record<string, string>,
-): Record<string, string> {
+export function changedAttributes(current: Record<string, string | undefined>, edited: Record<string, string>): Record<string, string> {
   return updatableAttributes(Object.fromEntries(Object.entries(edited).filter(([key, value]) => current[key] !== value)));
 }

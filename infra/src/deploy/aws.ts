@@ -20,7 +20,8 @@ export function parseTarget(text: string): Target {
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(\/.*)?$/.exec(text);
   if (!match) throw new Error(`--target must be s3://<bucket>[/<prefix>] with a valid bucket name (got ${JSON.stringify(text)}).`);
   const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
-  if (prefix.split('/').some((part) => part === '.' || part === '..')) throw new Error(`--target's prefix may not contain . or .. (got ${JSON.stringify(text)}).`);
+  if (prefix.split('/').some((part) => part === '.' || part === '..'))
+    throw new Error(`--target's prefix may not contain . or .. (got ${JSON.stringify(text)}).`);
   return { bucket: match[1] as string, prefix: prefix ? `${prefix}/` : '' };
 }
 
@@ -75,13 +76,18 @@ export function s3Store(target: Target, options: AwsOptions): BucketStore {
       return (await answer.Body?.transformToString('utf-8')) ?? '';
     },
     async put(key, body, headers) {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: prefix + key, Body: body, ContentType: headers.contentType, CacheControl: headers.cacheControl }));
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: prefix + key, Body: body, ContentType: headers.contentType, CacheControl: headers.cacheControl }),
+      );
     },
     async deleteMany(keys) {
       if (keys.length === 0) return;
-      const answer = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((key) => ({ Key: prefix + key })), Quiet: true } }));
+      const answer = await client.send(
+        new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((key) => ({ Key: prefix + key })), Quiet: true } }),
+      );
       const errors = answer.Errors ?? [];
-      if (errors.length > 0) throw new Error(`${errors.length} object(s) not deleted, first ${errors[0]?.Key}: ${errors[0]?.Code} ${errors[0]?.Message ?? ''}`.trim());
+      if (errors.length > 0)
+        throw new Error(`${errors.length} object(s) not deleted, first ${errors[0]?.Key}: ${errors[0]?.Code} ${errors[0]?.Message ?? ''}`.trim());
     },
     destroy: () => client.destroy(),
   };
@@ -98,7 +104,10 @@ export function cloudFrontCdn(distributionId: string, options: AwsOptions): CdnP
   return {
     async invalidate(paths, callerReference) {
       const answer = await client.send(
-        new CreateInvalidationCommand({ DistributionId: distributionId, InvalidationBatch: { CallerReference: callerReference, Paths: { Quantity: paths.length, Items: paths } } }),
+        new CreateInvalidationCommand({
+          DistributionId: distributionId,
+          InvalidationBatch: { CallerReference: callerReference, Paths: { Quantity: paths.length, Items: paths } },
+        }),
       );
       const id = answer.Invalidation?.Id;
       if (!id) throw new Error('CloudFront answered without an invalidation id.');

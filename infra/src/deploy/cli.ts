@@ -92,7 +92,8 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
   if (values.distribution !== undefined && !/^[A-Z0-9]{1,64}$/.test(values.distribution)) {
     throw new UsageError(`--distribution must be a CloudFront distribution id such as E2QWRUHEXAMPLE (got ${JSON.stringify(values.distribution)}).`);
   }
-  if (values.region !== undefined && !/^[a-z]{2}(-gov)?-[a-z]+-\d$/.test(values.region)) throw new UsageError(`--region must be an AWS region such as us-east-2 (got ${JSON.stringify(values.region)}).`);
+  if (values.region !== undefined && !/^[a-z]{2}(-gov)?-[a-z]+-\d$/.test(values.region))
+    throw new UsageError(`--region must be an AWS region such as us-east-2 (got ${JSON.stringify(values.region)}).`);
   const endpoint = httpUrl('endpoint', values.endpoint);
   const cloudfrontEndpoint = httpUrl('cloudfront-endpoint', values['cloudfront-endpoint']);
   const base = env.INIT_CWD ?? process.cwd();

@@ -90,7 +90,9 @@ export async function deploy(options: DeployOptions): Promise<{ plan: DeployPlan
     throw new DeployInputError(`${app} has no build (${path.join(distDir, mainFile)} is missing): run \`npm run build -w ${app}\` first.`);
   }
   if (app === 'shell' && !options.configFile) {
-    throw new DeployInputError('The shell needs --config <file>: the runtime config this environment serves as /config.json (docs/architecture.md#runtime-configuration).');
+    throw new DeployInputError(
+      'The shell needs --config <file>: the runtime config this environment serves as /config.json (docs/architecture.md#runtime-configuration).',
+    );
   }
   if (app !== 'shell' && options.configFile) throw new DeployInputError(`--config is the shell's runtime config; ${app} has none.`);
 
@@ -145,7 +147,8 @@ export async function deploy(options: DeployOptions): Promise<{ plan: DeployPlan
 
 /** The table the command prints. */
 export function formatResult(target: Target, plan: DeployPlan, result: DeployResult): string {
-  const kib = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(2)} MiB`);
+  const kib = (bytes: number) =>
+    bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
   const verb = result.dryRun ? 'would be ' : '';
   const rows: [string, string, string][] = [
     [`${verb}uploaded`, String(result.uploaded.files), kib(result.uploaded.bytes)],
@@ -153,7 +156,11 @@ export function formatResult(target: Target, plan: DeployPlan, result: DeployRes
     ['not uploaded (.map, .br, .gz)', String(result.excluded), ''],
     [`${verb}deleted (older releases)`, String(result.deleted), ''],
     ['kept (in no release record)', String(result.unknownKept), ''],
-    [`${verb}invalidated`, result.invalidationPaths.length > 0 ? String(result.invalidationPaths.length) : '0', result.invalidationId ?? (result.dryRun && result.invalidationPaths.length > 0 ? '(dry run)' : '—')],
+    [
+      `${verb}invalidated`,
+      result.invalidationPaths.length > 0 ? String(result.invalidationPaths.length) : '0',
+      result.invalidationId ?? (result.dryRun && result.invalidationPaths.length > 0 ? '(dry run)' : '—'),
+    ],
   ];
   const width = Math.max(...rows.map((r) => r[0].length));
   const count = Math.max(...rows.map((r) => r[1].length));

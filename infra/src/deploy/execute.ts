@@ -97,7 +97,12 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
   };
   if (options.dryRun) {
     const uploads = plan.steps.flatMap((s) => s.uploads);
-    return { ...result, uploaded: { files: uploads.length, bytes: sum(uploads) }, deleted: plan.deletions.length, expiredReleases: plan.expiredReleases.length };
+    return {
+      ...result,
+      uploaded: { files: uploads.length, bytes: sum(uploads) },
+      deleted: plan.deletions.length,
+      expiredReleases: plan.expiredReleases.length,
+    };
   }
 
   for (const step of plan.steps) {
@@ -108,13 +113,20 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
         result.uploaded.bytes += file.size;
       });
     } catch (error) {
-      throw new DeployError(`Upload failed in step "${step.name}": ${describe(error)}. Nothing after it was uploaded: the previous release's entry files are still in place.`, result, error);
+      throw new DeployError(
+        `Upload failed in step "${step.name}": ${describe(error)}. Nothing after it was uploaded: the previous release's entry files are still in place.`,
+        result,
+        error,
+      );
     }
     log(`uploaded ${step.name} (${step.uploads.length})`);
   }
 
   try {
-    await options.store.put(plan.releaseKey, Buffer.from(`${JSON.stringify(plan.release, null, 2)}\n`), { contentType: 'application/json; charset=utf-8', cacheControl: 'no-cache' });
+    await options.store.put(plan.releaseKey, Buffer.from(`${JSON.stringify(plan.release, null, 2)}\n`), {
+      contentType: 'application/json; charset=utf-8',
+      cacheControl: 'no-cache',
+    });
   } catch (error) {
     throw new DeployError(`The release is uploaded but its record ${plan.releaseKey} could not be written: ${describe(error)}. Deploy again.`, result, error);
   }
@@ -124,7 +136,11 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
     try {
       result.invalidationId = await options.cdn.invalidate(plan.invalidationPaths, `trailsense-${plan.release.app}-${plan.release.id}`);
     } catch (error) {
-      throw new DeployError(`The release is live in the bucket, but the invalidation failed: ${describe(error)}. Invalidate ${plan.invalidationPaths.join(' ')} by hand.`, result, error);
+      throw new DeployError(
+        `The release is live in the bucket, but the invalidation failed: ${describe(error)}. Invalidate ${plan.invalidationPaths.join(' ')} by hand.`,
+        result,
+        error,
+      );
     }
     log(`invalidation ${result.invalidationId}: ${plan.invalidationPaths.join(' ')}`);
   }

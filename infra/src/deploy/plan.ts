@@ -169,14 +169,16 @@ function invalidationPathsFor(changed: ReleaseFile[], routes: RoutedPaths | unde
 export function planDeploy(input: PlanInput): DeployPlan {
   const problems: string[] = [];
   if (!Number.isInteger(input.keep) || input.keep < 1) problems.push(`keep must be a whole number of at least 1 (got ${input.keep}).`);
-  if (!/^[0-9a-z]{1,16}$/.test(input.releaseId)) problems.push(`the release id must be 1–16 lower-case letters or digits (got ${JSON.stringify(input.releaseId)}).`);
+  if (!/^[0-9a-z]{1,16}$/.test(input.releaseId))
+    problems.push(`the release id must be 1–16 lower-case letters or digits (got ${JSON.stringify(input.releaseId)}).`);
 
   const excluded: { path: string; reason: string }[] = [];
   const shipped: LocalFile[] = [];
   for (const file of input.files) {
     const reason = exclusionOf(file.path);
     if (reason) excluded.push({ path: file.path, reason });
-    else if (file.path.startsWith(RELEASES_PREFIX)) problems.push(`${file.path}: ${RELEASES_PREFIX} is where the release records go; the build must not have it.`);
+    else if (file.path.startsWith(RELEASES_PREFIX))
+      problems.push(`${file.path}: ${RELEASES_PREFIX} is where the release records go; the build must not have it.`);
     else shipped.push(file);
   }
   const present = new Set(shipped.map((f) => f.path));
@@ -228,7 +230,12 @@ export function planDeploy(input: PlanInput): DeployPlan {
   const kept = releases.slice(0, input.keep - 1);
   const expired = releases.slice(input.keep - 1);
   const keptPaths = new Set([...files, ...kept.flatMap((r) => r.record.files)].map((f) => f.path));
-  const expiredPaths = new Set(expired.flatMap((r) => r.record.files).filter((f) => f.kind !== 'entry').map((f) => f.path));
+  const expiredPaths = new Set(
+    expired
+      .flatMap((r) => r.record.files)
+      .filter((f) => f.kind !== 'entry')
+      .map((f) => f.path),
+  );
   const deletions = input.stored
     .map((o) => o.key)
     .filter((key) => expiredPaths.has(key) && !keptPaths.has(key))
@@ -273,7 +280,14 @@ export function parseReleaseRecord(key: string, text: string): ReleaseRecord {
       typeof file.cacheControl === 'string'
     );
   };
-  if (record?.format !== 1 || typeof record.app !== 'string' || typeof record.id !== 'string' || typeof record.createdAt !== 'string' || !Array.isArray(record.files) || !record.files.every(fileOk)) {
+  if (
+    record?.format !== 1 ||
+    typeof record.app !== 'string' ||
+    typeof record.id !== 'string' ||
+    typeof record.createdAt !== 'string' ||
+    !Array.isArray(record.files) ||
+    !record.files.every(fileOk)
+  ) {
     throw new Error(`${key} is not a release record the deploy command understands (format 1).`);
   }
   return record as ReleaseRecord;

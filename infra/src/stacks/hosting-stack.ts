@@ -117,7 +117,10 @@ export class StaticSite extends Construct {
 
 function outputs(stack: Stack, site: StaticSite, domainName: string): void {
   new CfnOutput(stack, HOSTING_OUTPUTS.bucketName, { value: site.bucket.bucketName, description: 'The bucket the deploy command uploads the build to' });
-  new CfnOutput(stack, HOSTING_OUTPUTS.distributionId, { value: site.distribution.distributionId, description: 'The distribution the deploy command invalidates' });
+  new CfnOutput(stack, HOSTING_OUTPUTS.distributionId, {
+    value: site.distribution.distributionId,
+    description: 'The distribution the deploy command invalidates',
+  });
   new CfnOutput(stack, HOSTING_OUTPUTS.distributionDomainName, {
     value: site.distribution.distributionDomainName,
     description: `Point ${domainName} here (CNAME, or an alias record)`,

@@ -80,7 +80,15 @@ export class UploadsStack extends Stack {
       minimumTLSVersion: 1.2,
       transferAcceleration: true,
       lifecycleRules: [{ id: 'abort-incomplete-multipart-uploads', enabled: true, abortIncompleteMultipartUploadAfter: Duration.days(1) }],
-      cors: [{ ...UPLOAD_CORS, allowedMethods: [...UPLOAD_CORS.allowedMethods], allowedHeaders: [...UPLOAD_CORS.allowedHeaders], exposedHeaders: [...UPLOAD_CORS.exposedHeaders], allowedOrigins: [...props.siteOrigins] }],
+      cors: [
+        {
+          ...UPLOAD_CORS,
+          allowedMethods: [...UPLOAD_CORS.allowedMethods],
+          allowedHeaders: [...UPLOAD_CORS.allowedHeaders],
+          exposedHeaders: [...UPLOAD_CORS.exposedHeaders],
+          allowedOrigins: [...props.siteOrigins],
+        },
+      ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
 

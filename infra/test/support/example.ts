@@ -53,7 +53,8 @@ export function allStatements(template: Template): Statement[] {
       if (doc?.Statement) statements.push(...doc.Statement);
     }
     if (resource.Type === 'AWS::IAM::Role') {
-      for (const policy of list(props.Policies as { PolicyDocument: { Statement: Statement[] } }[] | undefined)) statements.push(...policy.PolicyDocument.Statement);
+      for (const policy of list(props.Policies as { PolicyDocument: { Statement: Statement[] } }[] | undefined))
+        statements.push(...policy.PolicyDocument.Statement);
     }
   }
   return statements;

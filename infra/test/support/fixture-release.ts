@@ -73,10 +73,15 @@ export interface FixtureShell {
  */
 export function writeFixtureShell(dir: string, marker: string): FixtureShell {
   fs.mkdirSync(dir, { recursive: true });
-  const routes = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'routes.json'), 'utf8')) as { pages: Record<string, string>; app: string; notFound: string };
+  const routes = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'routes.json'), 'utf8')) as {
+    pages: Record<string, string>;
+    app: string;
+    notFound: string;
+  };
   const script = `/*! shell of release ${marker} | MIT */\ndocument.documentElement.dataset.release = '${marker}';\n`;
   const mainChunk = hashed('main', script);
-  const page = (title: string) => `<!doctype html><html lang=en><head><meta charset=utf-8><title>${title} (${marker})</title><script defer src=/${mainChunk}></script></head><body></body></html>`;
+  const page = (title: string) =>
+    `<!doctype html><html lang=en><head><meta charset=utf-8><title>${title} (${marker})</title><script defer src=/${mainChunk}></script></head><body></body></html>`;
   const files: Record<string, string> = {
     'routes.json': `${JSON.stringify(routes, null, 2)}\n`,
     'config.json': '{"stale":"not the environment\'s config"}\n',

@@ -26,9 +26,13 @@ const RUN_CLI = `require(${JSON.stringify(require.resolve('@20minutes/s3rver/lib
 
 export async function startS3Emulator(bucket = 'hosting'): Promise<S3Emulator> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-deploy-s3-'));
-  const child = spawn(process.execPath, ['-e', RUN_CLI, '--', '--directory', directory, '--address', '127.0.0.1', '--port', '0', '--no-vhost-buckets', '--configure-bucket', bucket], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-e', RUN_CLI, '--', '--directory', directory, '--address', '127.0.0.1', '--port', '0', '--no-vhost-buckets', '--configure-bucket', bucket],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
     const onData = (chunk: Buffer) => {

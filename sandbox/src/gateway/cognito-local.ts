@@ -173,10 +173,9 @@ export async function startCognitoLocal(opts: {
 }): Promise<CognitoLocal> {
   const clock = new DateClock();
   const dataStoreFactory = new StormDBDataStoreFactory(opts.dir);
-  const cognito = await new CognitoServiceFactoryImpl(opts.dir, dataStoreFactory, new UserPoolServiceFactoryImpl(clock, dataStoreFactory)).create(
-    ctx,
-    { UsernameAttributes: ['email'] },
-  );
+  const cognito = await new CognitoServiceFactoryImpl(opts.dir, dataStoreFactory, new UserPoolServiceFactoryImpl(clock, dataStoreFactory)).create(ctx, {
+    UsernameAttributes: ['email'],
+  });
   const codes: DeliveredCode[] = [];
   const messages: Messages = {
     deliver(_ctx, source, _clientId, _poolId, user, code, _meta, details) {

@@ -70,7 +70,8 @@ export function createIdentityPool(deps: IdentityPoolDeps) {
     const token = (logins as Record<string, unknown>)[providerName];
     if (typeof token !== 'string') throw new CognitoFault('NotAuthorizedException', `Invalid login token. Only ${providerName} logins are accepted.`);
     const check = await checkToken(token, deps.keys, { issuer: deps.issuer, clientId: deps.clientId, use: 'id' });
-    if (!check.ok) throw new CognitoFault('NotAuthorizedException', check.reason === 'expired' ? 'Invalid login token. Token expired.' : 'Invalid login token.');
+    if (!check.ok)
+      throw new CognitoFault('NotAuthorizedException', check.reason === 'expired' ? 'Invalid login token. Token expired.' : 'Invalid login token.');
     return check.claims as JWTPayload & { sub: string };
   }
 

@@ -79,7 +79,9 @@ export function serverEphemeral(v: bigint, b: bigint = BigInt(`0x${randomBytes(3
 
 /** HKDF(ikm = S, salt = u, info = "Caldera Derived Key" | 0x01), first 16 bytes: Cognito's one-block HKDF. */
 export function derivedKey(S: bigint, u: bigint): Buffer {
-  const prk = createHmac('sha256', Buffer.from(paddedHex(u), 'hex')).update(Buffer.from(paddedHex(S), 'hex')).digest();
+  const prk = createHmac('sha256', Buffer.from(paddedHex(u), 'hex'))
+    .update(Buffer.from(paddedHex(S), 'hex'))
+    .digest();
   return createHmac('sha256', prk)
     .update(Buffer.concat([Buffer.from('Caldera Derived Key', 'utf8'), Buffer.from([1])]))
     .digest()

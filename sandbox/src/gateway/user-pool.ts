@@ -73,7 +73,6 @@ export const PUBLIC_OPERATIONS = new Set([
   'RevokeToken',
 ]);
 
-
 /** The attributes the web app client may write (its WriteAttributes); the rest are the operator's. */
 export const CLIENT_WRITE_ATTRIBUTES = new Set(['name', 'phone_number', 'email']);
 const UNAUTHORIZED_ATTRIBUTE = 'A client attempted to write unauthorized attribute';
@@ -198,7 +197,9 @@ export function createUserPool(deps: UserPoolDeps) {
     for (const name of ['AccessToken', 'IdToken']) {
       const token = r[name];
       if (typeof token !== 'string') continue;
-      r[name] = await new SignJWT({ ...decodeJwt(token), origin_jti: originJti }).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: 'CognitoLocal' }).sign(key);
+      r[name] = await new SignJWT({ ...decodeJwt(token), origin_jti: originJti })
+        .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: 'CognitoLocal' })
+        .sign(key);
     }
     return result;
   }
@@ -212,7 +213,8 @@ export function createUserPool(deps: UserPoolDeps) {
   /** The web client, or (for sign-in only) the test client. */
   function checkClient(body: Record<string, unknown>, allowTestClient = false): void {
     const clientId = required(body, 'ClientId');
-    if (clientId !== deps.clientId && !(allowTestClient && clientId === PASSWORD_AUTH_TEST_CLIENT_ID)) throw new CognitoFault('ResourceNotFoundException', `User pool client ${clientId} does not exist.`);
+    if (clientId !== deps.clientId && !(allowTestClient && clientId === PASSWORD_AUTH_TEST_CLIENT_ID))
+      throw new CognitoFault('ResourceNotFoundException', `User pool client ${clientId} does not exist.`);
   }
 
   /** cognito-local's answers where Cognito says something else. */
@@ -326,7 +328,8 @@ export function createUserPool(deps: UserPoolDeps) {
 
   /** USER_PASSWORD_AUTH, for the test client only; wrong passwords count towards the lockout. */
   async function passwordAuth(body: Record<string, unknown>): Promise<unknown> {
-    if (body['ClientId'] !== PASSWORD_AUTH_TEST_CLIENT_ID) throw new CognitoFault('InvalidParameterException', 'USER_PASSWORD_AUTH flow not enabled for this client');
+    if (body['ClientId'] !== PASSWORD_AUTH_TEST_CLIENT_ID)
+      throw new CognitoFault('InvalidParameterException', 'USER_PASSWORD_AUTH flow not enabled for this client');
     const params = record(body, 'AuthParameters');
     const user = await findUser(required(params, 'USERNAME'));
     if (user && lockout.isLocked(user.Username)) throw new CognitoFault('NotAuthorizedException', PASSWORD_ATTEMPTS_EXCEEDED);
@@ -484,4 +487,3 @@ export function createUserPool(deps: UserPoolDeps) {
     }
   };
 }
-

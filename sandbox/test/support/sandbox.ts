@@ -69,11 +69,7 @@ function configure(config: RuntimeConfig): void {
 }
 
 /** A raw Cognito call through the gateway, as Amplify would send it. */
-export async function cognitoCall(
-  config: RuntimeConfig,
-  target: string,
-  body: unknown,
-): Promise<{ status: number; json: Record<string, unknown> }> {
+export async function cognitoCall(config: RuntimeConfig, target: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(config.auth.userPoolEndpoint as string, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': target },
@@ -83,7 +79,11 @@ export async function cognitoCall(
 }
 
 /** Tokens by USER_PASSWORD_AUTH through the test client (quicker than SRP when the test is about something else). */
-export async function passwordTokens(config: RuntimeConfig, email: string, password: string): Promise<{ IdToken: string; AccessToken: string; RefreshToken: string }> {
+export async function passwordTokens(
+  config: RuntimeConfig,
+  email: string,
+  password: string,
+): Promise<{ IdToken: string; AccessToken: string; RefreshToken: string }> {
   const { status, json } = await cognitoCall(config, 'AWSCognitoIdentityProviderService.InitiateAuth', {
     AuthFlow: 'USER_PASSWORD_AUTH',
     // The web client allows SRP only, as in production; the gateway has a test client for this.

@@ -14,7 +14,11 @@ import type { RawAnswer, RawOptions } from './raw-http';
 
 type SourceData = string | ArrayBuffer | ArrayBufferView;
 const bytes = (data: SourceData): Buffer =>
-  typeof data === 'string' ? Buffer.from(data, 'utf8') : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data);
+  typeof data === 'string'
+    ? Buffer.from(data, 'utf8')
+    : ArrayBuffer.isView(data)
+      ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+      : Buffer.from(data);
 
 /** SHA-256 / HMAC-SHA256 on node:crypto, in the shape the SDK's signer wants. */
 class Sha256 {
@@ -92,7 +96,12 @@ export async function presign(credentials: Credentials, request: ToSign & { expi
       headers: { host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...request.headers },
     },
     // As @aws-sdk/s3-request-presigner does: the payload unsigned, that header neither signed nor hoisted.
-    { signingDate: request.date ?? new Date(), expiresIn: request.expiresIn ?? 900, unsignableHeaders: new Set(['x-amz-content-sha256']), unhoistableHeaders: new Set(['x-amz-content-sha256']) },
+    {
+      signingDate: request.date ?? new Date(),
+      expiresIn: request.expiresIn ?? 900,
+      unsignableHeaders: new Set(['x-amz-content-sha256']),
+      unhoistableHeaders: new Set(['x-amz-content-sha256']),
+    },
   );
   return { method: request.method, target: targetOf(request.path, presigned.query), headers: presigned.headers };
 }

@@ -36,9 +36,7 @@ export function toAmplifyConfig(config: RuntimeConfig): ResourcesConfig {
         bucket: storage.bucket,
         region: storage.region,
         // Amplify's own switch for a local S3 emulator; the value is a string flag in its types.
-        ...(storage.dangerouslyConnectToHttpEndpointForTesting
-          ? { dangerouslyConnectToHttpEndpointForTesting: 'true' }
-          : {}),
+        ...(storage.dangerouslyConnectToHttpEndpointForTesting ? { dangerouslyConnectToHttpEndpointForTesting: 'true' } : {}),
       },
     },
   };

@@ -1,8 +1,7 @@
 import type { AnalyticsConfig } from '../config/types';
 import type { Analytics, AnalyticsEvent } from './events';
 
-const logFailure = (event: AnalyticsEvent, error: unknown) =>
-  console.error(`Could not record the ${event.name} analytics event`, error);
+const logFailure = (event: AnalyticsEvent, error: unknown) => console.error(`Could not record the ${event.name} analytics event`, error);
 
 /** Records nothing (`analytics.provider: "none"`). */
 export const noAnalytics: Analytics = { track: async () => {} };

@@ -7,10 +7,7 @@ export const CONFIG_URL = '/config.json';
  * Fetches and validates the runtime configuration. Never throws: a network failure, an HTTP
  * error or bad JSON become problems to show, like a bad value.
  */
-export async function loadRuntimeConfig(
-  url: string = CONFIG_URL,
-  fetchImpl: typeof fetch = (...args) => fetch(...args),
-): Promise<ConfigResult> {
+export async function loadRuntimeConfig(url: string = CONFIG_URL, fetchImpl: typeof fetch = (...args) => fetch(...args)): Promise<ConfigResult> {
   let response: Response;
   try {
     // no-store: a redeployed config must take effect on the next load.

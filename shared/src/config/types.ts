@@ -56,10 +56,7 @@ export interface ApiConfig {
   baseUrl: string;
 }
 
-export type AnalyticsConfig =
-  | { provider: 'sandbox'; endpoint: string }
-  | { provider: 'firehose'; region: string; streamName: string }
-  | { provider: 'none' };
+export type AnalyticsConfig = { provider: 'sandbox'; endpoint: string } | { provider: 'firehose'; region: string; streamName: string } | { provider: 'none' };
 
 export interface RemotesConfig {
   auth: string;

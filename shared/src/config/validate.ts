@@ -55,15 +55,18 @@ const section = <Entries extends ObjectEntries>(entries: Entries) =>
   pipe(custom<Record<string, unknown>>(isObject, 'must be an object.'), object(entries, 'must be an object.'));
 
 /** A required, non-empty string, optionally of a given form. */
-const text = (test: (value: string) => boolean = () => true, expected = '') =>
-  pipe(string('must be a string.'), nonEmpty(), check(test, isNot(expected)));
+const text = (test: (value: string) => boolean = () => true, expected = '') => pipe(string('must be a string.'), nonEmpty(), check(test, isNot(expected)));
 
 const matching = (pattern: RegExp, expected: string) => text((v) => pattern.test(v), expected);
 
 const httpUrl = () => text(isHttpUrl, 'an http(s) URL');
 
 /** An http(s) URL without a trailing slash (base URLs that paths are appended to). */
-const baseUrl = () => pipe(httpUrl(), transform((v) => v.replace(/\/$/, '')));
+const baseUrl = () =>
+  pipe(
+    httpUrl(),
+    transform((v) => v.replace(/\/$/, '')),
+  );
 
 /** An optional endpoint URL: absent or empty means "none" (AWS's own). */
 const optionalEndpoint = () =>
@@ -111,10 +114,7 @@ const runtimeConfigSchema = section({
   ),
   auth: section({
     region: region(),
-    userPoolId: text(
-      (v) => v.length <= 55 && USER_POOL_ID.test(v),
-      'a user pool id like us-east-2_AbC123 (at most 55 characters)',
-    ),
+    userPoolId: text((v) => v.length <= 55 && USER_POOL_ID.test(v), 'a user pool id like us-east-2_AbC123 (at most 55 characters)'),
     userPoolClientId: text((v) => v.length <= 128 && CLIENT_ID.test(v), 'an app client id (letters and digits)'),
     identityPoolId: matching(IDENTITY_POOL_ID, 'an identity pool id like us-east-2:1a2b3c4d-…'),
     userPoolEndpoint: optionalEndpoint(),

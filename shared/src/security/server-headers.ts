@@ -37,13 +37,7 @@ export function shellServerHeaders({
  * security headers without a CSP, and `Access-Control-Allow-Origin` only when the request comes
  * from the shell's origin. The answer depends on `Origin`, so caches must key on it (`Vary`).
  */
-export function remoteServerHeaders({
-  requestOrigin,
-  shellOrigin,
-}: {
-  requestOrigin: string | undefined;
-  shellOrigin: string;
-}): Record<string, string> {
+export function remoteServerHeaders({ requestOrigin, shellOrigin }: { requestOrigin: string | undefined; shellOrigin: string }): Record<string, string> {
   return {
     ...baseSecurityHeaders(),
     ...(requestOrigin === shellOrigin ? { 'Access-Control-Allow-Origin': shellOrigin } : {}),

@@ -64,7 +64,8 @@ export function decodeMetadataValue(value: string): string {
     }
     const [, kind, text] = m as unknown as [string, string, string];
     if (kind.toUpperCase() === 'B') for (const c of atob(text)) bytes.push(c.charCodeAt(0));
-    else for (const c of text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))) bytes.push(c.charCodeAt(0));
+    else
+      for (const c of text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))) bytes.push(c.charCodeAt(0));
     last = m.index + m[0].length;
   }
   flush();

@@ -239,7 +239,10 @@ export function openUploadJournal(options: { name?: string } = {}): UploadJourna
     async openBatches(scope) {
       await settle();
       const tx = (await db()).transaction(['files', 'batches']);
-      const batches = await tx.objectStore('batches').index('byScope').getAll(IDBKeyRange.only([scope.owner, scope.ranchId]));
+      const batches = await tx
+        .objectStore('batches')
+        .index('byScope')
+        .getAll(IDBKeyRange.only([scope.owner, scope.ranchId]));
       const summaries = await Promise.all(
         batches.map(async (batch): Promise<BatchSummary> => {
           const files = await tx.objectStore('files').index('byBatch').getAll(IDBKeyRange.only(batch.id));

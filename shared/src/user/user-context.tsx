@@ -34,15 +34,18 @@ export function UserProvider({ source, initialState, children }: UserProviderPro
   // While an account is being deleted, its sign-out event must not read as a plain sign-out.
   const deleting = useRef(false);
 
-  const read = useCallback(async (options?: { forceRefresh?: boolean }) => {
-    const mine = ++generation.current;
-    const user = await source.currentUser(options).catch((error: unknown) => {
-      console.warn('Could not read the session; treating the visitor as signed out.', error);
-      return null;
-    });
-    if (mine !== generation.current) return;
-    setState(user ? { status: 'authenticated', user } : { status: 'unauthenticated' });
-  }, [source]);
+  const read = useCallback(
+    async (options?: { forceRefresh?: boolean }) => {
+      const mine = ++generation.current;
+      const user = await source.currentUser(options).catch((error: unknown) => {
+        console.warn('Could not read the session; treating the visitor as signed out.', error);
+        return null;
+      });
+      if (mine !== generation.current) return;
+      setState(user ? { status: 'authenticated', user } : { status: 'unauthenticated' });
+    },
+    [source],
+  );
 
   useEffect(() => {
     void read();
@@ -82,10 +85,7 @@ export function UserProvider({ source, initialState, children }: UserProviderPro
     }
   }, [source]);
 
-  const value = useMemo<UserContextValue>(
-    () => ({ ...state, refresh: read, signOut, deleteAccount }),
-    [state, read, signOut, deleteAccount],
-  );
+  const value = useMemo<UserContextValue>(() => ({ ...state, refresh: read, signOut, deleteAccount }), [state, read, signOut, deleteAccount]);
   return <UserContext.Provider value={value}>{children}</UserContext.Provider>;
 }
 

@@ -9,8 +9,8 @@ export function ConfigErrorPage({ problems }: { problems: readonly string[] }) {
     <main className="config-error">
       <h1>{defaultBrand.productName} can’t start right now</h1>
       <p>
-        The site’s configuration has {problems.length === 1 ? 'a problem' : `${problems.length} problems`}. Please try
-        again later, or email <a href={`mailto:${defaultBrand.supportEmail}`}>{defaultBrand.supportEmail}</a>.
+        The site’s configuration has {problems.length === 1 ? 'a problem' : `${problems.length} problems`}. Please try again later, or email{' '}
+        <a href={`mailto:${defaultBrand.supportEmail}`}>{defaultBrand.supportEmail}</a>.
       </p>
       <h2>For the site’s operators: fix /config.json</h2>
       <ul>

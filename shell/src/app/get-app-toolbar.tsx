@@ -23,13 +23,7 @@ export function GetAppToolbar({ qrEncoder = loadQrEncoder }: GetAppToolbarProps)
   const panelId = useId();
   return (
     <aside className="get-app" aria-label={`Get the ${brand.productName} app`}>
-      <button
-        type="button"
-        className="get-app__toggle"
-        aria-expanded={open}
-        aria-controls={panelId}
-        onClick={() => setOpen((o) => !o)}
-      >
+      <button type="button" className="get-app__toggle" aria-expanded={open} aria-controls={panelId} onClick={() => setOpen((o) => !o)}>
         Get App <span className="get-app__arrow" aria-hidden="true" />
       </button>
       <div id={panelId} className="get-app__panel" data-open={open}>

@@ -24,7 +24,11 @@ export function Header() {
   const brand = useBrand();
   const user = useUser();
   // false while hydrating the prerendered page (it must render as the build did), true after.
-  const hydrated = useSyncExternalStore(noSubscription, () => true, () => false);
+  const hydrated = useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
   const mode = headerAuthLinks(hydrated, user.status);
   useEffect(() => {
     // Keeps the stylesheet's switch in step with the session once it is known.

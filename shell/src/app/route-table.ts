@@ -1,9 +1,7 @@
 import type { RemoteModuleId } from '@trailsense/shared';
 
 /** What a route renders: one of the shell's own pages, or a remote's exposed module. */
-export type RouteView =
-  | { kind: 'page'; page: 'home' | 'about' | 'videos' | 'support' | 'contact' }
-  | { kind: 'remote'; module: RemoteModuleId };
+export type RouteView = { kind: 'page'; page: 'home' | 'about' | 'videos' | 'support' | 'contact' } | { kind: 'remote'; module: RemoteModuleId };
 
 /** One entry of the route table: path, metadata for the head, and whether sign-in is needed.
  * `title` and `description` may contain {product}, filled from the brand. */
@@ -49,8 +47,7 @@ const entries: Entry[] = [
   {
     path: '/support',
     title: 'FAQ and Camera Setup Tips | {product}',
-    description:
-      'Answers about cameras per account, photo upload limits and upload speed, plus seven trail camera setup tips from {product}.',
+    description: 'Answers about cameras per account, photo upload limits and upload speed, plus seven trail camera setup tips from {product}.',
     requiresAuth: false,
     view: { kind: 'page', page: 'support' },
     navLabel: 'FAQ',

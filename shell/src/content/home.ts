@@ -27,21 +27,15 @@ export const photoDetails: readonly ContentBlock[] = [
   },
   {
     title: 'Date and time',
-    body:
-      'The time each photo was taken is read and recorded, building a timeline of when animals move ' +
-      'past each camera.',
+    body: 'The time each photo was taken is read and recorded, building a timeline of when animals move ' + 'past each camera.',
   },
   {
     title: 'Location',
-    body:
-      'Each sighting is tied to the camera and location it came from, so you can compare one stand ' +
-      'with another across the whole property.',
+    body: 'Each sighting is tied to the camera and location it came from, so you can compare one stand ' + 'with another across the whole property.',
   },
   {
     title: 'Weather and moon phase',
-    body:
-      'The weather and the moon phase at the moment of each photo are added to it, so you can see ' +
-      'how conditions line up with movement.',
+    body: 'The weather and the moon phase at the moment of each photo are added to it, so you can see ' + 'how conditions line up with movement.',
   },
 ];
 
@@ -95,15 +89,11 @@ export const howItWorks: readonly ContentBlock[] = [
   },
   {
     title: 'The AI sorts and tags every photo',
-    body:
-      'Bucks, does and hogs are identified, and each photo gets its date, time, location, weather ' +
-      'and moon phase.',
+    body: 'Bucks, does and hogs are identified, and each photo gets its date, time, location, weather ' + 'and moon phase.',
   },
   {
     title: 'Analyze and Predict show you where and when',
-    body:
-      'Your tagged sightings become stand rankings, peak times and a forecast of the best day and ' +
-      'time to hunt.',
+    body: 'Your tagged sightings become stand rankings, peak times and a forecast of the best day and ' + 'time to hunt.',
   },
 ];
 
@@ -115,20 +105,15 @@ export const startSteps: readonly ContentBlock[] = [
   },
   {
     title: 'Create your account',
-    body:
-      'Follow the account creation steps in the app. The same email and password sign you in on ' +
-      'this website.',
+    body: 'Follow the account creation steps in the app. The same email and password sign you in on ' + 'this website.',
   },
   {
     title: 'Add your locations and cameras',
-    body:
-      'Set up each location you hunt and the cameras on it, so every photo lands in the right place.',
+    body: 'Set up each location you hunt and the cameras on it, so every photo lands in the right place.',
   },
   {
     title: 'Upload your photos',
-    body:
-      'Use the app for a handful of photos, or the bulk uploader on this website when a ranch SD ' +
-      'card holds thousands.',
+    body: 'Use the app for a handful of photos, or the bulk uploader on this website when a ranch SD ' + 'card holds thousands.',
   },
   {
     title: 'Let the AI tag bucks, does and hogs',
@@ -136,8 +121,6 @@ export const startSteps: readonly ContentBlock[] = [
   },
   {
     title: 'Plan your hunt with Analyze and Predict',
-    body:
-      'Check your top stand locations and peak sighting times, then let Predict pick the best day ' +
-      'and time to be in the stand.',
+    body: 'Check your top stand locations and peak sighting times, then let Predict pick the best day ' + 'and time to be in the stand.',
   },
 ];

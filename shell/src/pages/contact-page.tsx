@@ -10,10 +10,7 @@ export function ContactPage() {
     <div className="page contact-page">
       <div className="page-hero">
         <h1>Contact us</h1>
-        <p>
-          Questions about your account, the app or the bulk uploader? Something not working the way it
-          should? We are glad to help.
-        </p>
+        <p>Questions about your account, the app or the bulk uploader? Something not working the way it should? We are glad to help.</p>
       </div>
 
       <div className="card-grid contact-grid">
@@ -38,8 +35,8 @@ export function ContactPage() {
         <section className="card" aria-labelledby="contact-faq">
           <h2 id="contact-faq">Check the FAQ</h2>
           <p>
-            Questions about creating an account, how many cameras you can add, upload limits and upload
-            speed are answered in our FAQ, along with seven camera-setup tips.
+            Questions about creating an account, how many cameras you can add, upload limits and upload speed are answered in our FAQ, along with seven
+            camera-setup tips.
           </p>
           <p>
             <Link to="/support">Read the FAQ</Link>
@@ -48,9 +45,7 @@ export function ContactPage() {
 
         <section className="card" aria-labelledby="contact-apps">
           <h2 id="contact-apps">Get the app</h2>
-          <p>
-            Your account, cameras, tagged photos, Analyze and Predict all live in the {productName} app.
-          </p>
+          <p>Your account, cameras, tagged photos, Analyze and Predict all live in the {productName} app.</p>
           <div className="action-row action-row--stacked">
             <a className="button" href={appStoreUrl}>
               Download on the App Store
@@ -65,8 +60,8 @@ export function ContactPage() {
       <section className="section" aria-labelledby="contact-delete">
         <h2 id="contact-delete">Deleting your account</h2>
         <p>
-          You can delete your account yourself on the <Link to="/delete">Delete Account page</Link>. Our{' '}
-          <a href={privacyPolicyUrl}>Privacy Policy</a> explains what is removed.
+          You can delete your account yourself on the <Link to="/delete">Delete Account page</Link>. Our <a href={privacyPolicyUrl}>Privacy Policy</a> explains
+          what is removed.
         </p>
       </section>
     </div>

@@ -13,9 +13,8 @@ export function HomePage() {
         <p className="eyebrow">For deer and hog hunters</p>
         <h1>AI trail camera analysis</h1>
         <p>
-          {productName} identifies bucks, does and hogs in your trail-camera photos and reads the date,
-          time, location, weather and moon phase from every one. Then Analyze and Predict show you where
-          to sit and when.
+          {productName} identifies bucks, does and hogs in your trail-camera photos and reads the date, time, location, weather and moon phase from every one.
+          Then Analyze and Predict show you where to sit and when.
         </p>
         <div className="action-row">
           <a className="button" href={appStoreUrl}>
@@ -33,8 +32,7 @@ export function HomePage() {
       <section className="section" aria-labelledby="home-photo-details">
         <h2 id="home-photo-details">What {productName} reads from every photo</h2>
         <p className="section-lead">
-          A season of trail-camera pictures is a record of what walks your ground. {productName} turns
-          that record into data you can use.
+          A season of trail-camera pictures is a record of what walks your ground. {productName} turns that record into data you can use.
         </p>
         <div className="card-grid">
           {photoDetails.map((detail) => (
@@ -94,9 +92,8 @@ export function HomePage() {
         <div className="callout">
           <h2 id="home-uploader">Pulled a card with thousands of photos?</h2>
           <p>
-            Ranch members can sign in on this website and upload a whole SD card at once with the bulk
-            uploader, then see the results in the app like any other upload. Accounts are created in the
-            app; sign in here with the same email and password.
+            Ranch members can sign in on this website and upload a whole SD card at once with the bulk uploader, then see the results in the app like any other
+            upload. Accounts are created in the app; sign in here with the same email and password.
           </p>
           <div className="action-row">
             <Link className="button" to="/uploader">

@@ -8,9 +8,7 @@ export function NotFoundPage() {
       <div className="page-hero">
         <p className="eyebrow">404</p>
         <h1>Page not found</h1>
-        <p>
-          This trail went cold. The link may be mistyped, or the page may have moved.
-        </p>
+        <p>This trail went cold. The link may be mistyped, or the page may have moved.</p>
         <div className="action-row">
           <Link className="button" to="/">
             Go to the home page

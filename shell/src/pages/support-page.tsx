@@ -14,9 +14,15 @@ const linkedPaths = /(\/delete|\/support|\/contact|\/login|\/uploader)\b/;
  */
 function withPathLinks(text: string): ReactNode[] {
   // split() with a capturing group puts the matched paths at the odd indices.
-  return text
-    .split(linkedPaths)
-    .map((part, index) => (index % 2 === 1 ? <Link key={index} to={part}>{part}</Link> : part));
+  return text.split(linkedPaths).map((part, index) =>
+    index % 2 === 1 ? (
+      <Link key={index} to={part}>
+        {part}
+      </Link>
+    ) : (
+      part
+    ),
+  );
 }
 
 /** `/support`: the FAQ (same data as the page's JSON-LD), seven camera-setup tips, and a way to contact us. */
@@ -27,10 +33,7 @@ export function SupportPage() {
     <div className="page support-page">
       <div className="page-hero">
         <h1>Support</h1>
-        <p>
-          Answers to the questions hunters ask us most, and seven tips for getting better photos out of
-          your trail cameras.
-        </p>
+        <p>Answers to the questions hunters ask us most, and seven tips for getting better photos out of your trail cameras.</p>
         <nav className="jump-links" aria-label="On this page">
           <a href="#faq">Frequently asked questions</a>
           <a href="#setup-tips">Camera-setup tips</a>
@@ -53,8 +56,8 @@ export function SupportPage() {
       <section className="section" id="setup-tips" aria-labelledby="support-tips">
         <h2 id="support-tips">Seven camera-setup tips</h2>
         <p className="section-lead">
-          {productName} can only tag what your camera captures. A few minutes spent on setup pays off in
-          clearer photos, fewer empty frames and better answers from Analyze and Predict.
+          {productName} can only tag what your camera captures. A few minutes spent on setup pays off in clearer photos, fewer empty frames and better answers
+          from Analyze and Predict.
         </p>
         <ol className="step-list step-list--tips" role="list">
           {setupTips.map((tip) => (

@@ -12,10 +12,7 @@ export function VideosPage() {
         <h1>Videos</h1>
         <div className="notice">
           <p className="notice__title">Coming soon: setup and strategy videos</p>
-          <p>
-            We are putting together short videos on getting started with {productName} and on using what
-            your photos tell you. Check back soon.
-          </p>
+          <p>We are putting together short videos on getting started with {productName} and on using what your photos tell you. Check back soon.</p>
         </div>
       </div>
 
@@ -45,10 +42,7 @@ export function VideosPage() {
       <section className="section" aria-labelledby="videos-meantime">
         <div className="callout">
           <h2 id="videos-meantime">In the meantime</h2>
-          <p>
-            Our support page has answers to common questions and seven camera-setup tips you can use on
-            your next trip to the woods.
-          </p>
+          <p>Our support page has answers to common questions and seven camera-setup tips you can use on your next trip to the woods.</p>
           <div className="action-row">
             <Link className="button" to="/support">
               Read the FAQ and setup tips

@@ -30,10 +30,7 @@ function RemoteError({ label, onRetry }: { label: string; onRetry: () => void })
   return (
     <section className="remote-error" role="alert" aria-labelledby="remote-error-title">
       <h1 id="remote-error-title">We couldn’t load {label}</h1>
-      <p>
-        This part of the site didn’t load. Your connection may have dropped, or we may be updating it. The rest of the
-        site still works.
-      </p>
+      <p>This part of the site didn’t load. Your connection may have dropped, or we may be updating it. The rest of the site still works.</p>
       <button type="button" className="button" onClick={onRetry}>
         Retry
       </button>

@@ -3,7 +3,10 @@ import type { ExposedModule, RemoteModuleId, RemoteModules, RuntimeConfig } from
 
 /** A remote's module could not be loaded (unreachable, or it did not export a component). */
 export class RemoteLoadError extends Error {
-  constructor(readonly moduleId: RemoteModuleId, cause?: unknown) {
+  constructor(
+    readonly moduleId: RemoteModuleId,
+    cause?: unknown,
+  ) {
     super(`The module ${moduleId} could not be loaded.`, { cause });
     this.name = 'RemoteLoadError';
   }

@@ -37,10 +37,13 @@ export function sharedProvision(modules: Record<string, ProvidedModule>, version
         importPath,
         'lib' in provided
           ? { ...base, lib: provided.lib as () => Record<string, unknown> }
-          : { ...base, get: async () => {
-              const loaded = (await provided.get()) as Record<string, unknown>;
-              return () => loaded;
-            } },
+          : {
+              ...base,
+              get: async () => {
+                const loaded = (await provided.get()) as Record<string, unknown>;
+                return () => loaded;
+              },
+            },
       ];
     }),
   );

@@ -23,7 +23,11 @@ const gates = new WeakMap<Blob, Promise<void>>();
  * A photo whose probe the fake prober knows: its fingerprint is its content, so the same content
  * under another name is the same photo. The bytes are the content (sizes follow its length).
  */
-export function photo(name: string, content = name, options: { notJpeg?: boolean; lastModified?: number; readAfter?: Promise<void>; exif?: PhotoExif } = {}): File {
+export function photo(
+  name: string,
+  content = name,
+  options: { notJpeg?: boolean; lastModified?: number; readAfter?: Promise<void>; exif?: PhotoExif } = {},
+): File {
   const file = new File([content], name, { type: 'image/jpeg', lastModified: options.lastModified ?? 1 });
   probes.set(file, { kind: 'ok', fingerprint: `v1-${content.length}-${content}`, isJpeg: !options.notJpeg, exif: options.exif ?? null });
   // A slow card: this photo's bytes are read only once `readAfter` settles.

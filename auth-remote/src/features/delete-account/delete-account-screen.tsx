@@ -19,8 +19,8 @@ export function DeleteAccountScreen() {
       <div className={styles.page}>
         <h1>Your account has been deleted</h1>
         <p role="status">
-          Your {brand.productName} account is gone and you are signed out. We are sorry to see you go — you are welcome
-          back any time with a new account from the app.
+          Your {brand.productName} account is gone and you are signed out. We are sorry to see you go — you are welcome back any time with a new account from
+          the app.
         </p>
         <AppLink to="/" className={styles.button}>
           Go to the home page
@@ -38,8 +38,7 @@ export function DeleteAccountScreen() {
           <li>Your sign-in: you can no longer sign in on this website or in the app.</li>
           <li>Your profile: email address, name and phone number.</li>
           <li>
-            The photos you uploaded, with their details and analysis results, as our{' '}
-            <a href={brand.privacyPolicyUrl}>Privacy Policy</a> describes.
+            The photos you uploaded, with their details and analysis results, as our <a href={brand.privacyPolicyUrl}>Privacy Policy</a> describes.
           </li>
         </ul>
         <p>
@@ -62,8 +61,8 @@ export function DeleteAccountScreen() {
             <li>In the {brand.productName} app: open your account settings and choose to delete your account.</li>
           </ul>
           <p>
-            Can’t sign in? Email <a href={`mailto:${brand.supportEmail}`}>{brand.supportEmail}</a> from the address on
-            the account and we will delete it for you.
+            Can’t sign in? Email <a href={`mailto:${brand.supportEmail}`}>{brand.supportEmail}</a> from the address on the account and we will delete it for
+            you.
           </p>
         </section>
       )}

@@ -3,12 +3,7 @@ import { Authenticator } from '@aws-amplify/ui-react';
 import { afterSignInPath, setPausedWorkNotice, useBrand, useConfig, useNavigation, usePausedWorkNotice, useUser, type LoginProps } from '@trailsense/shared';
 import { AccountHelpDialog } from './account-help-dialog';
 import { KitWhenConfigured } from './kit-when-configured';
-import {
-  addAuthVocabulary,
-  authenticatorComponents,
-  authenticatorFormFields,
-  authenticatorServices,
-} from './authenticator-setup';
+import { addAuthVocabulary, authenticatorComponents, authenticatorFormFields, authenticatorServices } from './authenticator-setup';
 // The kit's own stylesheet, global as the kit needs it, in its cascade layer (`@layer amplify`):
 // every rule outside a layer (the shell's, this remote's) wins over it, so the kit's base rules
 // (the body's line height, fonts) give way to the shell's instead of restyling its pages.

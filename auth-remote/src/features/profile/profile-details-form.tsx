@@ -2,14 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { UserAttributes } from '@trailsense/shared';
 import { runFormAction, StatusMessage, type FormStatus } from '../../components/status-message';
 import { TextField } from '../../components/text-field';
-import {
-  changedAttributes,
-  normalizePhoneNumber,
-  phoneError,
-  requiredError,
-  splitPhoneNumber,
-  trimFormValues,
-} from '../../model/form-rules';
+import { changedAttributes, normalizePhoneNumber, phoneError, requiredError, splitPhoneNumber, trimFormValues } from '../../model/form-rules';
 import type { AccountService } from '../../services/account-service';
 import styles from '../../styles/auth.module.css';
 
@@ -59,15 +52,7 @@ export function ProfileDetailsForm({ user, service, onSaved }: Props) {
 
   return (
     <form className={styles.form} onSubmit={(event) => void submit(event)} noValidate>
-      <TextField
-        label="Name"
-        name="name"
-        autoComplete="name"
-        value={name}
-        onChange={(e) => setName(e.target.value)}
-        error={errors.name}
-        required
-      />
+      <TextField label="Name" name="name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} error={errors.name} required />
       <fieldset className={styles.phone}>
         <legend>Phone number</legend>
         <label htmlFor="profile-dial-code" className={styles.visuallyHidden}>

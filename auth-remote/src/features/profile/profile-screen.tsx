@@ -40,8 +40,8 @@ export function ProfileScreen({ service = amplifyAccountService }: ProfileScreen
           <div className={styles.notice} role="note">
             <h3>Uploading needs a ranch</h3>
             <p>
-              Your account is not a member of a ranch yet, so you cannot upload photos here. Ranch membership is set up
-              in the mobile app: create or join your ranch there, then sign in here again.
+              Your account is not a member of a ranch yet, so you cannot upload photos here. Ranch membership is set up in the mobile app: create or join your
+              ranch there, then sign in here again.
             </p>
           </div>
         )}
@@ -65,8 +65,7 @@ export function ProfileScreen({ service = amplifyAccountService }: ProfileScreen
       <section aria-labelledby="profile-delete">
         <h2 id="profile-delete">Delete account</h2>
         <p>
-          Deleting your account removes your sign-in, your profile and your photos, and cannot be undone.{' '}
-          <AppLink to="/delete">Delete my account…</AppLink>
+          Deleting your account removes your sign-in, your profile and your photos, and cannot be undone. <AppLink to="/delete">Delete my account…</AppLink>
         </p>
       </section>
     </div>

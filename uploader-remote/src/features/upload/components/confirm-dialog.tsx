@@ -31,14 +31,7 @@ export function ConfirmDialog({ title, question, onAnswer }: ConfirmDialogProps)
     onAnswer(false);
   };
   return (
-    <dialog
-      ref={dialog}
-      role="alertdialog"
-      aria-labelledby="confirm-title"
-      aria-describedby="confirm-question"
-      className={styles.dialog}
-      onCancel={onCancel}
-    >
+    <dialog ref={dialog} role="alertdialog" aria-labelledby="confirm-title" aria-describedby="confirm-question" className={styles.dialog} onCancel={onCancel}>
       <h2 id="confirm-title">{title}</h2>
       <p id="confirm-question">{question}</p>
       <div className={styles.dialogButtons}>

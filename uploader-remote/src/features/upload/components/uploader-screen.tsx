@@ -215,50 +215,65 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
       </div>
 
       <DropZone disabled={running} onDrop={onDrop}>
-      <div className={styles.controls}>
-        <input ref={input} type="file" multiple accept=".jpg,.jpeg,image/jpeg" className={styles.visuallyHidden} tabIndex={-1} aria-hidden="true" onChange={onFiles} />
-        <input
-          ref={folderInput}
-          type="file"
-          // React passes unknown attributes through: the directory picker of every browser.
-          {...{ webkitdirectory: '', directory: '' }}
-          className={styles.visuallyHidden}
-          tabIndex={-1}
-          aria-hidden="true"
-          data-testid="folder-input"
-          onChange={onFolderInput}
-        />
-        <button type="button" className={`${styles.button} ${styles.primary}`} disabled={running} onClick={() => input.current?.click()}>
-          Add Images
-        </button>
-        <button type="button" className={styles.button} disabled={running} onClick={onAddFolder}>
-          Add Folder
-        </button>
-        <span className={styles.field}>
-          <label htmlFor="uploader-camera">Camera</label>
-          <select id="uploader-camera" value={choices.camera} aria-describedby="tip-camera" onChange={(e) => controller.setCamera(e.currentTarget.value)} disabled={running}>
-            <option value="">Indicate camera</option>
-            {state.cameras.map((c) => (
-              <option key={c.id} value={c.name}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-          <InfoTip id="tip-camera" label="About the camera choice" text={CAMERA_TIP} />
-        </span>
-        <span className={`${styles.field} ${styles.check}`}>
+        <div className={styles.controls}>
           <input
-            id="uploader-training"
-            type="checkbox"
-            checked={choices.training}
-            aria-describedby="tip-training"
-            onChange={(e) => controller.setTraining(e.currentTarget.checked)}
-            disabled={running}
+            ref={input}
+            type="file"
+            multiple
+            accept=".jpg,.jpeg,image/jpeg"
+            className={styles.visuallyHidden}
+            tabIndex={-1}
+            aria-hidden="true"
+            onChange={onFiles}
           />
-          <label htmlFor="uploader-training">Use these files for training the model</label>
-          <InfoTip id="tip-training" label="About training images" text={TRAINING_TIP} />
-        </span>
-      </div>
+          <input
+            ref={folderInput}
+            type="file"
+            // React passes unknown attributes through: the directory picker of every browser.
+            {...{ webkitdirectory: '', directory: '' }}
+            className={styles.visuallyHidden}
+            tabIndex={-1}
+            aria-hidden="true"
+            data-testid="folder-input"
+            onChange={onFolderInput}
+          />
+          <button type="button" className={`${styles.button} ${styles.primary}`} disabled={running} onClick={() => input.current?.click()}>
+            Add Images
+          </button>
+          <button type="button" className={styles.button} disabled={running} onClick={onAddFolder}>
+            Add Folder
+          </button>
+          <span className={styles.field}>
+            <label htmlFor="uploader-camera">Camera</label>
+            <select
+              id="uploader-camera"
+              value={choices.camera}
+              aria-describedby="tip-camera"
+              onChange={(e) => controller.setCamera(e.currentTarget.value)}
+              disabled={running}
+            >
+              <option value="">Indicate camera</option>
+              {state.cameras.map((c) => (
+                <option key={c.id} value={c.name}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+            <InfoTip id="tip-camera" label="About the camera choice" text={CAMERA_TIP} />
+          </span>
+          <span className={`${styles.field} ${styles.check}`}>
+            <input
+              id="uploader-training"
+              type="checkbox"
+              checked={choices.training}
+              aria-describedby="tip-training"
+              onChange={(e) => controller.setTraining(e.currentTarget.checked)}
+              disabled={running}
+            />
+            <label htmlFor="uploader-training">Use these files for training the model</label>
+            <InfoTip id="tip-training" label="About training images" text={TRAINING_TIP} />
+          </span>
+        </div>
       </DropZone>
 
       <div className={styles.progress}>
@@ -277,9 +292,7 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
       </div>
 
       {/* Polite, and worded once per check (not a running count), so a screen reader hears it once. */}
-      <p role="status">
-        {state.reading ? readingMessage(state.reading.found) : queue.checks.kind === 'running' ? checkingMessage(queue.checks.files) : ''}
-      </p>
+      <p role="status">{state.reading ? readingMessage(state.reading.found) : queue.checks.kind === 'running' ? checkingMessage(queue.checks.files) : ''}</p>
 
       <div className={styles.notice} role="status" data-testid="uploader-notice">
         {queue.notice && <p>{queue.notice}</p>}
@@ -288,9 +301,18 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
       </div>
 
       <h2>Files</h2>
-      {facts.summary && <p className={styles.summary} data-testid="selection-summary">{facts.summary}</p>}
+      {facts.summary && (
+        <p className={styles.summary} data-testid="selection-summary">
+          {facts.summary}
+        </p>
+      )}
       <div className={styles.actions}>
-        <button type="button" className={`${styles.button} ${styles.primary}`} disabled={!canUpload(queue, remaining)} onClick={() => controller.requestUpload()}>
+        <button
+          type="button"
+          className={`${styles.button} ${styles.primary}`}
+          disabled={!canUpload(queue, remaining)}
+          onClick={() => controller.requestUpload()}
+        >
           Upload
         </button>
         <button type="button" className={styles.button} disabled={running || queue.files.length === 0} onClick={() => controller.clear()}>
@@ -310,7 +332,11 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
         </button>
       </p>
       {state.confirm && (
-        <ConfirmDialog title="Upload limit" question={overAllowanceQuestion(state.confirm.remaining, state.confirm.listed)} onAnswer={(ok) => controller.answerConfirm(ok)} />
+        <ConfirmDialog
+          title="Upload limit"
+          question={overAllowanceQuestion(state.confirm.remaining, state.confirm.listed)}
+          onAnswer={(ok) => controller.answerConfirm(ok)}
+        />
       )}
     </section>
   );

@@ -10,7 +10,16 @@ import { Intake } from './intake';
 import { UploadRun } from './upload-run';
 import { initialUploaderState, UploaderStore, type ChosenFile, type ControllerOptions, type UploaderIdentity, type UploaderState } from './uploader-state';
 
-export type { ChosenFile, ControllerOptions, PauseReason, ResumeOffer, SpeedEstimate, SubscriptionState, UploaderIdentity, UploaderState } from './uploader-state';
+export type {
+  ChosenFile,
+  ControllerOptions,
+  PauseReason,
+  ResumeOffer,
+  SpeedEstimate,
+  SubscriptionState,
+  UploaderIdentity,
+  UploaderState,
+} from './uploader-state';
 
 /**
  * The uploader's batch, outside React (docs/style.md#where-logic-lives: a framework-free core under thin hooks): the list, the journal,
@@ -175,7 +184,9 @@ export class BatchController {
     this.choice.reset();
     this.store.dispatch({ type: 'list-cleared' });
     if (batchId) {
-      void this.intake.checked.then(() => this.services.journal.endBatch(batchId)).catch((error: unknown) => this.services.logError('Could not clear the upload journal', error));
+      void this.intake.checked
+        .then(() => this.services.journal.endBatch(batchId))
+        .catch((error: unknown) => this.services.logError('Could not clear the upload journal', error));
     }
   }
 

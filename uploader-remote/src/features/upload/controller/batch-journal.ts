@@ -72,7 +72,9 @@ export class BatchJournal {
       const [newest] = await this.services.journal.openBatches(this.scope);
       if (!newest || this.batchId || this.store.getState().queue.files.length > 0) return;
       const folder = folderHandle(newest.batch.folder);
-      this.store.set({ offer: { uploaded: newest.uploaded, total: newest.total, lastActivity: new Date(newest.batch.updatedAt), folder: folder?.name ?? null } });
+      this.store.set({
+        offer: { uploaded: newest.uploaded, total: newest.total, lastActivity: new Date(newest.batch.updatedAt), folder: folder?.name ?? null },
+      });
       this.offered = newest.batch;
     } catch (error) {
       this.services.logError('Could not read the upload journal', error);
@@ -167,7 +169,9 @@ export class BatchJournal {
     const fingerprints = files.flatMap((f) => (f.fingerprint ? [f.fingerprint] : []));
     try {
       const entries = await this.services.journal.entries(this.scope, fingerprints);
-      await this.services.journal.putEntries([...entries.values()].filter((e) => e.status !== 'uploaded').map((e) => ({ ...e, batchId: null, updatedAt: this.services.now().getTime() })));
+      await this.services.journal.putEntries(
+        [...entries.values()].filter((e) => e.status !== 'uploaded').map((e) => ({ ...e, batchId: null, updatedAt: this.services.now().getTime() })),
+      );
     } catch (error) {
       this.services.logError('Could not write the upload journal', error);
     }

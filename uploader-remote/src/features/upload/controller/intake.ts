@@ -100,7 +100,10 @@ export class Intake {
       .then(() => walking)
       .then((result) => {
         this.store.set({ reading: null });
-        const unreadable = result.unreadable.map((u): SkippedFile => ({ name: u.path ? u.path.split('/').pop() || u.path : 'The folder', reason: 'unreadable' }));
+        const unreadable = result.unreadable.map((u): SkippedFile => ({
+          name: u.path ? u.path.split('/').pop() || u.path : 'The folder',
+          reason: 'unreadable',
+        }));
         if (result.files.length > 0) this.addSelection(result.files, unreadable);
         else if (unreadable.length > 0) this.store.dispatch({ type: 'files-added', files: [], skipped: unreadable });
       });
@@ -112,9 +115,11 @@ export class Intake {
     const files = chosen.map((c): FoundFile => (c instanceof Blob ? { file: c, path: c.webkitRelativePath ?? '' } : c));
     // At once, before any file is touched: every chosen file counts as being checked.
     this.store.dispatch({ type: 'files-added', files: [], skipped: [...skipped], held: files.length });
-    this.checking = this.checking.then(() => this.listSelection(files, batchId)).catch((error: unknown) => {
-      this.services.logError('Could not check the chosen files', error);
-    });
+    this.checking = this.checking
+      .then(() => this.listSelection(files, batchId))
+      .catch((error: unknown) => {
+        this.services.logError('Could not check the chosen files', error);
+      });
   }
 
   private async listSelection(files: readonly FoundFile[], batchId: string): Promise<void> {
@@ -139,7 +144,10 @@ export class Intake {
       const { accepted, skipped } = precheckSelection(picked);
       let known: Set<number>;
       try {
-        known = await this.services.journal.sizesKnown(this.journal.scope, accepted.map((f) => f.size));
+        known = await this.services.journal.sizesKnown(
+          this.journal.scope,
+          accepted.map((f) => f.size),
+        );
       } catch (error) {
         // Without the journal every file is held and fingerprinted, and nothing is sent twice
         // within this page; across reloads the journal is what remembers.
@@ -184,7 +192,6 @@ export class Intake {
     }
     return probe;
   }
-
 
   /** Reads listed files' first bytes and fingerprints in the background, a chunk at a time. */
   private async checkListed(files: readonly ListedFile[], batchId: string): Promise<void> {
@@ -251,7 +258,11 @@ export class Intake {
         }
         seen.add(probe.fingerprint);
         this.listedFingerprints.set(probe.fingerprint, ids[i]!);
-        const listed = { ...this.listed(file, { kind: 'waiting' }, { fingerprint: probe.fingerprint, ...(entry ? { entry } : {}) }), id: ids[i]!, exif: probe.exif };
+        const listed = {
+          ...this.listed(file, { kind: 'waiting' }, { fingerprint: probe.fingerprint, ...(entry ? { entry } : {}) }),
+          id: ids[i]!,
+          exif: probe.exif,
+        };
         add.push(listed);
         entries.push(this.journal.entryFor(listed, probe.fingerprint, batchId));
       });

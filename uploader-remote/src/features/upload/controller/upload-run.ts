@@ -88,7 +88,9 @@ export class UploadRun {
     const wait = new AbortController();
     this.lockWait = wait;
     try {
-      this.releaseLock = await services.locks.acquire(`trailsense-upload/${this.identity.owner}/${ranchId}`, wait.signal, () => store.set({ waitingForOtherTab: true }));
+      this.releaseLock = await services.locks.acquire(`trailsense-upload/${this.identity.owner}/${ranchId}`, wait.signal, () =>
+        store.set({ waitingForOtherTab: true }),
+      );
     } catch {
       this.lockWait = null;
       store.set({ waitingForOtherTab: false });
@@ -223,7 +225,10 @@ export class UploadRun {
     this.releaseLock?.();
     this.releaseLock = null;
     store.dispatch({ type: 'batch-ended' });
-    store.set({ paused: [], announcement: progressAnnouncement({ kind: 'ended', uploaded: result.succeeded, failed: result.failed, stopped: result.stopped }) });
+    store.set({
+      paused: [],
+      announcement: progressAnnouncement({ kind: 'ended', uploaded: result.succeeded, failed: result.failed, stopped: result.stopped }),
+    });
     services.tabs.post({ type: 'batch-ended', owner: this.identity.owner, ranchId });
     void this.account.fetchUsage();
     const { queue } = store.getState();

@@ -12,7 +12,14 @@ let current: { services: UploaderServices; controller: BatchController } | null 
 
 export function controllerFor(services: UploaderServices, identity: UploaderIdentity, options: ControllerOptions): BatchController {
   const c = current?.controller;
-  if (c && current!.services === services && c.identity.owner === identity.owner && c.identity.ranchId === identity.ranchId && c.identity.email === identity.email) return c;
+  if (
+    c &&
+    current!.services === services &&
+    c.identity.owner === identity.owner &&
+    c.identity.ranchId === identity.ranchId &&
+    c.identity.email === identity.email
+  )
+    return c;
   c?.dispose();
   const controller = new BatchController(services, identity, options);
   current = { services, controller };

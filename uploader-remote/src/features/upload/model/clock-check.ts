@@ -93,9 +93,7 @@ function datedAs(problem: ClockProblem, findings: readonly ClockFinding[]): stri
  */
 export function clockNotice(problems: readonly ClockFinding[]): string | null {
   if (problems.length === 0) return null;
-  const groups = ORDER.map((problem) => ({ problem, findings: problems.filter((p) => p.problem === problem) })).filter(
-    (g) => g.findings.length > 0,
-  );
+  const groups = ORDER.map((problem) => ({ problem, findings: problems.filter((p) => p.problem === problem) })).filter((g) => g.findings.length > 0);
   const parts = groups.map(({ problem, findings }) => {
     const n = findings.length;
     const names = findings.slice(0, NOTICE_NAME_LIMIT).map((f) => f.name);

@@ -77,7 +77,11 @@ function datePattern(options: Intl.DateTimeFormatOptions, utc: boolean, write: (
 }
 
 /** "June 30, 2027" (UTC). */
-export const formatLongDateUTC = datePattern({ year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }, true, (f) => `${MONTHS[f.month]} ${f.day}, ${f.year}`);
+export const formatLongDateUTC = datePattern(
+  { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' },
+  true,
+  (f) => `${MONTHS[f.month]} ${f.day}, ${f.year}`,
+);
 
 /** "Nov 21" (the browser's time zone). */
 export const formatMonthDayLocal = datePattern({ month: 'short', day: 'numeric' }, false, (f) => `${SHORT_MONTHS[f.month]} ${f.day}`);
@@ -86,7 +90,11 @@ export const formatMonthDayLocal = datePattern({ month: 'short', day: 'numeric' 
 export const formatMonthDayUTC = datePattern({ month: 'short', day: 'numeric', timeZone: 'UTC' }, true, (f) => `${SHORT_MONTHS[f.month]} ${f.day}`);
 
 /** "Dec 28, 2024" (UTC). */
-export const formatMonthDayYearUTC = datePattern({ month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' }, true, (f) => `${SHORT_MONTHS[f.month]} ${f.day}, ${f.year}`);
+export const formatMonthDayYearUTC = datePattern(
+  { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' },
+  true,
+  (f) => `${SHORT_MONTHS[f.month]} ${f.day}, ${f.year}`,
+);
 
 /** "Oct 3, 05:12" (UTC, 24-hour clock). */
 export const formatMonthDayTimeUTC = datePattern(

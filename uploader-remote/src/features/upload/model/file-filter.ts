@@ -19,15 +19,7 @@ export interface FileFacts {
  * named as a JPEG, too large) and those that read the file (not a JPEG's bytes, unreadable, the
  * same photo listed twice, or already uploaded for this ranch according to the journal).
  */
-export type SkipReason =
-  | 'hidden'
-  | 'empty'
-  | 'video'
-  | 'not-jpeg'
-  | 'too-large'
-  | 'duplicate'
-  | 'unreadable'
-  | 'already-uploaded';
+export type SkipReason = 'hidden' | 'empty' | 'video' | 'not-jpeg' | 'too-large' | 'duplicate' | 'unreadable' | 'already-uploaded';
 
 export interface SkippedFile {
   name: string;

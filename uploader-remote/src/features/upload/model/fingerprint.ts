@@ -56,8 +56,6 @@ export function sizePrefix(size: number): Uint8Array {
 
 /** The fingerprint for a file's size and the SHA-256 digest of its size prefix and samples. */
 export function fingerprintFromDigest(size: number, digest: ArrayBuffer): string {
-  const hex = Array.from(new Uint8Array(digest, 0, Math.min(digest.byteLength, DIGEST_HEX_CHARS / 2)), (b) =>
-    b.toString(16).padStart(2, '0'),
-  ).join('');
+  const hex = Array.from(new Uint8Array(digest, 0, Math.min(digest.byteLength, DIGEST_HEX_CHARS / 2)), (b) => b.toString(16).padStart(2, '0')).join('');
   return `v1-${size}-${hex}`;
 }

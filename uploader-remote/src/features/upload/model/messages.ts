@@ -14,9 +14,7 @@ export const NO_SUBSCRIPTION_MESSAGE =
 
 /** The subscription message (docs/product.md#uploader-messages). */
 export function subscriptionMessage(active: ActiveSubscription | null): string {
-  return active
-    ? `Your active subscription level is ${active.level} which expires on ${formatDate(active.expiresDate)}`
-    : NO_SUBSCRIPTION_MESSAGE;
+  return active ? `Your active subscription level is ${active.level} which expires on ${formatDate(active.expiresDate)}` : NO_SUBSCRIPTION_MESSAGE;
 }
 
 /** The quota message (docs/product.md#uploader-messages), numbers with thousands separators. */
@@ -46,8 +44,7 @@ export function overAllowanceQuestion(remaining: number, listed: number): string
 }
 
 /** docs/product.md#uploader-rules: the advice after Cancel. */
-export const OVER_ALLOWANCE_ADVICE =
-  'Nothing was uploaded. Remove some files from the list or upgrade your subscription to upload more images.';
+export const OVER_ALLOWANCE_ADVICE = 'Nothing was uploaded. Remove some files from the list or upgrade your subscription to upload more images.';
 
 /**
  * Skips counted rather than named, in the notice's order: each can be thousands on one card
@@ -106,7 +103,10 @@ export function checkingMessage(files: number): string {
 
 /** The polite screen-reader announcement of a batch: at its start, each quarter, and its end. */
 export function progressAnnouncement(
-  event: { kind: 'started'; files: number } | { kind: 'milestone'; uploaded: number; total: number } | { kind: 'ended'; uploaded: number; failed: number; stopped: boolean },
+  event:
+    | { kind: 'started'; files: number }
+    | { kind: 'milestone'; uploaded: number; total: number }
+    | { kind: 'ended'; uploaded: number; failed: number; stopped: boolean },
 ): string {
   switch (event.kind) {
     case 'started':

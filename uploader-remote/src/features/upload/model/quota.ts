@@ -14,10 +14,7 @@ export interface ActiveSubscription {
  * The active subscription among the entitlements: one whose `expires_date` is in the future
  * (the latest-expiring if several are). Unparseable dates never count as active.
  */
-export function activeSubscription(
-  entitlements: Record<string, { expires_date: string }> | undefined,
-  now: Date,
-): ActiveSubscription | null {
+export function activeSubscription(entitlements: Record<string, { expires_date: string }> | undefined, now: Date): ActiveSubscription | null {
   let best: ActiveSubscription | null = null;
   for (const [level, entitlement] of Object.entries(entitlements ?? {})) {
     const expiresDate = new Date(entitlement?.expires_date ?? '');

@@ -56,14 +56,7 @@ const TRANSIENT_NAMES = new Set([
   'ServiceUnavailable',
   'BandwidthLimitExceeded',
 ]);
-const CREDENTIAL_NAMES = new Set([
-  'ExpiredToken',
-  'ExpiredTokenException',
-  'RequestExpired',
-  'TokenRefreshException',
-  'InvalidToken',
-  'CredentialsExpired',
-]);
+const CREDENTIAL_NAMES = new Set(['ExpiredToken', 'ExpiredTokenException', 'RequestExpired', 'TokenRefreshException', 'InvalidToken', 'CredentialsExpired']);
 /**
  * fetch's own network failures are TypeErrors with these messages (Chromium, Firefox, Safari,
  * React Native). Any other TypeError is a bug in our code or a library's: retrying it six times

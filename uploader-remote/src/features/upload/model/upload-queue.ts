@@ -48,8 +48,7 @@ export type EngineEvent =
 
 /** What reading a listed file's first bytes and fingerprint decided. */
 export type CheckVerdict =
-  | { id: string; ok: true; fingerprint: string; exif?: PhotoExif | null; key?: string; target?: JournalTarget }
-  | { id: string; ok: false; reason: DropReason };
+  { id: string; ok: true; fingerprint: string; exif?: PhotoExif | null; key?: string; target?: JournalTarget } | { id: string; ok: false; reason: DropReason };
 
 export type Batch = { kind: 'idle' } | { kind: 'running'; stopping: boolean };
 
@@ -164,7 +163,10 @@ function applyEvents(state: QueueState, events: readonly EngineEvent[]): QueueSt
       : state.files.flatMap((f) => (gone.has(f.id) || dropIds.has(f.id) ? [] : [current.has(f.id) ? { ...f, status: current.get(f.id)! } : f]));
   const next = { ...state, files, uploaded, failures, error };
   const byId = new Map(state.files.map((f) => [f.id, f]));
-  return dropFiles(next, dropped.flatMap((d) => (byId.has(d.id) ? [{ file: byId.get(d.id)!, reason: d.reason }] : [])));
+  return dropFiles(
+    next,
+    dropped.flatMap((d) => (byId.has(d.id) ? [{ file: byId.get(d.id)!, reason: d.reason }] : [])),
+  );
 }
 
 /** Ends the check once no listed file waits for it and nothing is held. */
@@ -199,7 +201,16 @@ function applyVerdicts(state: QueueState, verdicts: readonly CheckVerdict[]): Qu
     }
     changed = true;
     const status: FileStatus = f.status.kind === 'checking' ? { kind: 'waiting' } : f.status;
-    return [{ ...f, status, fingerprint: verdict.fingerprint, ...(verdict.exif !== undefined ? { exif: verdict.exif } : {}), ...(verdict.key ? { key: verdict.key } : {}), ...(verdict.target ? { target: verdict.target } : {}) }];
+    return [
+      {
+        ...f,
+        status,
+        fingerprint: verdict.fingerprint,
+        ...(verdict.exif !== undefined ? { exif: verdict.exif } : {}),
+        ...(verdict.key ? { key: verdict.key } : {}),
+        ...(verdict.target ? { target: verdict.target } : {}),
+      },
+    ];
   });
   return changed ? dropFiles({ ...state, files }, dropped) : settleChecks(state);
 }

@@ -80,7 +80,7 @@ export function startCrossOriginWorker(scriptUrl: string | URL, options: WorkerO
    the merge is the point: it types the class as Worker, and the constructor does return one. */
 export interface CrossOriginWorker extends Worker {}
 export class CrossOriginWorker {
-/* eslint-enable @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type */
+  /* eslint-enable @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type */
   constructor(scriptUrl: string | URL, options?: WorkerOptions) {
     return startCrossOriginWorker(scriptUrl, options, {
       Worker,

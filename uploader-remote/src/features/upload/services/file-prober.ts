@@ -227,12 +227,7 @@ export interface WorkerProberOptions {
   warn?: (message: string, detail: unknown) => void;
 }
 
-type WorkerState =
-  | { kind: 'idle' }
-  | { kind: 'starting' }
-  | { kind: 'running'; worker: ProbeWorker }
-  | { kind: 'failed' }
-  | { kind: 'disposed' };
+type WorkerState = { kind: 'idle' } | { kind: 'starting' } | { kind: 'running'; worker: ProbeWorker } | { kind: 'failed' } | { kind: 'disposed' };
 
 /**
  * Probes in a Web Worker, off the main thread: reading and hashing thousands of files must not

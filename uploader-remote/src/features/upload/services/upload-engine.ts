@@ -94,7 +94,15 @@ const MAX_CREDENTIAL_REFRESHES = 3;
  * Whether another upload may start. The allowance counts uploads in flight as if they will
  * succeed, so concurrency can never push the successes past the limit; a failure frees its slot.
  */
-export function mayStartAnother(s: { succeeded: number; active: number; limit: number; allowance: number; concurrency: number; halted: boolean; queued: number }): boolean {
+export function mayStartAnother(s: {
+  succeeded: number;
+  active: number;
+  limit: number;
+  allowance: number;
+  concurrency: number;
+  halted: boolean;
+  queued: number;
+}): boolean {
   return !s.halted && s.queued > 0 && s.active < s.concurrency && s.succeeded + s.active < s.limit && s.active < s.allowance;
 }
 
@@ -233,7 +241,9 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
         return 'requeued';
       }
       const classified =
-        result.why === 'stalled' ? { kind: 'transient' as const, message: `No progress for ${Math.round(options.stallMs / 1000)} s` } : classifyUploadError(result.error);
+        result.why === 'stalled'
+          ? { kind: 'transient' as const, message: `No progress for ${Math.round(options.stallMs / 1000)} s` }
+          : classifyUploadError(result.error);
       if (classified.kind === 'cancelled') return 'returned';
       if (classified.kind === 'transient' && deps.isOnline && !deps.isOnline()) {
         // The link is down, not the file: give the attempt back and wait for the network.
