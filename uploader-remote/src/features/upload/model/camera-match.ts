@@ -40,9 +40,9 @@ const MIN_SERIAL_MATCH = 4;
 /** Models shorter than this only match a camera name that equals them. */
 const MIN_MODEL_CONTAINS = 3;
 
-/** An EXIF text as shown: NUL padding dropped, spaces collapsed, trimmed. */
 // eslint-disable-next-line no-control-regex -- EXIF strings are NUL-padded: removing NULs is the point
 const NUL = /\u0000/g;
+/** An EXIF text as shown: NUL padding dropped, spaces collapsed, trimmed. */
 const tidy = (value: string | undefined): string => (value === undefined || value === null ? '' : String(value).replace(NUL, '').replace(/\s+/g, ' ').trim());
 /** An EXIF text as compared: tidied and case-folded. */
 const fold = (value: string | undefined): string => tidy(value).toLowerCase();
