@@ -1,5 +1,5 @@
 /**
- * Uploader benchmark (issue 5), in real Chromium against the sandbox and the production builds:
+ * Uploader benchmark, in real Chromium against the sandbox and the production builds:
  * 300 JPEGs of about 1.5 MB uploaded with concurrency 1 and with the default (and 6), side by
  * side; then 10,000 small files selected — time until the list is interactive, JS heap, DOM rows,
  * and when the background check of their first bytes ends.

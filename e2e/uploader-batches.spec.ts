@@ -1,5 +1,5 @@
 /**
- * Batches a hunter can start at night and trust in the morning (issue 10), in real Chromium
+ * Batches a hunter can start at night and trust in the morning, in real Chromium
  * against the production builds and the sandbox: a reload mid-batch and Resume, the same card
  * picked again, a session revoked mid-batch, offline, a stalled request, two tabs, a usage fetch
  * that fails, and camera names beyond ASCII. The sandbox's switches (sandbox/README.md) hold

@@ -1,4 +1,4 @@
-// Taking a whole card (issue 11): a folder through the directory input and through the File System
+// Taking a whole card: a folder through the directory input and through the File System
 // Access API (kept for Resume), a drop of files and a folder, EXIF on the stored objects, the
 // summary and notices before Upload, and thumbnails. Real Chromium against the local stack.
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The bulk uploader (issue 5) in real Chromium against the production builds and the sandbox:
+ * The bulk uploader in real Chromium against the production builds and the sandbox:
  * real Amplify uploadData to s3rver, the product API, the analytics sink, the S3 fault switch.
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * What the gateway must refuse (issue 14, item 1): each request here was once answered; each test
+ * What the gateway must refuse, as Cognito refuses it: each test
  * drives the gateway over HTTP with Cognito's JSON protocol and checks Cognito's refusal.
  */
 import { decodeJwt } from 'jose';
