@@ -109,7 +109,6 @@ export function openSqlite(file: string) {
   const db = new DatabaseSync(file);
   let depth = 0;
   return {
-    db,
     exec: (sql: string) => db.exec(sql),
     prepare: <P extends SQLInputValue[] = SQLInputValue[], R = Record<string, unknown>>(sql: string) => db.prepare(sql) as unknown as Statement<P, R>,
     transaction<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T {
