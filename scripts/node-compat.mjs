@@ -55,8 +55,10 @@ for (const wanted of versions) {
   const checkout = path.join(work, `checkout-${wanted}`);
   copyCheckout(checkout);
   // This Node first on PATH; npm (whichever is installed) runs under it through `#!/usr/bin/env node`.
-  const env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, CI: 'true' };
-  delete env.npm_config_prefix;
+  // Under `npm run check:node`, npm passes its run's settings down as npm_* variables (the project,
+  // the script, the Node that ran it): the copy's npm reads its own, as on a fresh machine.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  Object.assign(env, { PATH: `${bin}${path.delimiter}${process.env.PATH}`, CI: 'true' });
   const opts = { cwd: checkout, env };
 
   console.log(`=== ${version}: npm install`);
