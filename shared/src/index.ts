@@ -36,5 +36,5 @@ export { RemoteFrame, type RemoteFrameProps } from './remote-kit/remote-frame';
 // Also published as `@trailsense/shared/object-key`, `/quota` and `/metadata-encoding` for Node
 // code (infra/, sandbox/); a remote imports them from here, the entry the shell provides.
 export { uploadKey, parseUploadKey, type UploadKey } from './uploads/object-key';
-export { DEFAULT_MONTHLY_LIMIT, monthlyLimit, ranchUploadCeiling } from './domain/quota';
+export { countingMonth, DEFAULT_MONTHLY_LIMIT, monthlyLimit, ranchUploadCeiling } from './domain/quota';
 export { encodeMetadataValue, decodeMetadataValue } from './uploads/metadata-encoding';

@@ -22,3 +22,12 @@ export function monthlyLimit(maxMonthlyUploads: number, subscribed: boolean): nu
 export function ranchUploadCeiling(maxMonthlyUploads: number): number {
   return maxMonthlyUploads > 0 ? maxMonthlyUploads : DEFAULT_MONTHLY_LIMIT;
 }
+
+/**
+ * The month an upload counts in, `YYYY_MM` in UTC: the server's rule (infra/src/ledger/rules.ts
+ * `utcYearMonth`), which the uploader asks for so the screen and the server count the same month
+ * (docs/architecture.md#one-month). The server's answers say the month too, and win.
+ */
+export function countingMonth(date: Date): string {
+  return `${date.getUTCFullYear()}_${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
+}

@@ -1,0 +1,4 @@
+/** The upload ledger's rules and port, for the sandbox's adapter (sandbox/src/ledger.ts). */
+export * from './port';
+export * from './rules';
+export { MemoryLedger } from './memory';
