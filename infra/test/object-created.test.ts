@@ -1,19 +1,24 @@
 /**
- * The object-created function's decisions (src/object-created/handler.ts) on in-memory ports, and
- * the DynamoDB adapter's mapping of a cancelled count transaction (src/object-created/aws.ts).
+ * The object-created function's decisions (src/object-created/handler.ts) on the in-memory ledger
+ * (src/ledger/memory.ts), a fake bucket, a fake ranch table and a fake clock; and the production
+ * adapters of src/object-created/aws.ts on fake SDK clients.
  */
-import { TransactionCanceledException, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
-import { countResultOfCancellation, dynamoLedger, dynamoRanches } from '../src/object-created/aws';
-import { decodeEventKey, encodeEventKey, handleObjectCreated, ObjectCreatedFailure, utcYearMonth } from '../src/object-created/handler';
-import type { CountResult, Decision, LedgerEntry, ObjectCreatedDeps, ObjectCreatedRecord, Refusal } from '../src/object-created/handler';
+import { HeadObjectCommand, PutObjectTaggingCommand } from '@aws-sdk/client-s3';
+import { MemoryLedger } from '../src/ledger/memory';
+import { grant, RESERVATION_LIFETIME_MS, reservationId, utcYearMonth } from '../src/ledger/rules';
+import { dynamoRanches, s3Objects } from '../src/object-created/aws';
+import { decodeEventKey, encodeEventKey, handleObjectCreated, ObjectCreatedFailure } from '../src/object-created/handler';
+import type { Decision, ObjectCreatedDeps, ObjectCreatedRecord } from '../src/object-created/handler';
 
 const BUCKET = 'uploads';
+const MINUTE = 60_000;
+const FINGERPRINT_1 = 'v1-204800-0123456789abcdef0123456789abcdef';
 
 class FakeWorld {
   objects = new Map<string, { metadata: Record<string, string>; tags: Record<string, string> }>();
-  counted = new Map<string, LedgerEntry>();
-  baselines = new Map<string, number>();
-  refusals: Refusal[] = [];
+  /** Every tagging call, in order. */
+  tagged: string[] = [];
+  ledger = new MemoryLedger();
   ranches = new Map<string, number>([
     ['cedar-creek', 10000],
     ['mesquite-flats', 0],
@@ -22,14 +27,39 @@ class FakeWorld {
   now = new Date('2026-03-15T12:00:00Z');
   log: Decision[] = [];
   failHead = new Set<string>();
+  private ids = 0;
 
   put(key: string, metadata: Record<string, string>) {
     this.objects.set(key, { metadata, tags: {} });
   }
 
-  monthCount(ranchId: string, yearmo: string): number {
-    const stored = [...this.counted.values()].filter((e) => e.ranchId === ranchId && e.yearmo === yearmo).length;
-    return (this.baselines.get(`${ranchId}|${yearmo}`) ?? 0) + stored;
+  advance(ms: number) {
+    this.now = new Date(this.now.getTime() + ms);
+  }
+
+  /** Grants slots as the uploads API does (src/uploads-api/handler.ts): a reservation of the clock's month. */
+  async reserve(ranchId: string, asked: number): Promise<string> {
+    const id = reservationId(utcYearMonth(this.now), `reservation${String(++this.ids).padStart(8, '0')}`);
+    const ceiling = this.ranches.get(ranchId)! || 1000;
+    const granted = await this.ledger.updateMonth(ranchId, utcYearMonth(this.now), (state) => {
+      const { next, granted: n } = grant(state, { id, asked, ceiling, now: this.now.getTime() });
+      return { next, result: n };
+    });
+    if (granted === 0) throw new Error('the test expected slots');
+    return id;
+  }
+
+  /** An object as the uploader writes it: its ranch and reservation in its metadata. */
+  upload(key: string, ranchId: string, reservation: string, extra: Record<string, string> = {}) {
+    this.put(key, { ranchid: ranchId, reservation, camera_name: 'North Feeder', ...extra });
+  }
+
+  total(ranchId: string, yearmo: string): number {
+    return this.ledger.month(ranchId, yearmo).total;
+  }
+
+  counted(key: string) {
+    return this.ledger.objects.get(`${BUCKET}/${key}`);
   }
 
   deps(): ObjectCreatedDeps {
@@ -40,6 +70,7 @@ class FakeWorld {
           return bucket === BUCKET ? (this.objects.get(key)?.metadata ?? null) : null;
         },
         putRanchTag: async (_bucket, key, ranchId) => {
+          this.tagged.push(key);
           const object = this.objects.get(key);
           if (object) object.tags['ranchid'] = ranchId;
         },
@@ -47,17 +78,7 @@ class FakeWorld {
           this.objects.delete(key);
         },
       },
-      ledger: {
-        count: async (entry, ceiling): Promise<CountResult> => {
-          if (this.counted.has(entry.key)) return 'duplicate';
-          if (this.monthCount(entry.ranchId, entry.yearmo) >= ceiling) return 'over-limit';
-          this.counted.set(entry.key, entry);
-          return 'counted';
-        },
-        recordRefusal: async (refusal) => {
-          this.refusals.push(refusal);
-        },
-      },
+      ledger: this.ledger,
       ranches: { maxMonthlyUploads: async (id) => this.ranches.get(id) ?? null },
       clock: { now: () => this.now },
       log: (line) => this.log.push(line),
@@ -77,44 +98,53 @@ beforeEach(() => {
 const run = (...records: ObjectCreatedRecord[]) => handleObjectCreated({ Records: records }, world.deps());
 
 describe('handleObjectCreated', () => {
-  it('counts an upload to its own ranch and tags it', async () => {
-    world.put('public/cedar-creek/a.jpg', { ranchid: 'cedar-creek', camera_name: 'North Feeder' });
+  it('counts an upload to its own ranch under its reservation and tags it', async () => {
+    const reservation = await world.reserve('cedar-creek', 2);
+    world.upload('public/cedar-creek/a.jpg', 'cedar-creek', reservation);
     await run(created('public/cedar-creek/a.jpg'));
     expect(world.objects.get('public/cedar-creek/a.jpg')?.tags).toEqual({ ranchid: 'cedar-creek' });
-    expect(world.counted.get('public/cedar-creek/a.jpg')).toEqual({
+    expect(world.counted('public/cedar-creek/a.jpg')).toEqual({
       bucket: BUCKET,
       key: 'public/cedar-creek/a.jpg',
       ranchId: 'cedar-creek',
       yearmo: '2026_03',
+      fingerprint: null,
       at: '2026-03-15T12:00:00.000Z',
     });
-    expect(world.log).toEqual([{ decision: 'counted', bucket: BUCKET, key: 'public/cedar-creek/a.jpg', ranchId: 'cedar-creek', yearmo: '2026_03' }]);
+    expect(world.ledger.month('cedar-creek', '2026_03')).toMatchObject({ total: 1, holds: { [reservation]: { slots: 1 } } });
+    expect(world.log).toEqual([
+      { decision: 'counted', bucket: BUCKET, key: 'public/cedar-creek/a.jpg', ranchId: 'cedar-creek', yearmo: '2026_03', slot: 'reserved' },
+    ]);
+    expect(world.ledger.refusals).toEqual([]);
   });
 
   it('counts a private upload by the ranch in its key', async () => {
     const key = 'private/us-east-2:0f0e/cedar-creek/b.jpg';
-    world.put(key, { ranchid: 'cedar-creek' });
+    world.upload(key, 'cedar-creek', await world.reserve('cedar-creek', 1));
     await run(created(key, 'ObjectCreated:CompleteMultipartUpload'));
-    expect(world.counted.get(key)?.ranchId).toBe('cedar-creek');
+    expect(world.counted(key)?.ranchId).toBe('cedar-creek');
     expect(world.objects.get(key)?.tags).toEqual({ ranchid: 'cedar-creek' });
   });
 
   it('counts an object once when S3 delivers its event twice, and tags it again', async () => {
-    world.put('public/cedar-creek/a.jpg', { ranchid: 'cedar-creek' });
+    world.upload('public/cedar-creek/a.jpg', 'cedar-creek', await world.reserve('cedar-creek', 5));
     await run(created('public/cedar-creek/a.jpg'), created('public/cedar-creek/a.jpg'));
-    expect(world.monthCount('cedar-creek', '2026_03')).toBe(1);
+    expect(world.total('cedar-creek', '2026_03')).toBe(1);
     expect(world.log.map((l) => l.decision)).toEqual(['counted', 'duplicate']);
+    expect(world.log[1]).toEqual({ decision: 'duplicate', bucket: BUCKET, key: 'public/cedar-creek/a.jpg', ranchId: 'cedar-creek', yearmo: '2026_03' });
+    expect(world.tagged).toEqual(['public/cedar-creek/a.jpg', 'public/cedar-creek/a.jpg']);
     expect(world.objects.get('public/cedar-creek/a.jpg')?.tags).toEqual({ ranchid: 'cedar-creek' });
   });
 
   it('removes and records an upload past the ranch ceiling, without tagging it', async () => {
-    world.put('public/tiny/1.jpg', { ranchid: 'tiny' });
-    world.put('public/tiny/2.jpg', { ranchid: 'tiny' });
-    world.put('public/tiny/3.jpg', { ranchid: 'tiny' });
+    // A crafted client sends a third object under a reservation of the two slots granted.
+    const reservation = await world.reserve('tiny', 3);
+    for (const n of [1, 2, 3]) world.upload(`public/tiny/${n}.jpg`, 'tiny', reservation);
     await run(created('public/tiny/1.jpg'), created('public/tiny/2.jpg'), created('public/tiny/3.jpg'));
-    expect(world.monthCount('tiny', '2026_03')).toBe(2);
+    expect(world.total('tiny', '2026_03')).toBe(2);
     expect(world.objects.has('public/tiny/3.jpg')).toBe(false);
-    expect(world.refusals).toEqual([
+    expect(world.tagged).toEqual(['public/tiny/1.jpg', 'public/tiny/2.jpg']);
+    expect(world.ledger.refusals).toEqual([
       { bucket: BUCKET, key: 'public/tiny/3.jpg', ranchId: 'tiny', yearmo: '2026_03', reason: 'monthly-limit', at: '2026-03-15T12:00:00.000Z' },
     ]);
     expect(world.log.at(-1)).toEqual({
@@ -128,32 +158,52 @@ describe('handleObjectCreated', () => {
   });
 
   it('holds a ranch with max 0 to the default 1,000, counting what is already counted', async () => {
-    world.baselines.set('mesquite-flats|2026_03', 999);
-    world.put('public/mesquite-flats/1.jpg', { ranchid: 'mesquite-flats' });
-    world.put('public/mesquite-flats/2.jpg', { ranchid: 'mesquite-flats' });
+    world.ledger.setTotal('mesquite-flats', '2026_03', 999);
+    const reservation = await world.reserve('mesquite-flats', 2);
+    world.upload('public/mesquite-flats/1.jpg', 'mesquite-flats', reservation);
+    world.upload('public/mesquite-flats/2.jpg', 'mesquite-flats', reservation);
     await run(created('public/mesquite-flats/1.jpg'), created('public/mesquite-flats/2.jpg'));
-    expect(world.monthCount('mesquite-flats', '2026_03')).toBe(1000);
+    expect(world.total('mesquite-flats', '2026_03')).toBe(1000);
     expect(world.objects.has('public/mesquite-flats/1.jpg')).toBe(true);
     expect(world.objects.has('public/mesquite-flats/2.jpg')).toBe(false);
-    expect(world.refusals.map((r) => r.reason)).toEqual(['monthly-limit']);
+    expect(world.ledger.refusals.map((r) => r.reason)).toEqual(['monthly-limit']);
   });
 
   it('removes and records an object whose metadata names another ranch than its key', async () => {
-    world.put('public/cedar-creek/a.jpg', { ranchid: 'mesquite-flats' });
+    world.upload('public/cedar-creek/a.jpg', 'mesquite-flats', await world.reserve('cedar-creek', 1));
     await run(created('public/cedar-creek/a.jpg'));
     expect(world.objects.has('public/cedar-creek/a.jpg')).toBe(false);
-    expect(world.counted.size).toBe(0);
-    expect(world.refusals).toEqual([
+    expect(world.ledger.objects.size).toBe(0);
+    expect(world.ledger.refusals).toEqual([
       expect.objectContaining({ key: 'public/cedar-creek/a.jpg', ranchId: 'cedar-creek', reason: 'ranch-mismatch', claimedRanchId: 'mesquite-flats' }),
     ]);
+    expect(world.log).toEqual([expect.objectContaining({ decision: 'refused', reason: 'ranch-mismatch', claimedRanchId: 'mesquite-flats' })]);
   });
 
   it('takes an RFC 2047-encoded ranchid for what it says, and a missing one as a mismatch', async () => {
-    world.put('public/cedar-creek/a.jpg', { ranchid: '=?UTF-8?B?Y2VkYXItY3JlZWs=?=' });
-    world.put('public/cedar-creek/b.jpg', {});
+    const reservation = await world.reserve('cedar-creek', 2);
+    world.put('public/cedar-creek/a.jpg', { ranchid: '=?UTF-8?B?Y2VkYXItY3JlZWs=?=', reservation });
+    world.put('public/cedar-creek/b.jpg', { reservation });
     await run(created('public/cedar-creek/a.jpg'), created('public/cedar-creek/b.jpg'));
-    expect(world.counted.has('public/cedar-creek/a.jpg')).toBe(true);
-    expect(world.refusals).toEqual([expect.objectContaining({ key: 'public/cedar-creek/b.jpg', reason: 'ranch-mismatch', claimedRanchId: '' })]);
+    expect(world.counted('public/cedar-creek/a.jpg')).toBeDefined();
+    expect(world.ledger.refusals).toEqual([expect.objectContaining({ key: 'public/cedar-creek/b.jpg', reason: 'ranch-mismatch', claimedRanchId: '' })]);
+  });
+
+  it('removes and records an object whose ranchid cannot be decoded, without failing', async () => {
+    world.put('public/cedar-creek/a.jpg', { ranchid: '=?UTF-8?B?!!!?=', reservation: await world.reserve('cedar-creek', 1) });
+    await run(created('public/cedar-creek/a.jpg'));
+    expect(world.objects.has('public/cedar-creek/a.jpg')).toBe(false);
+    expect(world.ledger.objects.size).toBe(0);
+    expect(world.ledger.refusals).toEqual([
+      {
+        bucket: BUCKET,
+        key: 'public/cedar-creek/a.jpg',
+        ranchId: 'cedar-creek',
+        yearmo: '2026_03',
+        reason: 'malformed-metadata',
+        at: '2026-03-15T12:00:00.000Z',
+      },
+    ]);
   });
 
   it('removes and records an object outside the key layout, without reading it', async () => {
@@ -162,26 +212,26 @@ describe('handleObjectCreated', () => {
     world.failHead.add('public/a.jpg');
     await run(created('public/a.jpg'), created('uploads/cedar-creek/a.jpg'));
     expect(world.objects.size).toBe(0);
-    expect(world.refusals.map((r) => [r.key, r.ranchId, r.reason])).toEqual([
-      ['public/a.jpg', null, 'outside-layout'],
-      ['uploads/cedar-creek/a.jpg', null, 'outside-layout'],
+    expect(world.ledger.refusals.map((r) => [r.key, r.ranchId, r.reason, r.yearmo])).toEqual([
+      ['public/a.jpg', null, 'outside-layout', '2026_03'],
+      ['uploads/cedar-creek/a.jpg', null, 'outside-layout', '2026_03'],
     ]);
   });
 
   it('removes and records an upload for a ranch that does not exist', async () => {
-    world.put('public/no-such-ranch/a.jpg', { ranchid: 'no-such-ranch' });
+    world.upload('public/no-such-ranch/a.jpg', 'no-such-ranch', reservationId('2026_03', 'made-up-reservation'));
     await run(created('public/no-such-ranch/a.jpg'));
     expect(world.objects.has('public/no-such-ranch/a.jpg')).toBe(false);
-    expect(world.refusals).toEqual([expect.objectContaining({ ranchId: 'no-such-ranch', reason: 'unknown-ranch' })]);
+    expect(world.ledger.refusals).toEqual([expect.objectContaining({ ranchId: 'no-such-ranch', reason: 'unknown-ranch' })]);
   });
 
   it('decodes URL-encoded event keys (+ for a space)', async () => {
     const key = 'public/cedar-creek/North Feeder +1 100%.jpg';
     expect(encodeEventKey(key)).toBe('public/cedar-creek/North+Feeder+%2B1+100%25.jpg');
     expect(decodeEventKey('public/cedar-creek/North+Feeder+%2B1+100%25.jpg')).toBe(key);
-    world.put(key, { ranchid: 'cedar-creek' });
+    world.upload(key, 'cedar-creek', await world.reserve('cedar-creek', 1));
     await run(created(key));
-    expect(world.counted.has(key)).toBe(true);
+    expect(world.counted(key)).toBeDefined();
     expect(world.objects.get(key)?.tags).toEqual({ ranchid: 'cedar-creek' });
   });
 
@@ -189,121 +239,124 @@ describe('handleObjectCreated', () => {
     world.put('public/other/a.jpg', {});
     await run(created('public/other/a.jpg', 'ObjectRemoved:Delete'), created('public/other/a.jpg', 'ObjectTagging:Put'));
     expect(world.objects.has('public/other/a.jpg')).toBe(true);
-    expect(world.refusals).toEqual([]);
+    expect(world.ledger.refusals).toEqual([]);
     expect(world.log.map((l) => l.decision)).toEqual(['ignored', 'ignored']);
   });
 
   it('skips an object that is gone by the time its event is handled', async () => {
     await run(created('public/cedar-creek/gone.jpg'));
-    expect(world.refusals).toEqual([]);
-    expect(world.counted.size).toBe(0);
+    expect(world.ledger.refusals).toEqual([]);
+    expect(world.ledger.objects.size).toBe(0);
     expect(world.log).toEqual([{ decision: 'gone', bucket: BUCKET, key: 'public/cedar-creek/gone.jpg' }]);
   });
 
-  it('counts in the UTC month of the injected clock, across a month boundary', async () => {
-    world.ranches.set('tiny', 1);
-    world.now = new Date('2026-03-31T23:59:59.999Z');
-    world.put('public/tiny/march.jpg', { ranchid: 'tiny' });
-    await run(created('public/tiny/march.jpg'));
-    world.now = new Date('2026-04-01T00:00:00.000Z');
-    world.put('public/tiny/april.jpg', { ranchid: 'tiny' });
-    await run(created('public/tiny/april.jpg'));
-    expect(world.counted.get('public/tiny/march.jpg')?.yearmo).toBe('2026_03');
-    expect(world.counted.get('public/tiny/april.jpg')?.yearmo).toBe('2026_04');
-    expect(world.refusals).toEqual([]);
-    expect(utcYearMonth(new Date('2026-12-31T23:30:00-05:00'))).toBe('2027_01');
-  });
-
   it('handles every record when one fails, then throws so the event is retried', async () => {
-    world.put('public/cedar-creek/bad.jpg', { ranchid: 'cedar-creek' });
-    world.put('public/cedar-creek/good.jpg', { ranchid: 'cedar-creek' });
+    const reservation = await world.reserve('cedar-creek', 2);
+    world.upload('public/cedar-creek/bad.jpg', 'cedar-creek', reservation);
+    world.upload('public/cedar-creek/good.jpg', 'cedar-creek', reservation);
     world.failHead.add('public/cedar-creek/bad.jpg');
     const failure = await run(created('public/cedar-creek/bad.jpg'), created('public/cedar-creek/good.jpg')).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ObjectCreatedFailure);
     expect((failure as ObjectCreatedFailure).failures).toEqual([expect.objectContaining({ key: 'public/cedar-creek/bad.jpg' })]);
-    expect(world.counted.has('public/cedar-creek/good.jpg')).toBe(true);
+    expect(world.counted('public/cedar-creek/good.jpg')).toBeDefined();
     expect(world.log.map((l) => l.decision)).toEqual(['failed', 'counted']);
 
     // The retry finds what is missing: the bad one counted, the good one a duplicate.
     world.failHead.clear();
     await run(created('public/cedar-creek/bad.jpg'), created('public/cedar-creek/good.jpg'));
-    expect(world.monthCount('cedar-creek', '2026_03')).toBe(2);
+    expect(world.total('cedar-creek', '2026_03')).toBe(2);
+    expect(world.log.slice(2).map((l) => l.decision)).toEqual(['counted', 'duplicate']);
   });
 });
 
-describe('the DynamoDB ledger adapter', () => {
-  const entry: LedgerEntry = { bucket: BUCKET, key: 'public/cedar-creek/a.jpg', ranchId: 'cedar-creek', yearmo: '2026_03', at: '2026-03-15T12:00:00.000Z' };
-  const cancelled = (codes: string[]) =>
-    new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
-
-  function ledgerAnswering(answer: () => Promise<unknown>) {
-    const sent: object[] = [];
-    const ledger = dynamoLedger({ send: (command) => (sent.push(command), answer()) }, 'ledger-table');
-    return { ledger, sent };
-  }
-
-  it('counts with one transaction: the object item if new, the month counter below the ceiling', async () => {
-    const { ledger, sent } = ledgerAnswering(async () => ({}));
-    await expect(ledger.count(entry, 1000)).resolves.toBe('counted');
-    expect(sent).toHaveLength(1);
-    const command = sent[0] as TransactWriteItemsCommand;
-    expect(command).toBeInstanceOf(TransactWriteItemsCommand);
-    const [put, update] = command.input.TransactItems ?? [];
-    expect(put?.Put).toMatchObject({
-      TableName: 'ledger-table',
-      Item: { pk: { S: `OBJECT#${BUCKET}/public/cedar-creek/a.jpg` }, sk: { S: 'OBJECT' }, ranchid: { S: 'cedar-creek' }, yearmo: { S: '2026_03' } },
-      ConditionExpression: 'attribute_not_exists(#pk)',
-    });
-    expect(update?.Update).toMatchObject({
-      TableName: 'ledger-table',
-      Key: { pk: { S: 'RANCH#cedar-creek' }, sk: { S: 'UPLOADS#2026_03' } },
-      UpdateExpression: 'ADD #total :one',
-      ConditionExpression: 'attribute_not_exists(#total) OR #total < :ceiling',
-      ExpressionAttributeValues: { ':one': { N: '1' }, ':ceiling': { N: '1000' } },
-    });
+describe('reservations', () => {
+  it('removes and records an object that names no reservation, or a malformed one', async () => {
+    world.put('public/cedar-creek/a.jpg', { ranchid: 'cedar-creek' });
+    world.put('public/cedar-creek/b.jpg', { ranchid: 'cedar-creek', reservation: 'let-me-in' });
+    await run(created('public/cedar-creek/a.jpg'), created('public/cedar-creek/b.jpg'));
+    expect(world.objects.size).toBe(0);
+    expect(world.ledger.objects.size).toBe(0);
+    expect(world.tagged).toEqual([]);
+    expect(world.ledger.refusals).toEqual([
+      { bucket: BUCKET, key: 'public/cedar-creek/a.jpg', ranchId: 'cedar-creek', yearmo: '2026_03', reason: 'no-reservation', at: '2026-03-15T12:00:00.000Z' },
+      { bucket: BUCKET, key: 'public/cedar-creek/b.jpg', ranchId: 'cedar-creek', yearmo: '2026_03', reason: 'no-reservation', at: '2026-03-15T12:00:00.000Z' },
+    ]);
   });
 
-  it('maps the cancellation reasons: the object item exists → duplicate, the counter at the ceiling → over-limit', async () => {
-    await expect(ledgerAnswering(async () => Promise.reject(cancelled(['ConditionalCheckFailed', 'None']))).ledger.count(entry, 5)).resolves.toBe('duplicate');
-    await expect(ledgerAnswering(async () => Promise.reject(cancelled(['None', 'ConditionalCheckFailed']))).ledger.count(entry, 5)).resolves.toBe('over-limit');
-    // Counted before, in a month since filled: still the same object, counted once.
+  it("removes an object under a made-up reservation, or another ranch's", async () => {
+    const theirs = await world.reserve('mesquite-flats', 5);
+    world.upload('public/cedar-creek/a.jpg', 'cedar-creek', reservationId('2026_03', 'made-up-by-a-client'));
+    world.upload('public/cedar-creek/b.jpg', 'cedar-creek', theirs);
+    await run(created('public/cedar-creek/a.jpg'), created('public/cedar-creek/b.jpg'));
+    expect(world.objects.size).toBe(0);
+    expect(world.ledger.refusals.map((r) => [r.key, r.reason, r.yearmo])).toEqual([
+      ['public/cedar-creek/a.jpg', 'no-reservation', '2026_03'],
+      ['public/cedar-creek/b.jpg', 'no-reservation', '2026_03'],
+    ]);
+    expect(world.ledger.month('mesquite-flats', '2026_03').holds[theirs]?.slots).toBe(5);
+    expect(world.total('cedar-creek', '2026_03')).toBe(0);
+  });
+
+  it("counts in the reservation's month, even when the clock has moved to the next one", async () => {
+    world.now = new Date('2026-03-31T23:55:00Z');
+    const march = await world.reserve('tiny', 2);
+    world.upload('public/tiny/march.jpg', 'tiny', march);
+    world.advance(10 * MINUTE);
+    await run(created('public/tiny/march.jpg'));
+    expect(world.counted('public/tiny/march.jpg')?.yearmo).toBe('2026_03');
+    expect(world.total('tiny', '2026_03')).toBe(1);
+    expect(world.ledger.month('tiny', '2026_04').version).toBe(0);
+    expect(world.log).toEqual([expect.objectContaining({ decision: 'counted', yearmo: '2026_03', slot: 'reserved' })]);
+
+    // A reservation made in April counts in April.
+    const april = await world.reserve('tiny', 2);
+    world.upload('public/tiny/april.jpg', 'tiny', april);
+    await run(created('public/tiny/april.jpg'));
+    expect(world.counted('public/tiny/april.jpg')?.yearmo).toBe('2026_04');
+    expect(world.ledger.refusals).toEqual([]);
+  });
+
+  it('counts an object under an expired reservation while there is room, and refuses it when there is none', async () => {
+    world.ranches.set('cedar-creek', 3);
+    const slow = await world.reserve('cedar-creek', 2);
+    world.upload('public/cedar-creek/1.jpg', 'cedar-creek', slow);
+    await run(created('public/cedar-creek/1.jpg'));
+    world.advance(RESERVATION_LIFETIME_MS + 5 * MINUTE);
+
+    // Its slot went back, but the ceiling has room: a slow honest upload stays.
+    world.upload('public/cedar-creek/2.jpg', 'cedar-creek', slow);
+    await run(created('public/cedar-creek/2.jpg'));
+    expect(world.log.at(-1)).toEqual(expect.objectContaining({ decision: 'counted', key: 'public/cedar-creek/2.jpg', slot: 'unreserved' }));
+
+    // Another uploader holds the last slot: no room for a third late object.
+    await world.reserve('cedar-creek', 5);
+    world.upload('public/cedar-creek/3.jpg', 'cedar-creek', slow);
+    await run(created('public/cedar-creek/3.jpg'));
+    expect(world.objects.has('public/cedar-creek/3.jpg')).toBe(false);
+    expect(world.ledger.refusals).toEqual([expect.objectContaining({ key: 'public/cedar-creek/3.jpg', reason: 'monthly-limit', yearmo: '2026_03' })]);
+    expect(world.total('cedar-creek', '2026_03')).toBe(2);
+  });
+
+  it("records a well-formed fingerprint among the ranch's photos, and nothing else", async () => {
+    const reservation = await world.reserve('tiny', 3);
+    world.upload('public/tiny/1.jpg', 'tiny', reservation, { fingerprint: FINGERPRINT_1 });
+    world.upload('public/tiny/2.jpg', 'tiny', reservation, { fingerprint: 'v1-204800-0123456789ABCDEF0123456789ABCDEF' });
+    world.upload('public/tiny/3.jpg', 'tiny', reservation, { fingerprint: 'v1-2048-00000000000000000000000000000003' });
+    await run(created('public/tiny/1.jpg'), created('public/tiny/2.jpg'), created('public/tiny/3.jpg'));
+    expect(world.counted('public/tiny/1.jpg')?.fingerprint).toBe(FINGERPRINT_1);
+    // Malformed: counted, without a fingerprint.
+    expect(world.counted('public/tiny/2.jpg')?.fingerprint).toBeNull();
+    // Refused (over the ceiling): not the ranch's photo.
+    expect(world.objects.has('public/tiny/3.jpg')).toBe(false);
+    expect(world.ledger.photos.get('tiny')).toEqual(new Set([FINGERPRINT_1]));
     await expect(
-      ledgerAnswering(async () => Promise.reject(cancelled(['ConditionalCheckFailed', 'ConditionalCheckFailed']))).ledger.count(entry, 5),
-    ).resolves.toBe('duplicate');
+      world.ledger.knownPhotos('tiny', [FINGERPRINT_1, 'v1-204800-0123456789ABCDEF0123456789ABCDEF', 'v1-2048-00000000000000000000000000000003']),
+    ).resolves.toEqual(new Set([FINGERPRINT_1]));
+    await expect(world.ledger.knownPhotos('cedar-creek', [FINGERPRINT_1])).resolves.toEqual(new Set());
   });
+});
 
-  it('throws a cancellation for any other reason, and any other error, for the event to be retried', async () => {
-    const conflict = cancelled(['None', 'TransactionConflict']);
-    await expect(ledgerAnswering(async () => Promise.reject(conflict)).ledger.count(entry, 5)).rejects.toBe(conflict);
-    const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
-    await expect(ledgerAnswering(async () => Promise.reject(throttled)).ledger.count(entry, 5)).rejects.toBe(throttled);
-    expect(countResultOfCancellation(undefined)).toBeUndefined();
-    // A cancellation that arrives as a plain object with the exception's name (another SDK copy) maps too.
-    const plain = Object.assign(new Error('Transaction cancelled'), {
-      name: 'TransactionCanceledException',
-      CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }],
-    });
-    await expect(ledgerAnswering(async () => Promise.reject(plain)).ledger.count(entry, 5)).resolves.toBe('over-limit');
-  });
-
-  it('records a refusal as an item of its month', async () => {
-    const { ledger, sent } = ledgerAnswering(async () => ({}));
-    await ledger.recordRefusal({ ...entry, reason: 'ranch-mismatch', claimedRanchId: 'mesquite-flats' });
-    expect((sent[0] as { input: unknown }).input).toEqual({
-      TableName: 'ledger-table',
-      Item: {
-        pk: { S: 'REFUSAL#2026_03' },
-        sk: { S: `${BUCKET}/public/cedar-creek/a.jpg` },
-        bucket: { S: BUCKET },
-        key: { S: 'public/cedar-creek/a.jpg' },
-        reason: { S: 'ranch-mismatch' },
-        at: { S: '2026-03-15T12:00:00.000Z' },
-        ranchid: { S: 'cedar-creek' },
-        claimed_ranchid: { S: 'mesquite-flats' },
-      },
-    });
-  });
-
+describe('the production adapters', () => {
   it('reads a ranch ceiling by its ranchid: absent ranch null, absent max 0', async () => {
     const items: Record<string, unknown> = { 'cedar-creek': { Item: { max_monthly_uploads: { N: '10000' } } }, bare: { Item: {} }, nowhere: {} };
     const sent: { input: { Key: { ranchid: { S: string } }; TableName: string } }[] = [];
@@ -321,5 +374,29 @@ describe('the DynamoDB ledger adapter', () => {
     await expect(ranches.maxMonthlyUploads('bare')).resolves.toBe(0);
     await expect(ranches.maxMonthlyUploads('nowhere')).resolves.toBeNull();
     expect(sent[0]?.input.TableName).toBe('ranch-table');
+  });
+
+  it("reads an object's metadata (null once it is gone) and tags it with its ranch", async () => {
+    const sent: object[] = [];
+    const objects = s3Objects({
+      send: async (command) => {
+        sent.push(command);
+        if (command instanceof HeadObjectCommand) {
+          if (command.input.Key === 'public/cedar-creek/gone.jpg')
+            throw Object.assign(new Error('Not Found'), { name: 'NotFound', $metadata: { httpStatusCode: 404 } });
+          if (command.input.Key === 'public/cedar-creek/denied.jpg')
+            throw Object.assign(new Error('Forbidden'), { name: 'Forbidden', $metadata: { httpStatusCode: 403 } });
+          return { Metadata: { ranchid: 'cedar-creek' } };
+        }
+        return {};
+      },
+    });
+    await expect(objects.headMetadata(BUCKET, 'public/cedar-creek/a.jpg')).resolves.toEqual({ ranchid: 'cedar-creek' });
+    await expect(objects.headMetadata(BUCKET, 'public/cedar-creek/gone.jpg')).resolves.toBeNull();
+    await expect(objects.headMetadata(BUCKET, 'public/cedar-creek/denied.jpg')).rejects.toThrow('Forbidden');
+    await objects.putRanchTag(BUCKET, 'public/cedar-creek/a.jpg', 'cedar-creek');
+    const tagging = sent.at(-1) as PutObjectTaggingCommand;
+    expect(tagging).toBeInstanceOf(PutObjectTaggingCommand);
+    expect(tagging.input).toEqual({ Bucket: BUCKET, Key: 'public/cedar-creek/a.jpg', Tagging: { TagSet: [{ Key: 'ranchid', Value: 'cedar-creek' }] } });
   });
 });

@@ -1,22 +1,26 @@
 /**
  * The object-created function's decisions, as a pure core over ports (docs/architecture.md#trust-on-the-server).
- * Production wires the ports to S3 and DynamoDB (aws.ts, lambda.ts); the sandbox wires them to
- * s3rver and SQLite (sandbox/src/s3.ts) and runs this very code on its object-created events.
+ * Production wires the ports to S3 and DynamoDB (aws.ts, src/ledger/dynamo.ts, lambda.ts); the
+ * sandbox wires them to s3rver and SQLite (sandbox/src/s3.ts) and runs this very code on its
+ * object-created events.
  *
  * Per `ObjectCreated:*` record:
  * 1. the key (URL-encoded in the event, `+` for a space) must follow the layout
  *    (shared/src/uploads/object-key.ts) — else the object is removed, refusal `outside-layout`;
  * 2. the object's `ranchid` metadata (possibly RFC 2047-encoded) must name the key's ranch —
- *    else removed, `ranch-mismatch`. The key's ranch is the one IAM bound to the caller's token
- *    (infra/src/upload-access.ts); the metadata alone is whatever the caller sent;
+ *    else removed, `ranch-mismatch` (`malformed-metadata` when a value cannot be decoded). The
+ *    key's ranch is the one IAM bound to the caller's token (infra/src/upload-access.ts); the
+ *    metadata alone is whatever the caller sent;
  * 3. the ranch must exist — else removed, `unknown-ranch`;
- * 4. the ledger counts the object for the ranch's month, at most once per object (S3 delivers
- *    at least once) and never past the ranch's ceiling (shared/src/domain/quota.ts), atomically:
- *    counted (or already counted) → the object gets the `ranchid` tag; over the ceiling → removed,
- *    `monthly-limit`.
+ * 4. the object's `reservation` metadata must name a reservation the uploads API granted to the
+ *    key's ranch (src/uploads-api/handler.ts) — else removed, `no-reservation`: it was sent
+ *    without asking;
+ * 5. the ledger counts the object in its reservation's month, at most once per object (S3
+ *    delivers at least once), by src/ledger/rules.ts's `countUnder`: a slot of a live reservation,
+ *    or room left beside every live reservation for one that expired — atomically. Counted (or
+ *    already counted) → the object gets the `ranchid` tag, and its `fingerprint` metadata joins
+ *    the ranch's photos; no room → removed, `monthly-limit`.
  * An object already gone (removed since, or a redelivered event for a refused object) is skipped.
- *
- * The month is `YYYY_MM` of the clock's now in UTC: the month in which the upload is counted.
  *
  * Failures: one record failing does not stop the others; when any failed, `handleObjectCreated`
  * throws an `ObjectCreatedFailure` after all were tried, so Lambda's asynchronous invocation
@@ -27,6 +31,16 @@
 import { decodeMetadataValue } from '@trailsense/shared/metadata-encoding';
 import { parseUploadKey } from '@trailsense/shared/object-key';
 import { ranchUploadCeiling } from '@trailsense/shared/quota';
+import { FINGERPRINT } from '../ledger/port';
+import type { LedgerPort, RanchPort, RefusalReason } from '../ledger/port';
+import { countUnder, reservationMonth, utcYearMonth } from '../ledger/rules';
+
+export { utcYearMonth } from '../ledger/rules';
+export type { LedgerPort, RanchPort, Refusal, RefusalReason } from '../ledger/port';
+
+/** The object metadata the uploader sends for the ledger (uploader-remote/src/features/upload/services/amplify-storage.ts). */
+export const RESERVATION_METADATA = 'reservation';
+export const FINGERPRINT_METADATA = 'fingerprint';
 
 /** The part of an S3 event notification record the function reads (aws-lambda's S3EventRecord fits). */
 export interface ObjectCreatedRecord {
@@ -48,47 +62,6 @@ export interface ObjectPort {
   remove(bucket: string, key: string): Promise<void>;
 }
 
-export interface LedgerEntry {
-  bucket: string;
-  key: string;
-  ranchId: string;
-  /** `YYYY_MM` in UTC. */
-  yearmo: string;
-  /** ISO 8601. */
-  at: string;
-}
-
-export type CountResult = 'counted' | 'duplicate' | 'over-limit';
-
-export type RefusalReason = 'outside-layout' | 'ranch-mismatch' | 'unknown-ranch' | 'monthly-limit';
-
-export interface Refusal {
-  bucket: string;
-  key: string;
-  /** The ranch the key names, or null when the key is outside the layout. */
-  ranchId: string | null;
-  yearmo: string;
-  reason: RefusalReason;
-  at: string;
-  /** The metadata's ranch, for a mismatch. */
-  claimedRanchId?: string;
-}
-
-/** The upload counts: one atomic decision per object. */
-export interface LedgerPort {
-  /**
-   * Counts the object for its ranch and month unless it was counted before (`duplicate`) or the
-   * month's count has reached `ceiling` (`over-limit`, nothing changed) — atomically.
-   */
-  count(entry: LedgerEntry, ceiling: number): Promise<CountResult>;
-  recordRefusal(refusal: Refusal): Promise<void>;
-}
-
-export interface RanchPort {
-  /** The ranch's `max_monthly_uploads`, or null for a ranch that does not exist. */
-  maxMonthlyUploads(ranchId: string): Promise<number | null>;
-}
-
 export interface ObjectCreatedDeps {
   objects: ObjectPort;
   ledger: LedgerPort;
@@ -101,7 +74,7 @@ export interface ObjectCreatedDeps {
 export type Decision =
   | { decision: 'ignored'; eventName: string; bucket: string; key: string }
   | { decision: 'gone'; bucket: string; key: string }
-  | { decision: 'counted' | 'duplicate'; bucket: string; key: string; ranchId: string; yearmo: string }
+  | { decision: 'counted' | 'duplicate'; bucket: string; key: string; ranchId: string; yearmo: string; slot?: 'reserved' | 'unreserved' }
   | { decision: 'refused'; bucket: string; key: string; ranchId: string | null; yearmo: string; reason: RefusalReason; claimedRanchId?: string }
   | { decision: 'failed'; bucket: string; key: string; error: string };
 
@@ -111,11 +84,6 @@ export class ObjectCreatedFailure extends Error {
     super(`object-created: ${failures.length} record(s) failed: ${failures.map((f) => `${f.bucket}/${f.key}: ${String(f.error)}`).join('; ')}`);
     this.name = 'ObjectCreatedFailure';
   }
-}
-
-/** `YYYY_MM` of a time in UTC (the product API's upload-metrics month format). */
-export function utcYearMonth(date: Date): string {
-  return `${date.getUTCFullYear()}_${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
 }
 
 /** An S3 event key as stored: event keys are URL-encoded, with `+` for a space. */
@@ -133,6 +101,16 @@ export function encodeEventKey(key: string): string {
 
 const defaultLog = (line: Decision) => console.log(JSON.stringify({ source: 'object-created', ...line }));
 
+/** A metadata value as sent, or null when it cannot be decoded (a malformed RFC 2047 word). */
+function decoded(value: string | undefined): string | null {
+  if (value === undefined) return '';
+  try {
+    return decodeMetadataValue(value);
+  } catch {
+    return null;
+  }
+}
+
 async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps, log: (line: Decision) => void): Promise<void> {
   const bucket = record.s3.bucket.name;
   if (!record.eventName.startsWith('ObjectCreated:')) {
@@ -142,7 +120,7 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   const key = decodeEventKey(record.s3.object.key);
   const now = deps.clock.now();
   const at = now.toISOString();
-  const yearmo = utcYearMonth(now);
+  let yearmo = utcYearMonth(now);
   const refuse = async (reason: RefusalReason, ranchId: string | null, claimedRanchId?: string) => {
     await deps.objects.remove(bucket, key);
     const extra = claimedRanchId === undefined ? {} : { claimedRanchId };
@@ -157,15 +135,36 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
     log({ decision: 'gone', bucket, key });
     return;
   }
-  const claimed = metadata['ranchid'];
-  const claimedRanchId = claimed === undefined ? '' : decodeMetadataValue(claimed);
+  const claimedRanchId = decoded(metadata['ranchid']);
+  if (claimedRanchId === null) return refuse('malformed-metadata', parsed.ranchId);
   if (claimedRanchId !== parsed.ranchId) return refuse('ranch-mismatch', parsed.ranchId, claimedRanchId);
   const max = await deps.ranches.maxMonthlyUploads(parsed.ranchId);
   if (max === null) return refuse('unknown-ranch', parsed.ranchId);
-  const result = await deps.ledger.count({ bucket, key, ranchId: parsed.ranchId, yearmo, at }, ranchUploadCeiling(max));
+  const reservation = metadata[RESERVATION_METADATA] ?? '';
+  const month = reservationMonth(reservation);
+  if (month === null) return refuse('no-reservation', parsed.ranchId);
+  // The photo counts in the month it was reserved in, whenever it arrives.
+  yearmo = month;
+  const fingerprint = metadata[FINGERPRINT_METADATA] ?? '';
+  const ceiling = ranchUploadCeiling(max);
+  const result = await deps.ledger.countObject(
+    { bucket, key, ranchId: parsed.ranchId, yearmo, fingerprint: FINGERPRINT.test(fingerprint) ? fingerprint : null, at },
+    (state) => {
+      const { next, outcome } = countUnder(state, { id: reservation, ceiling, now: now.getTime() });
+      return { next, result: outcome };
+    },
+  );
   if (result === 'over-limit') return refuse('monthly-limit', parsed.ranchId);
+  if (result === 'no-reservation') return refuse('no-reservation', parsed.ranchId);
   await deps.objects.putRanchTag(bucket, key, parsed.ranchId);
-  log({ decision: result, bucket, key, ranchId: parsed.ranchId, yearmo });
+  log({
+    decision: result === 'duplicate' ? 'duplicate' : 'counted',
+    bucket,
+    key,
+    ranchId: parsed.ranchId,
+    yearmo,
+    ...(result === 'duplicate' ? {} : { slot: result }),
+  });
 }
 
 /** Decides every record of an S3 event (see the file's comment); throws `ObjectCreatedFailure` if any failed. */

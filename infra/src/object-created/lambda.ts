@@ -6,7 +6,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { S3Event } from 'aws-lambda';
-import { dynamoLedger, dynamoRanches, s3Objects } from './aws';
+import { dynamoLedger } from '../ledger/dynamo';
+import { dynamoRanches, s3Objects } from './aws';
 import { handleObjectCreated } from './handler';
 import type { ObjectCreatedDeps } from './handler';
 
