@@ -109,10 +109,14 @@ export function buildApp(options: BuildOptions = {}): {
       () =>
         new UploadsStack(app, stackName(settings.name, 'Uploads'), {
           ...name('Uploads'),
-          description: 'TrailSense: upload bucket, object-created function, upload ledger',
+          description: 'TrailSense: upload bucket, object-created function, upload ledger, uploads API',
           bucketName: runtimeConfig.storage.bucket,
           siteOrigins: settings.siteOrigins,
           ranchesTableName: settings.ranchesTableName,
+          // The Identity stack's outputs, copied into the runtime config (no cross-stack reference).
+          userPoolId: runtimeConfig.auth.userPoolId,
+          userPoolClientId: runtimeConfig.auth.userPoolClientId,
+          uploadsApiDomain: settings.uploadsApi,
         }),
     ),
     analytics: timed(

@@ -7,7 +7,10 @@
  * origins, the remotes allow CORS for the shell's origin, the upload bucket for the site's), so the
  * custom domains are required. Names that tie stacks together come from here too, so the stacks
  * need no cross-stack references: the upload bucket is the runtime config's `storage.bucket`, the
- * analytics stream `analyticsStreamName` (which the runtime config must name as well).
+ * analytics stream `analyticsStreamName` (which the runtime config must name as well), the uploads
+ * API's user pool and web client the runtime config's `auth.userPoolId` and `auth.userPoolClientId`
+ * (the Identity stack's outputs, copied there), its URL the runtime config's `api.uploadsBaseUrl`
+ * (`https://<uploadsApi.domainName>` when the settings give the API a custom domain).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -47,6 +50,16 @@ export interface Settings {
   analyticsStreamName: string;
   /** The origins (`https://host`) the browser uploads from: the upload bucket's CORS. */
   siteOrigins: string[];
+  /** The uploads API's custom domain; absent: the API is reached at its execute-api endpoint. */
+  uploadsApi?: UploadsApiDomain;
+}
+
+/** The uploads API's custom domain: a stable URL, known before the API exists. */
+export interface UploadsApiDomain {
+  /** The host name, e.g. `uploads-api.trailsense.example`; the runtime config's `api.uploadsBaseUrl` is `https://<it>`. */
+  domainName: string;
+  /** An ACM certificate covering it, **in the settings' region** (a regional API Gateway domain takes no other). */
+  certificateArn: string;
 }
 
 /** An environment ready to be synthesized: its checked settings and runtime config. */
@@ -75,6 +88,7 @@ const ACCOUNT = /^\d{12}$/;
 const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
 const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const CERTIFICATE_ARN = /^arn:aws:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]+$/;
+const REGIONAL_CERTIFICATE_ARN = /^arn:aws:acm:([a-z]{2}(-gov)?-[a-z]+-\d):(\d{12}):certificate\/[0-9a-f-]+$/;
 const USER_POOL_ID = /^[a-z]{2}(-gov)?-[a-z]+-\d_[0-9A-Za-z]+$/;
 const IDENTITY_POOL_ID = /^[a-z]{2}(-gov)?-[a-z]+-\d:[0-9a-f-]{36}$/;
 const ROLE_ARN = /^arn:aws:iam::\d{12}:role\/[\w+=,.@/-]+$/;
@@ -95,6 +109,7 @@ const FIELDS = new Set([
   'ranchesTableName',
   'analyticsStreamName',
   'siteOrigins',
+  'uploadsApi',
 ]);
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -183,6 +198,49 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
     }
   }
 
+  let uploadsApi: UploadsApiDomain | undefined;
+  if (raw.uploadsApi !== undefined) {
+    if (!isObject(raw.uploadsApi)) {
+      problems.push("uploadsApi is not an object (domainName and certificateArn of the uploads API's custom domain).");
+    } else {
+      const { domainName, certificateArn: apiCertificateArn } = raw.uploadsApi;
+      let ok = true;
+      for (const key of Object.keys(raw.uploadsApi)) if (!['domainName', 'certificateArn'].includes(key)) problems.push(`uploadsApi.${key} is not a setting.`);
+      if (typeof domainName !== 'string' || !HOST.test(domainName)) {
+        ok = false;
+        problems.push(
+          domainName === undefined
+            ? 'uploadsApi.domainName is missing (a host name such as uploads-api.trailsense.example).'
+            : `uploadsApi.domainName is ${JSON.stringify(domainName)}, which is not a lower-case host name (no scheme, no path).`,
+        );
+      } else if (domains && Object.values(domains).includes(domainName)) {
+        ok = false;
+        problems.push(`uploadsApi.domainName ${domainName} is one of the apps' domains: the API needs a host of its own.`);
+      }
+      const arn = typeof apiCertificateArn === 'string' ? REGIONAL_CERTIFICATE_ARN.exec(apiCertificateArn) : null;
+      if (!arn) {
+        ok = false;
+        problems.push(
+          apiCertificateArn === undefined
+            ? "uploadsApi.certificateArn is missing (an ACM certificate ARN in the settings' region, covering uploadsApi.domainName)."
+            : `uploadsApi.certificateArn is ${JSON.stringify(apiCertificateArn)}, which is not an ACM certificate ARN.`,
+        );
+      } else {
+        if (region && arn[1] !== region) {
+          ok = false;
+          problems.push(
+            `uploadsApi.certificateArn is in ${arn[1]}, not the settings' region ${region} (a regional API Gateway domain takes a certificate of its own region).`,
+          );
+        }
+        if (account && arn[3] !== account) {
+          ok = false;
+          problems.push(`uploadsApi.certificateArn is in account ${arn[3]}, not ${account}.`);
+        }
+      }
+      if (ok) uploadsApi = { domainName: domainName as string, certificateArn: apiCertificateArn as string };
+    }
+  }
+
   if (identityPoolId && !userPoolId) problems.push('identityPoolId needs userPoolId: an existing identity pool signs in with an existing user pool.');
   if (identityPoolId && !authenticatedRoleArn) {
     problems.push(
@@ -217,6 +275,7 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
       ranchesTableName: ranchesTableName!,
       analyticsStreamName: analyticsStreamName!,
       siteOrigins: siteOrigins!,
+      ...(uploadsApi ? { uploadsApi } : {}),
     },
   };
 }
@@ -224,8 +283,9 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
 /**
  * What a production runtime config must agree on with the settings: AWS endpoints only (no
  * sandbox), the settings' region, the Firehose stream the Analytics stack creates, the remotes at
- * their domains, the existing pools when the settings name them, and a bucket name Transfer
- * Acceleration accepts (no dots). Fields are the runtime config's (`analytics.streamName`).
+ * their domains, the existing pools when the settings name them, a bucket name Transfer
+ * Acceleration accepts (no dots), and the uploads API at its custom domain when the settings give
+ * it one (https in any case). Fields are the runtime config's (`analytics.streamName`).
  */
 export function checkRuntimeConfig(settings: Settings, config: RuntimeConfig): string[] {
   const problems: string[] = [];
@@ -238,6 +298,15 @@ export function checkRuntimeConfig(settings: Settings, config: RuntimeConfig): s
     problems.push(`storage.region is ${storage.region}, but the settings' region is ${settings.region} (the Uploads stack's).`);
   if (storage.bucket.includes('.')) problems.push(`storage.bucket ${storage.bucket} contains a dot, which Transfer Acceleration refuses.`);
   if (!api.baseUrl.startsWith('https://')) problems.push(`api.baseUrl ${api.baseUrl} is not https.`);
+  if (settings.uploadsApi) {
+    const url = httpsOrigin(settings.uploadsApi.domainName);
+    if (api.uploadsBaseUrl !== url)
+      problems.push(
+        `api.uploadsBaseUrl is ${api.uploadsBaseUrl}, but the uploads API is served at its custom domain ${url} (the settings' uploadsApi.domainName).`,
+      );
+  } else if (!api.uploadsBaseUrl.startsWith('https://')) {
+    problems.push(`api.uploadsBaseUrl ${api.uploadsBaseUrl} is not https.`);
+  }
   if (analytics.provider !== 'firehose') {
     problems.push(`analytics.provider is ${analytics.provider}: production sends its events to the Analytics stack's Firehose stream ("firehose").`);
   } else {

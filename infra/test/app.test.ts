@@ -52,6 +52,7 @@ it('runs every Node Lambda function of every stack on Node 24, ours and those CD
   );
   const node = functions.filter((fn) => fn.runtime.startsWith('nodejs'));
   expect(node.map((fn) => fn.id)).toContainEqual(expect.stringMatching(/^TrailSense-example-Uploads\/ObjectCreated/));
+  expect(node.map((fn) => fn.id)).toContainEqual(expect.stringMatching(/^TrailSense-example-Uploads\/UploadsApiFunction/));
   expect(node.filter((fn) => fn.runtime !== 'nodejs24.x')).toEqual([]);
   // The one other: CDK's bucket-notifications handler, a Python function CDK owns.
   expect(functions.filter((fn) => !fn.runtime.startsWith('nodejs')).map((fn) => fn.id)).toEqual([expect.stringMatching(/\/BucketNotificationsHandler/)]);

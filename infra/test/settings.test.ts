@@ -16,6 +16,8 @@ const exampleFile = settingsFileFor('example');
 const exampleRaw = JSON.parse(fs.readFileSync(exampleFile, 'utf8')) as Record<string, unknown>;
 const { settings, runtimeConfig } = loadEnvironment(exampleFile);
 
+const uploadsApi = exampleRaw.uploadsApi as { domainName: string; certificateArn: string };
+
 function problemsOf(raw: unknown): string[] {
   const result = checkSettings(raw);
   return result.ok ? [] : result.problems;
@@ -24,6 +26,7 @@ function problemsOf(raw: unknown): string[] {
 describe('the committed example', () => {
   it('is valid and names config/production.example.json', () => {
     expect(settings).toMatchObject({ name: 'example', region: 'us-east-2', analyticsStreamName: 'trailsense-example-events' });
+    expect(settings.uploadsApi).toEqual({ domainName: 'uploads-api.trailsense.example', certificateArn: expect.stringMatching(/^arn:aws:acm:us-east-2:/) });
     expect(path.resolve(path.dirname(exampleFile), settings.runtimeConfig)).toBe(path.join(REPO_ROOT, 'config', 'production.example.json'));
   });
 
@@ -42,6 +45,13 @@ describe('the committed example', () => {
 });
 
 describe('a settings file with problems', () => {
+  it('takes no uploadsApi: the API is then reached at its execute-api endpoint', () => {
+    const { uploadsApi: _omitted, ...withoutDomain } = exampleRaw;
+    const checked = checkSettings(withoutDomain);
+    expect(checked.ok).toBe(true);
+    expect(checked.ok && 'uploadsApi' in checked.settings).toBe(false);
+  });
+
   it('lists every missing field by name', () => {
     const problems = problemsOf({});
     for (const field of ['name', 'region', 'certificateArn', 'runtimeConfig', 'ranchesTableName', 'analyticsStreamName', 'domains', 'siteOrigins']) {
@@ -78,6 +88,28 @@ describe('a settings file with problems', () => {
     [{ authenticatedRoleArn: 'arn:aws:iam::123456789012:role/x' }, /^authenticatedRoleArn is set without identityPoolId/],
     [{ certificateArn: 'arn:aws:acm:us-east-1:999999999999:certificate/0f5e3c1a' }, /^certificateArn is in account 999999999999, not 123456789012/],
     [{ bucketName: 'x' }, /^bucketName is not a setting/],
+    [{ uploadsApi: 'uploads-api.trailsense.example' }, /^uploadsApi is not an object/],
+    [
+      { uploadsApi: { ...uploadsApi, domainName: 'https://uploads-api.trailsense.example' } },
+      /^uploadsApi\.domainName is "https:.*", which is not a lower-case host name/,
+    ],
+    [
+      { uploadsApi: { ...uploadsApi, domainName: 'uploader.trailsense.example' } },
+      /^uploadsApi\.domainName uploader\.trailsense\.example is one of the apps' domains/,
+    ],
+    [
+      { uploadsApi: { domainName: 'uploads-api.trailsense.example' } },
+      /^uploadsApi\.certificateArn is missing \(an ACM certificate ARN in the settings' region/,
+    ],
+    [
+      { uploadsApi: { ...uploadsApi, certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0f5e3c1a' } },
+      /^uploadsApi\.certificateArn is in us-east-1, not the settings' region us-east-2/,
+    ],
+    [
+      { uploadsApi: { ...uploadsApi, certificateArn: 'arn:aws:acm:us-east-2:999999999999:certificate/0f5e3c1a' } },
+      /^uploadsApi\.certificateArn is in account 999999999999, not 123456789012/,
+    ],
+    [{ uploadsApi: { ...uploadsApi, stage: 'v1' } }, /^uploadsApi\.stage is not a setting/],
   ])('%j → one problem naming the field', (change, message) => {
     const problems = problemsOf({ ...exampleRaw, ...change });
     expect(problems).toEqual([expect.stringMatching(message)]);
@@ -118,6 +150,29 @@ describe('a runtime config that does not fit the settings', () => {
     expect(withConfig((c) => c, { ...settings, userPoolId: 'us-east-2_Mobile' })).toEqual([
       expect.stringMatching(/^auth\.userPoolId is us-east-2_ExampleP00l, but the settings use the existing user pool us-east-2_Mobile/),
     ]);
+  });
+});
+
+describe("the uploads API's URL in the runtime config", () => {
+  const withUploadsBaseUrl = (url: string, s: Settings = settings) =>
+    checkRuntimeConfig(s, { ...runtimeConfig, api: { ...runtimeConfig.api, uploadsBaseUrl: url } });
+  const { uploadsApi: _omitted, ...settingsWithoutDomain } = settings;
+
+  it('must be https://<uploadsApi.domainName> when the settings give the API a custom domain', () => {
+    expect(runtimeConfig.api.uploadsBaseUrl).toBe('https://uploads-api.trailsense.example');
+    expect(withUploadsBaseUrl('https://uploads-api.trailsense.example')).toEqual([]);
+    expect(withUploadsBaseUrl('https://abc123.execute-api.us-east-2.amazonaws.com')).toEqual([
+      "api.uploadsBaseUrl is https://abc123.execute-api.us-east-2.amazonaws.com, but the uploads API is served at its custom domain https://uploads-api.trailsense.example (the settings' uploadsApi.domainName).",
+    ]);
+    expect(withUploadsBaseUrl('http://uploads-api.trailsense.example')).toEqual([expect.stringMatching(/^api\.uploadsBaseUrl is http:\/\/uploads-api/)]);
+    expect(withUploadsBaseUrl('https://uploads-api.trailsense.example/v1')).toEqual([
+      expect.stringMatching(/^api\.uploadsBaseUrl is https:\/\/uploads-api\.trailsense\.example\/v1, but/),
+    ]);
+  });
+
+  it('must be https without one (the execute-api endpoint, the UploadsApiEndpoint output)', () => {
+    expect(withUploadsBaseUrl('https://abc123.execute-api.us-east-2.amazonaws.com', settingsWithoutDomain)).toEqual([]);
+    expect(withUploadsBaseUrl('http://localhost:4103', settingsWithoutDomain)).toEqual(['api.uploadsBaseUrl http://localhost:4103 is not https.']);
   });
 });
 

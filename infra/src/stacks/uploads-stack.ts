@@ -1,7 +1,8 @@
 /**
  * Uploads: the bucket the uploader writes to, the object-created function that counts and tags
- * every object (and removes one past its ranch's monthly limit), and the function's ledger
- * (docs/architecture.md#trust-on-the-server).
+ * every object (and removes one past its ranch's monthly limit), the ledger, and the uploads API
+ * that reserves upload slots in it before the uploader sends (src/stacks/uploads-api.ts; why it
+ * is part of this stack is said there) (docs/architecture.md#trust-on-the-server).
  *
  * The bucket: no public access, TLS only, encrypted (SSE-S3), Transfer Acceleration (the uploader
  * uses the accelerated endpoint), incomplete multipart uploads aborted after a day, and CORS for
@@ -12,22 +13,28 @@
  *
  * The function (src/object-created/lambda.ts) is bundled by the repository's own esbuild, never in
  * Docker, and runs on every object created under public/ and private/. It reads the ranch table of
- * the product's back end (an existing table, by name) and writes the ledger.
+ * the product's back end (an existing table, by name) and writes the ledger: GetItem on the ranch
+ * table, GetItem and PutItem on the ledger (src/ledger/dynamo.ts: a count is a TransactWriteItems
+ * of Puts, which needs PutItem on each item), nothing else.
  */
 import path from 'node:path';
 import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { LEDGER_TABLE } from '../object-created/aws';
+import type { UploadsApiDomain } from '../settings';
+import { bundledFunction } from './node-function';
+import { UploadsApi } from './uploads-api';
+
+export { LAMBDA_RUNTIME } from './node-function';
 
 /** The key prefixes of the two levels (shared/src/uploads/object-key.ts): the function runs for objects under them. */
 export const UPLOAD_PREFIXES = ['public/', 'private/'] as const;
@@ -43,16 +50,12 @@ export const UPLOAD_CORS = {
   maxAge: 3000,
 } as const;
 
-/** The object-created function's entry; `handler` is exported there. */
-/**
- * The Node runtime of this repository's Lambda functions: the newest Lambda offers that this CDK
- * knows (nodejs24.x; Node 22 leaves Lambda's supported runtimes when its line ends, 2027-04-30).
- */
-export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
+/** The only actions the object-created function has on the ledger table, and on the ranch table. */
+export const OBJECT_CREATED_LEDGER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'] as const;
+export const OBJECT_CREATED_RANCH_ACTIONS = ['dynamodb:GetItem'] as const;
 
+/** The object-created function's entry; `handler` is exported there. */
 const FUNCTION_ENTRY = path.join(__dirname, '..', 'object-created', 'lambda.ts');
-/** The repository's root, whose package-lock.json and node_modules (with esbuild) the bundling uses. */
-const REPO_ROOT = path.join(__dirname, '..', '..', '..');
 
 export interface UploadsStackProps extends StackProps {
   /** The runtime config's `storage.bucket`. */
@@ -61,12 +64,23 @@ export interface UploadsStackProps extends StackProps {
   siteOrigins: readonly string[];
   /** The product back end's ranch table (existing). */
   ranchesTableName: string;
+  /** The runtime config's `auth.userPoolId`: the uploads API accepts this pool's id tokens. */
+  userPoolId: string;
+  /** The runtime config's `auth.userPoolClientId`: the web client, the id tokens' audience. */
+  userPoolClientId: string;
+  /** The settings' `uploadsApi`: the uploads API's custom domain. */
+  uploadsApiDomain?: UploadsApiDomain;
 }
 
 export class UploadsStack extends Stack {
   readonly bucket: Bucket;
   readonly ledger: Table;
   readonly objectCreated: NodejsFunction;
+  /** The uploads API (its metrics: metricServerError, metricLatency, …), and its function. */
+  readonly uploadsApi: HttpApi;
+  readonly uploadsApiFunction: NodejsFunction;
+  /** The construct of both, with the stage, the access log group and the custom domain. */
+  readonly uploadsApiParts: UploadsApi;
 
   constructor(scope: Construct, id: string, props: UploadsStackProps) {
     super(scope, id, props);
@@ -109,14 +123,9 @@ export class UploadsStack extends Stack {
       retentionPeriod: Duration.days(14),
     });
 
-    this.objectCreated = new NodejsFunction(this, 'ObjectCreated', {
+    this.objectCreated = bundledFunction(this, 'ObjectCreated', {
       description: 'Counts, tags and (past the monthly limit) removes each uploaded object',
       entry: FUNCTION_ENTRY,
-      handler: 'handler',
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
-      runtime: LAMBDA_RUNTIME,
-      architecture: Architecture.ARM_64,
       memorySize: 256,
       timeout: Duration.seconds(30),
       environment: {
@@ -124,27 +133,27 @@ export class UploadsStack extends Stack {
         RANCHES_TABLE_NAME: props.ranchesTableName,
         NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: {
-        // The repository's esbuild (a root devDependency), never a Docker image.
-        forceDockerBundling: false,
-        format: OutputFormat.CJS,
-        // esbuild's target follows the runtime (nodejs24.x → node24).
-        target: LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // The runtime's AWS SDK v3 (@aws-sdk/* stays external).
-        bundleAwsSDK: false,
-        logLevel: LogLevel.WARNING,
-      },
-      logGroup: new LogGroup(this, 'ObjectCreatedLogs', { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY }),
       retryAttempts: 2,
       maxEventAge: Duration.hours(6),
       onFailure: new SqsDestination(failures),
     });
 
-    this.ledger.grantReadWriteData(this.objectCreated);
-    ranches.grantReadData(this.objectCreated);
+    this.objectCreated.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'CountInLedger',
+        effect: Effect.ALLOW,
+        actions: [...OBJECT_CREATED_LEDGER_ACTIONS],
+        resources: [this.ledger.tableArn],
+      }),
+    );
+    this.objectCreated.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'ReadRanchCeilings',
+        effect: Effect.ALLOW,
+        actions: [...OBJECT_CREATED_RANCH_ACTIONS],
+        resources: [ranches.tableArn],
+      }),
+    );
     this.objectCreated.addToRolePolicy(
       new PolicyStatement({
         sid: 'ReadTagAndRemoveUploads',
@@ -167,6 +176,17 @@ export class UploadsStack extends Stack {
     for (const prefix of UPLOAD_PREFIXES) {
       this.bucket.addEventNotification(EventType.OBJECT_CREATED, new LambdaDestination(this.objectCreated), { prefix });
     }
+
+    this.uploadsApiParts = new UploadsApi(this, 'UploadsApi', {
+      ledger: this.ledger,
+      ranches,
+      siteOrigins: props.siteOrigins,
+      userPoolId: props.userPoolId,
+      userPoolClientId: props.userPoolClientId,
+      domain: props.uploadsApiDomain,
+    });
+    this.uploadsApi = this.uploadsApiParts.httpApi;
+    this.uploadsApiFunction = this.uploadsApiParts.function;
 
     new CfnOutput(this, 'UploadBucketName', { value: this.bucket.bucketName, description: 'storage.bucket' });
     new CfnOutput(this, 'LedgerTableName', { value: this.ledger.tableName });

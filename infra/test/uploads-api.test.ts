@@ -1,0 +1,264 @@
+/**
+ * The uploads API of the Uploads stack (src/stacks/uploads-api.ts): an HTTP API whose five routes
+ * all need the web client's id token, CORS for the site's origins, the `$default` stage throttled
+ * and access-logged, one function (bundled for real here) that may touch only the ledger's and
+ * the ranch table's items it needs, and the custom domain when the settings name one.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import type { CfnElement } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import {
+  UPLOADS_API_ACCESS_LOG,
+  UPLOADS_API_LEDGER_ACTIONS,
+  UPLOADS_API_OUTPUTS,
+  UPLOADS_API_RANCH_ACTIONS,
+  UPLOADS_API_ROUTES,
+  UPLOADS_API_THROTTLE,
+  userPoolIssuer,
+} from '../src/stacks/uploads-api';
+import { UploadsStack } from '../src/stacks/uploads-stack';
+import type { UploadsStackProps } from '../src/stacks/uploads-stack';
+import { actionsOf, allStatements, exampleEnv, exampleEnvironment, isWildcardPrincipal, testApp } from './support/example';
+import type { Statement } from './support/example';
+
+const environment = exampleEnvironment();
+const { settings, runtimeConfig } = environment;
+
+const props = (): UploadsStackProps => ({
+  env: exampleEnv(environment),
+  bucketName: runtimeConfig.storage.bucket,
+  siteOrigins: settings.siteOrigins,
+  ranchesTableName: settings.ranchesTableName,
+  userPoolId: runtimeConfig.auth.userPoolId,
+  userPoolClientId: runtimeConfig.auth.userPoolClientId,
+  uploadsApiDomain: settings.uploadsApi,
+});
+
+let stack: UploadsStack;
+let template: Template;
+let outdir: string;
+/** The same stack without the custom domain (not bundled). */
+let withoutDomain: Template;
+
+beforeAll(() => {
+  const app = testApp();
+  stack = new UploadsStack(app, 'Uploads', props());
+  template = Template.fromStack(stack);
+  outdir = app.outdir;
+  const unbundled = new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [] } });
+  withoutDomain = Template.fromStack(new UploadsStack(unbundled, 'UploadsWithoutDomain', { ...props(), uploadsApiDomain: undefined }));
+});
+
+const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+const apiId = () => idOf(stack.uploadsApi);
+const functionId = () => idOf(stack.uploadsApiFunction);
+const ledgerId = () => idOf(stack.ledger);
+const authorizerId = () => Object.keys(template.findResources('AWS::ApiGatewayV2::Authorizer'))[0]!;
+const ranchesArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:dynamodb:us-east-2:123456789012:table/${settings.ranchesTableName}`]] };
+
+describe('the HTTP API', () => {
+  it('serves exactly the five routes, each behind the JWT authorizer, all to the function with payload 2.0', () => {
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties as Record<string, unknown>);
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual(
+      [
+        'GET /ranches/{ranchid}/upload-metrics',
+        'POST /ranches/{ranchid}/photo-lookups',
+        'POST /ranches/{ranchid}/reservations',
+        'POST /ranches/{ranchid}/reservations/{id}/renew',
+        'DELETE /ranches/{ranchid}/reservations/{id}',
+      ].sort(),
+    );
+    expect(UPLOADS_API_ROUTES.map((r) => `${r.method} ${r.path}`).sort()).toEqual(routes.map((r) => r.RouteKey).sort());
+    for (const route of routes) {
+      expect(route).toMatchObject({ ApiId: { Ref: apiId() }, AuthorizationType: 'JWT', AuthorizerId: { Ref: authorizerId() } });
+    }
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
+    expect(Object.values(integrations).map((i) => i.Properties)).toEqual([
+      { ApiId: { Ref: apiId() }, IntegrationType: 'AWS_PROXY', IntegrationUri: { 'Fn::GetAtt': [functionId(), 'Arn'] }, PayloadFormatVersion: '2.0' },
+    ]);
+    const [integrationId] = Object.keys(integrations);
+    for (const route of routes) expect(route.Target).toEqual({ 'Fn::Join': ['', ['integrations/', { Ref: integrationId }]] });
+  });
+
+  it("accepts only id tokens of the runtime config's user pool issued to the web client, from the Authorization header", () => {
+    expect(userPoolIssuer('us-east-2_ExampleP00l')).toBe('https://cognito-idp.us-east-2.amazonaws.com/us-east-2_ExampleP00l');
+    expect(Object.keys(template.findResources('AWS::ApiGatewayV2::Authorizer'))).toHaveLength(1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      ApiId: { Ref: apiId() },
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: {
+        Issuer: `https://cognito-idp.us-east-2.amazonaws.com/${runtimeConfig.auth.userPoolId}`,
+        Audience: [runtimeConfig.auth.userPoolClientId],
+      },
+    });
+  });
+
+  it("answers CORS preflights for the site's origins only: GET, POST, DELETE; Authorization and Content-Type", () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      ProtocolType: 'HTTP',
+      CorsConfiguration: {
+        AllowOrigins: ['https://trailsense.example', 'https://uploader.trailsense.example'],
+        AllowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+        AllowHeaders: ['Authorization', 'Content-Type'],
+        AllowCredentials: false,
+        MaxAge: 3600,
+      },
+    });
+    expect(settings.siteOrigins).toEqual(['https://trailsense.example', 'https://uploader.trailsense.example']);
+  });
+
+  it('has one stage, $default (no path prefix), auto-deployed and throttled', () => {
+    const stages = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+    expect(stages).toHaveLength(1);
+    expect(UPLOADS_API_THROTTLE).toEqual({ rateLimit: 100, burstLimit: 200 });
+    expect(stages[0]!.Properties).toMatchObject({
+      ApiId: { Ref: apiId() },
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 },
+    });
+  });
+
+  it('writes a JSON access log line per request, with the fields the alarms read, to a log group with a retention', () => {
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
+    const { DestinationArn, Format } = stage.Properties.AccessLogSettings as { DestinationArn: { 'Fn::GetAtt': [string, string] }; Format: string };
+    const line = JSON.parse(Format) as Record<string, string>;
+    expect(line).toEqual(UPLOADS_API_ACCESS_LOG);
+    expect(line).toMatchObject({
+      requestId: '$context.requestId',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      latency: '$context.responseLatency',
+      integrationLatency: '$context.integrationLatency',
+    });
+    const logGroup = template.findResources('AWS::Logs::LogGroup')[DestinationArn['Fn::GetAtt'][0]]!;
+    expect(logGroup.Properties).toEqual({ RetentionInDays: 90 });
+  });
+
+  it('exposes the metrics the alarms need: 5xx and latency of the API, errors of the function', () => {
+    const stackOf = (value: unknown) => Stack.of(stack).resolve(value) as unknown;
+    const serverErrors = stack.uploadsApi.metricServerError();
+    expect([serverErrors.namespace, serverErrors.metricName]).toEqual(['AWS/ApiGateway', '5xx']);
+    expect(stackOf(serverErrors.dimensions)).toEqual({ ApiId: { Ref: apiId() } });
+    expect(stack.uploadsApi.metricLatency().metricName).toBe('Latency');
+    const errors = stack.uploadsApiFunction.metricErrors();
+    expect([errors.namespace, errors.metricName]).toEqual(['AWS/Lambda', 'Errors']);
+    expect(stackOf(errors.dimensions)).toEqual({ FunctionName: { Ref: functionId() } });
+  });
+});
+
+describe('the function', () => {
+  it('runs the bundled uploads-api/lambda.ts on Node 24 (arm64) with the ledger and the ranch table named', () => {
+    const fn = template.findResources('AWS::Lambda::Function')[functionId()]!;
+    expect(fn.Properties).toMatchObject({
+      Handler: 'index.handler',
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Environment: {
+        Variables: { LEDGER_TABLE_NAME: { Ref: ledgerId() }, RANCHES_TABLE_NAME: settings.ranchesTableName, NODE_OPTIONS: '--enable-source-maps' },
+      },
+      LoggingConfig: { LogGroup: { Ref: expect.stringMatching(/^UploadsApiFunctionLogs/) as unknown } },
+    });
+    // Below the HTTP API's 30 s integration timeout.
+    expect(fn.Properties.Timeout).toBeLessThan(30);
+  });
+
+  it("was bundled locally by the repository's esbuild into one file exporting handler", () => {
+    const code = template.findResources('AWS::Lambda::Function')[functionId()]!.Properties.Code as { S3Key: string };
+    const bundle = path.join(outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`, 'index.js');
+    expect(fs.existsSync(bundle)).toBe(true);
+    const source = fs.readFileSync(bundle, 'utf8');
+    expect(source).toContain('LEDGER_TABLE_NAME');
+    expect(source).toContain('custom:ranchid');
+    expect(source).toMatch(/handler/);
+    // The runtime's SDK stays outside the bundle; the shared package (the quota) is inside it.
+    expect(source).toMatch(/require\("@aws-sdk\/client-dynamodb"\)/);
+    expect(source).not.toContain('@trailsense/shared');
+  });
+
+  it('may only GetItem, PutItem and BatchGetItem on the ledger table and GetItem on the ranch table', () => {
+    const fn = template.findResources('AWS::Lambda::Function')[functionId()]!;
+    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    expect(UPLOADS_API_LEDGER_ACTIONS).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem']);
+    expect(UPLOADS_API_RANCH_ACTIONS).toEqual(['dynamodb:GetItem']);
+    expect(statements).toEqual([
+      {
+        Sid: 'ReadAndWriteLedgerItems',
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem'],
+        Resource: { 'Fn::GetAtt': [ledgerId(), 'Arn'] },
+      },
+      { Sid: 'ReadRanchCeilings', Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: ranchesArn },
+    ]);
+    // Its role has no inline policies, and only the basic execution role's logging as a managed one.
+    const role = template.findResources('AWS::IAM::Role')[roleId]!;
+    expect(role.Properties.Policies).toBeUndefined();
+    expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toMatch(
+      /^\[\{"Fn::Join":\["",\["arn:",\{"Ref":"AWS::Partition"\},":iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole"\]\]\}\]$/,
+    );
+    expect(statements.flatMap(actionsOf).filter((a) => a.includes('*'))).toEqual([]);
+  });
+
+  it('may be invoked by API Gateway for this API only', () => {
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter(
+      (p) => JSON.stringify(p.Properties.FunctionName) === JSON.stringify({ 'Fn::GetAtt': [functionId(), 'Arn'] }),
+    );
+    expect(permissions).toHaveLength(UPLOADS_API_ROUTES.length);
+    for (const permission of permissions) {
+      expect(permission.Properties).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+      expect(JSON.stringify(permission.Properties.SourceArn)).toContain(`":execute-api:us-east-2:123456789012:",{"Ref":"${apiId()}"},"/*/*/ranches/`);
+    }
+  });
+
+  it('grants nothing to a wildcard principal', () => {
+    expect(allStatements(template).filter((s) => s.Effect === 'Allow' && isWildcardPrincipal(s.Principal))).toEqual([]);
+  });
+});
+
+describe('the custom domain', () => {
+  it("with settings uploadsApi: a regional domain (TLS 1.2) with the region's certificate, $default mapped at its root", () => {
+    expect(settings.uploadsApi).toEqual({
+      domainName: 'uploads-api.trailsense.example',
+      certificateArn: expect.stringMatching(/^arn:aws:acm:us-east-2:123456789012:certificate\//) as unknown,
+    });
+    const domains = template.findResources('AWS::ApiGatewayV2::DomainName');
+    expect(Object.values(domains).map((d) => d.Properties)).toEqual([
+      {
+        DomainName: 'uploads-api.trailsense.example',
+        DomainNameConfigurations: [{ CertificateArn: settings.uploadsApi!.certificateArn, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' }],
+      },
+    ]);
+    const [domainId] = Object.keys(domains);
+    const stageId = Object.keys(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
+    const mappings = Object.values(template.findResources('AWS::ApiGatewayV2::ApiMapping'));
+    expect(mappings).toEqual([
+      expect.objectContaining({ Properties: { ApiId: { Ref: apiId() }, DomainName: { Ref: domainId }, Stage: '$default' }, DependsOn: [stageId] }),
+    ]);
+  });
+
+  it('outputs the endpoint and the target (and hosted zone) DNS points the domain at', () => {
+    const [domainId] = Object.keys(template.findResources('AWS::ApiGatewayV2::DomainName'));
+    template.hasOutput(UPLOADS_API_OUTPUTS.endpoint, { Value: { 'Fn::GetAtt': [apiId(), 'ApiEndpoint'] } });
+    template.hasOutput(UPLOADS_API_OUTPUTS.domainTarget, {
+      Value: { 'Fn::GetAtt': [domainId, 'RegionalDomainName'] },
+      Description: Match.stringLikeRegexp('^Point uploads-api\\.trailsense\\.example here'),
+    });
+    template.hasOutput(UPLOADS_API_OUTPUTS.domainHostedZoneId, { Value: { 'Fn::GetAtt': [domainId, 'RegionalHostedZoneId'] } });
+  });
+
+  it('without settings uploadsApi: no domain, no mapping, no domain outputs; the endpoint is api.uploadsBaseUrl', () => {
+    withoutDomain.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
+    withoutDomain.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 0);
+    withoutDomain.resourceCountIs('AWS::ApiGatewayV2::Route', UPLOADS_API_ROUTES.length);
+    const outputs = withoutDomain.findOutputs('*');
+    expect(Object.keys(outputs)).not.toContain(UPLOADS_API_OUTPUTS.domainTarget);
+    expect(Object.keys(outputs)).not.toContain(UPLOADS_API_OUTPUTS.domainHostedZoneId);
+    expect(outputs[UPLOADS_API_OUTPUTS.endpoint]).toMatchObject({ Description: 'api.uploadsBaseUrl' });
+  });
+});
