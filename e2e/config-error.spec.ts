@@ -10,7 +10,11 @@ test('a broken /config.json shows one readable list of every problem, never a bl
   try {
     await page.goto(`${stack.shellUrl}/support`);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('TrailSense can’t start right now');
-    await expect(page.getByRole('listitem')).toHaveText(['"auth" is missing.', '"api.baseUrl" is "nope", which is not an http(s) URL.']);
+    await expect(page.getByRole('listitem')).toHaveText([
+      '"auth" is missing.',
+      '"api.baseUrl" is "nope", which is not an http(s) URL.',
+      '"api.uploadsBaseUrl" is missing.',
+    ]);
     expect(logged.join('\n')).toContain('"auth" is missing.');
   } finally {
     await stack.close();

@@ -14,7 +14,7 @@ export const testConfig: RuntimeConfig = {
     signUpEnabled: false,
   },
   storage: { bucket: 'trailsense-test', region: 'us-east-2', dangerouslyConnectToHttpEndpointForTesting: true },
-  api: { baseUrl: 'http://localhost:4103' },
+  api: { baseUrl: 'http://localhost:4103', uploadsBaseUrl: 'http://localhost:4103' },
   analytics: { provider: 'sandbox', endpoint: 'http://localhost:4104/events' },
   remotes: { auth: 'http://localhost:3001/mf-manifest.json', uploader: 'http://localhost:3002/mf-manifest.json' },
 };

@@ -23,8 +23,11 @@ export {
 export { startStandalone, type StandaloneOptions } from './remote-kit/standalone';
 export {
   createProductApi,
+  createUploadsApi,
   normaliseError,
   type ProductApi,
+  type UploadsApi,
+  type ReservationResponse,
   type ProductApiOptions,
   type SubscriptionResponse,
   type UploadMetricsResponse,

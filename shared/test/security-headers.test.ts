@@ -32,7 +32,7 @@ const productionRaw = {
     identityPoolId: 'us-east-2:1a2b3c4d-0000-4000-8000-000000000001',
   },
   storage: { bucket: 'trailsense-uploads', region: 'us-east-2' },
-  api: { baseUrl: 'https://api.trailsense.example/v1/' },
+  api: { baseUrl: 'https://api.trailsense.example/v1/', uploadsBaseUrl: 'https://uploads-api.trailsense.example' },
   analytics: { provider: 'firehose', region: 'us-west-2', streamName: 'trailsense-events' },
   remotes: {
     auth: 'https://auth.trailsense.example/mf-manifest.json',
@@ -71,6 +71,7 @@ describe('the Content-Security-Policy', () => {
       'https://cognito-identity.us-east-2.amazonaws.com',
       'https://trailsense-uploads.s3-accelerate.amazonaws.com',
       'https://api.trailsense.example/v1/',
+      'https://uploads-api.trailsense.example/',
       'https://firehose.us-west-2.amazonaws.com',
     ]);
     expect(contentSecurityPolicy({ config: production(), inlineScriptHashes: [HASH] })).not.toMatch(/localhost|http:/);

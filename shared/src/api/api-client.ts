@@ -1,13 +1,12 @@
 import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
 import { ApiRequestError, httpErrorMessage } from './api-error';
+import type { PhotoLookupResponse, ReservationResponse, UploadMetricsResponse } from './uploads-api-types';
+
+export type { PhotoLookupResponse, ReservationResponse, UploadMetrics, UploadMetricsResponse } from './uploads-api-types';
 
 /** docs/product.md#product-api-responses: GET /subscriptions/{email}. */
 export interface SubscriptionResponse {
   subscriber: { entitlements: Record<string, { expires_date: string }> };
-}
-/** docs/product.md#product-api-responses: GET /ranches/{ranchid}/upload-metrics?yearmo=YYYY_MM; `total` may be "". */
-export interface UploadMetricsResponse {
-  total: string;
 }
 /** docs/product.md#product-api-responses: GET /ranches/{ranchid}. */
 export interface RanchResponse {
@@ -25,13 +24,28 @@ export interface CamerasResponse {
 /** The product API (docs/product.md#product-api). Every call rejects with an `ApiRequestError`. */
 export interface ProductApi {
   getSubscription(email: string): Promise<SubscriptionResponse>;
-  getUploadMetrics(ranchId: string, yearmo: string): Promise<UploadMetricsResponse>;
   getRanch(ranchId: string): Promise<RanchResponse>;
   getCameras(ranchId: string): Promise<CamerasResponse>;
 }
 
+/**
+ * The uploads API (this repository's, infra/src/uploads-api/handler.ts; docs/architecture.md#the-uploads-api).
+ * Every call rejects with an `ApiRequestError`.
+ */
+export interface UploadsApi {
+  getUploadMetrics(ranchId: string, yearmo: string): Promise<UploadMetricsResponse>;
+  /** Which of the photos the ranch already has, reserving nothing. */
+  lookupPhotos(ranchId: string, fingerprints: readonly string[]): Promise<Pick<PhotoLookupResponse, 'known'>>;
+  /** Which of these file sizes some photo of the ranch has (a file of another size cannot be one it has). */
+  lookupSizes(ranchId: string, sizes: readonly number[]): Promise<Pick<PhotoLookupResponse, 'knownSizes'>>;
+  /** Slots for the photos the ranch does not have yet (as many as its ceiling allows). */
+  reserve(ranchId: string, fingerprints: readonly string[]): Promise<ReservationResponse>;
+  renew(ranchId: string, reservation: string): Promise<{ reservation: string; expiresAt: string }>;
+  release(ranchId: string, reservation: string): Promise<{ reservation: string; released: number }>;
+}
+
 export interface ProductApiOptions {
-  /** `api.baseUrl` of the runtime config. */
+  /** `api.baseUrl` (the product API) or `api.uploadsBaseUrl` (the uploads API) of the runtime config. */
   baseUrl: string;
   /**
    * The bearer token: the Cognito **id token** (the API needs its email and custom:ranchid
@@ -60,9 +74,9 @@ export function normaliseError(error: unknown): ApiRequestError {
   return new ApiRequestError({ kind: 'network', message: error instanceof Error && error.message ? error.message : 'Network Error' });
 }
 
-/** The one HTTP client of the product API: ky with the bearer token and error normalisation. */
-export function createProductApi(options: ProductApiOptions): ProductApi {
-  const client: KyInstance = ky.create({
+/** ky with the bearer token (the id token) on every request. */
+function bearerClient(options: ProductApiOptions): KyInstance {
+  return ky.create({
     prefix: options.baseUrl,
     timeout: options.timeout ?? 20_000,
     // GETs are idempotent: ky retries network errors, 408/413/429/5xx twice with backoff.
@@ -78,18 +92,48 @@ export function createProductApi(options: ProductApiOptions): ProductApi {
       ],
     },
   });
-  const get = async <T>(path: string, searchParams?: Record<string, string>): Promise<T> => {
+}
+
+const seg = encodeURIComponent;
+
+/** The one HTTP client of the product API: ky with the bearer token and error normalisation. */
+export function createProductApi(options: ProductApiOptions): ProductApi {
+  const client = bearerClient(options);
+  const get = async <T>(path: string): Promise<T> => {
     try {
-      return await client.get(path, searchParams ? { searchParams } : {}).json<T>();
+      return await client.get(path).json<T>();
     } catch (error) {
       throw normaliseError(error);
     }
   };
-  const seg = encodeURIComponent;
   return {
     getSubscription: (email) => get(`subscriptions/${seg(email)}`),
-    getUploadMetrics: (ranchId, yearmo) => get(`ranches/${seg(ranchId)}/upload-metrics`, { yearmo }),
     getRanch: (ranchId) => get(`ranches/${seg(ranchId)}`),
     getCameras: (ranchId) => get(`ranches/${seg(ranchId)}/cameras`),
+  };
+}
+
+/**
+ * The uploads API's client (`baseUrl`: the runtime config's `api.uploadsBaseUrl`). GET and DELETE
+ * are retried by ky (idempotent); a POST is not: a reservation asked twice would hold twice the
+ * slots until they expire.
+ */
+export function createUploadsApi(options: ProductApiOptions): UploadsApi {
+  const client = bearerClient(options);
+  const call = async <T>(request: () => Promise<T>): Promise<T> => {
+    try {
+      return await request();
+    } catch (error) {
+      throw normaliseError(error);
+    }
+  };
+  const ranch = (ranchId: string) => `ranches/${seg(ranchId)}`;
+  return {
+    getUploadMetrics: (ranchId, yearmo) => call(() => client.get(`${ranch(ranchId)}/upload-metrics`, { searchParams: { yearmo } }).json()),
+    lookupPhotos: (ranchId, fingerprints) => call(() => client.post(`${ranch(ranchId)}/photo-lookups`, { json: { fingerprints } }).json()),
+    lookupSizes: (ranchId, sizes) => call(() => client.post(`${ranch(ranchId)}/photo-lookups`, { json: { sizes } }).json()),
+    reserve: (ranchId, fingerprints) => call(() => client.post(`${ranch(ranchId)}/reservations`, { json: { fingerprints } }).json()),
+    renew: (ranchId, reservation) => call(() => client.post(`${ranch(ranchId)}/reservations/${seg(reservation)}/renew`).json()),
+    release: (ranchId, reservation) => call(() => client.delete(`${ranch(ranchId)}/reservations/${seg(reservation)}`).json()),
   };
 }

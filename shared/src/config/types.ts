@@ -52,8 +52,13 @@ export interface StorageConfig {
 }
 
 export interface ApiConfig {
-  /** Base URL of the product API, without a trailing slash. */
+  /** Base URL of the product API (subscriptions, ranches, cameras), without a trailing slash. */
   baseUrl: string;
+  /**
+   * Base URL of the uploads API (this repository's, infra/src/uploads-api/: upload-metrics and
+   * reservations), without a trailing slash. The sandbox serves both APIs on one base.
+   */
+  uploadsBaseUrl: string;
 }
 
 export type AnalyticsConfig = { provider: 'sandbox'; endpoint: string } | { provider: 'firehose'; region: string; streamName: string } | { provider: 'none' };

@@ -126,7 +126,7 @@ const runtimeConfigSchema = section({
     region: region(),
     dangerouslyConnectToHttpEndpointForTesting: optional(flag()),
   }),
-  api: section({ baseUrl: baseUrl() }),
+  api: section({ baseUrl: baseUrl(), uploadsBaseUrl: baseUrl() }),
   analytics: pipe(
     custom<Record<string, unknown>>(isObject, 'must be an object.'),
     variant(

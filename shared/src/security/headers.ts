@@ -52,7 +52,7 @@ export function remoteOrigins(config: RuntimeConfig): string[] {
 
 /**
  * Every endpoint the apps call, as CSP sources: the user pool, the identity pool, object storage
- * (the accelerated endpoint the uploader uses, or the sandbox's S3), the product API and the
+ * (the accelerated endpoint the uploader uses, or the sandbox's S3), the product API, the uploads API and the
  * analytics sink. The site's own origin ('self', for /config.json) and the remotes' origins (their
  * manifests) are added by `cspDirectives`.
  */
@@ -64,6 +64,7 @@ export function connectSources(config: RuntimeConfig): string[] {
     // Amplify's storage test switch sends to this fixed address (docs/architecture.md#auth-and-storage-with-amplify).
     storage.dangerouslyConnectToHttpEndpointForTesting ? 'http://localhost:20005' : `https://${storage.bucket}.s3-accelerate.amazonaws.com`,
     pathSource(api.baseUrl),
+    pathSource(api.uploadsBaseUrl),
   ];
   if (analytics.provider === 'sandbox') sources.push(originOf(analytics.endpoint));
   if (analytics.provider === 'firehose') sources.push(`https://firehose.${analytics.region}.amazonaws.com`);
