@@ -37,7 +37,13 @@ export function parseEvent(body: Record<string, unknown> | undefined): { ok: tru
  * - `/_sandbox/s3-put-stall`: `PUT` a count N, the next N object PUTs are held unanswered; `GET`
  *   how many were held and how many are still to be;
  * - `/_sandbox/api-fault`: `PUT` e.g. `upload-metrics:500,ranch:503` (`0` or empty: all off);
- *   `GET` the current settings.
+ *   `GET` the current settings;
+ * - `/_sandbox/ledger-clock`: `PUT` an ISO 8601 time the upload ledger's clock reads from now on
+ *   (it goes on ticking from there; empty: the real time again); `GET` its time. Only the ledger
+ *   (months, reservation lifetimes) moves: tokens and signatures keep the real time;
+ * - `/_sandbox/ranch-usage`: `PUT` `{ "ranchId": …, "total": N }` sets the ranch's count for the
+ *   ledger clock's month and drops its reservations (a test's starting point); without `total`
+ *   only the reservations go; `GET` nothing useful.
  * Loopback callers only, and never from a web page (a request with an Origin header is refused),
  * so a site cannot flip them.
  */
@@ -51,11 +57,18 @@ export interface SandboxControl {
   /** Applies an API fault spec ("upload-metrics:500"); returns an error message when it is malformed. */
   setApiFault(spec: string): string | undefined;
   apiFault(): ApiFault;
+  /** Sets the ledger clock to an ISO time ("" for the real time); returns an error message when malformed. */
+  setLedgerClock(spec: string): string | undefined;
+  ledgerClock(): { now: string; offsetMs: number };
+  /** Sets a ranch's count in the ledger clock's month; returns an error message when malformed. */
+  setRanchUsage(ranchId: unknown, total: unknown): string | undefined;
 }
 
 export const CONTROL_PATH = '/_sandbox/s3-put-fault';
 export const STALL_CONTROL_PATH = '/_sandbox/s3-put-stall';
 export const API_FAULT_CONTROL_PATH = '/_sandbox/api-fault';
+export const LEDGER_CLOCK_CONTROL_PATH = '/_sandbox/ledger-clock';
+export const RANCH_USAGE_CONTROL_PATH = '/_sandbox/ranch-usage';
 
 const isLoopback = (address: string | undefined) => !!address && (address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1');
 
@@ -103,6 +116,32 @@ const CONTROL_ROUTES = new Map<string, ControlRoute>([
         if (error) return { error };
         log(`[sandbox] product API fault switch set to ${formatApiFault(control.apiFault())}`);
         return { answer: { faults: control.apiFault() } };
+      },
+    },
+  ],
+  [
+    LEDGER_CLOCK_CONTROL_PATH,
+    {
+      get: (control) => control.ledgerClock(),
+      put: (control, raw, log) => {
+        const spec = raw.toString('utf8').trim();
+        const error = control.setLedgerClock(spec);
+        if (error) return { error };
+        log(`[sandbox] ledger clock set to ${control.ledgerClock().now}`);
+        return { answer: control.ledgerClock() };
+      },
+    },
+  ],
+  [
+    RANCH_USAGE_CONTROL_PATH,
+    {
+      get: () => ({}),
+      put: (control, raw, log) => {
+        const json = parseJsonObject(raw);
+        const error = control.setRanchUsage(json?.['ranchId'], json?.['total']);
+        if (error) return { error };
+        log(`[sandbox] ranch usage set: ${raw.toString('utf8')}`);
+        return { answer: { ok: true } };
       },
     },
   ],

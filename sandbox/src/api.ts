@@ -1,5 +1,7 @@
 /**
- * The product API (docs/product.md#product-api) on the sandbox database. Every call needs
+ * The product API (docs/product.md#product-api) and the uploads API (infra/src/uploads-api/handler.ts,
+ * run here as production runs it: upload-metrics and reservations) on the sandbox database, on one
+ * base URL (the runtime config's `api.baseUrl` and `api.uploadsBaseUrl`). Every call needs
  * `Authorization: Bearer <id token>` verified against the user pool's published JWKS (as an API
  * Gateway Cognito authorizer would): 401 missing/invalid/expired, 403 another ranch or email,
  * 400 malformed ids or yearmo, 404 unknown paths or ranches. Errors are `{ message }`.
@@ -8,14 +10,15 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { JWTVerifyGetKey } from 'jose';
+import { handleUploadsApi, MAX_BODY_BYTES, UPLOADS_API_RESOURCES } from '@trailsense/infra/uploads-api';
+import type { UploadsApiDeps } from '@trailsense/infra/uploads-api';
 import type { SandboxDb } from './db';
 import { apiRouteOf } from './fault';
 import type { ApiFault } from './fault';
-import { applyCors, requestUrl, sendJson } from './http-util';
+import { applyCors, BodyTooLargeError, readBody, requestUrl, sendJson } from './http-util';
 import { checkToken } from './tokens';
 
 const RANCH_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-const YEARMO = /^\d{4}_(0[1-9]|1[0-2])$/;
 const EMAIL = /^[^\s@/]+@[^\s@/]+\.[^\s@/]+$/;
 
 export class ApiError extends Error {
@@ -34,7 +37,7 @@ export interface Caller {
 }
 
 /** Pure routing and answers, given an authenticated caller. */
-export function answer(db: SandboxDb, caller: Caller, pathname: string, query: URLSearchParams): unknown {
+export function answer(db: SandboxDb, caller: Caller, pathname: string): unknown {
   const parts = pathname
     .split('/')
     .filter(Boolean)
@@ -53,19 +56,14 @@ export function answer(db: SandboxDb, caller: Caller, pathname: string, query: U
     if (!ranch) throw new ApiError(404, `No ranch ${id}`);
     if (sub === undefined) return { max_monthly_uploads: ranch.maxMonthlyUploads };
     if (sub === 'cameras') return { Cameras: db.cameras(id) };
-    if (sub === 'upload-metrics') {
-      const yearmo = query.get('yearmo') ?? '';
-      if (!YEARMO.test(yearmo)) throw new ApiError(400, `Malformed yearmo "${yearmo}": expected YYYY_MM`);
-      // docs/product.md#product-api-responses: total is a string, possibly empty (a month with nothing counted).
-      const total = db.uploadCount(id, yearmo);
-      return { total: total === undefined ? '' : String(total) };
-    }
   }
   throw new ApiError(404, `No such resource: ${pathname}`);
 }
 
 export interface ApiDeps {
   db: SandboxDb;
+  /** The uploads API's ports (the SQLite ledger, the ranches, the ledger's clock). */
+  uploads: UploadsApiDeps;
   keys: JWTVerifyGetKey;
   issuer: string;
   clientId: string;
@@ -86,20 +84,56 @@ async function authenticate(req: IncomingMessage, deps: ApiDeps): Promise<Caller
   return { email, ranchId: typeof ranchId === 'string' && ranchId ? ranchId : undefined };
 }
 
+/** Paths the uploads API answers: /ranches/{id}/upload-metrics, photo-lookups and reservations[/…]. */
+export function isUploadsApiPath(pathname: string): boolean {
+  const [first, id, sub] = pathname.split('/').filter(Boolean);
+  return first === 'ranches' && id !== undefined && UPLOADS_API_RESOURCES.includes(sub ?? '');
+}
+
 export function createApi(deps: ApiDeps): RequestListener {
+  async function handleUploads(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    // As API Gateway's JWT authorizer: no valid token never reaches the function (nor is its body read).
+    let caller: Caller;
+    try {
+      caller = await authenticate(req, deps);
+    } catch (error) {
+      req.resume();
+      throw error;
+    }
+    let body: string | null = null;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      try {
+        body = (await readBody(req, MAX_BODY_BYTES)).toString('utf8');
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) throw new ApiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes`);
+        throw error;
+      }
+    } else req.resume();
+    const answer = await handleUploadsApi(
+      { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), body, caller: { ranchId: caller.ranchId ?? null } },
+      deps.uploads,
+      (error) => deps.log(`[api] uploads API internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    );
+    sendJson(res, answer.status, answer.body);
+  }
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (isUploadsApiPath(url.pathname)) return handleUploads(req, res, url);
+    req.resume(); // GETs have no body; drain anything sent anyway
     if (req.method !== 'GET') throw new ApiError(405, `Method ${req.method ?? ''} not allowed`);
     const caller = await authenticate(req, deps);
-    sendJson(res, 200, answer(deps.db, caller, url.pathname, url.searchParams));
+    sendJson(res, 200, answer(deps.db, caller, url.pathname));
   }
   return (req, res) => {
-    if (applyCors(req, res, 'GET, OPTIONS')) return;
-    req.resume(); // GETs have no body; drain anything sent anyway
+    if (applyCors(req, res, 'GET, POST, DELETE, OPTIONS')) return;
     const url = requestUrl(req);
-    if (!url) return sendJson(res, 400, { message: 'Malformed request URL' });
+    if (!url) {
+      req.resume();
+      return sendJson(res, 400, { message: 'Malformed request URL' });
+    }
     const route = apiRouteOf(url.pathname);
     const injected = route === undefined ? undefined : deps.fault?.()[route];
     if (injected !== undefined) {
+      req.resume();
       deps.log(`[api] fault switch: ${req.method ?? ''} ${url.pathname} -> ${injected}`);
       return sendJson(res, injected, { message: `Injected failure ${injected} (sandbox fault switch)` });
     }

@@ -56,7 +56,7 @@ export function runtimeConfigFor(contract: LocalContract, ports: SandboxPorts): 
     brand: contract.brand ?? defaultBrand,
     auth: { ...contract.auth, userPoolEndpoint: gateway, identityPoolEndpoint: gateway },
     storage: { ...contract.storage, dangerouslyConnectToHttpEndpointForTesting: true },
-    api: { baseUrl: `http://localhost:${ports.api}` },
+    api: { baseUrl: `http://localhost:${ports.api}`, uploadsBaseUrl: `http://localhost:${ports.api}` },
     analytics: { provider: 'sandbox', endpoint: `http://localhost:${ports.analytics}/events` },
     remotes: contract.remotes,
   };

@@ -6,6 +6,7 @@
  * `PRAGMA user_version` records the schema version.
  */
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { EMPTY_MONTH, type MonthState } from '@trailsense/infra/ledger';
 
 /** Each entry moves the schema one version up; append, never edit, once released. */
 const MIGRATIONS: readonly string[] = [
@@ -32,6 +33,15 @@ const MIGRATIONS: readonly string[] = [
   // Refresh tokens revoked (RevokeToken, GlobalSignOut) by id, so a restart keeps refusing them
   // and the access tokens that name them (gateway/user-pool.ts).
   `CREATE TABLE revoked_tokens (jti TEXT PRIMARY KEY, at_seconds INTEGER NOT NULL);`,
+  // The upload ledger of infra/src/ledger/ (port.ts, rules.ts): one row per ranch-month with its
+  // count and reservations (the counts so far carried over), and the photos each ranch has. The
+  // uploads table stays the counted objects; a deleted object stays counted, as in production.
+  `CREATE TABLE months (ranch_id TEXT NOT NULL, yearmo TEXT NOT NULL, total INTEGER NOT NULL, holds TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (ranch_id, yearmo));
+   INSERT INTO months (ranch_id, yearmo, total, holds, version)
+     SELECT b.ranch_id, b.yearmo, b.count + (SELECT COUNT(*) FROM uploads u WHERE u.ranch_id = b.ranch_id AND u.yearmo = b.yearmo), '{}', 1 FROM upload_baselines b;
+   INSERT OR IGNORE INTO months (ranch_id, yearmo, total, holds, version) SELECT ranch_id, yearmo, COUNT(*), '{}', 1 FROM uploads GROUP BY ranch_id, yearmo;
+   CREATE TABLE photos (ranch_id TEXT NOT NULL, fingerprint TEXT NOT NULL, size INTEGER NOT NULL, key TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (ranch_id, fingerprint));
+   CREATE INDEX photos_by_size ON photos (ranch_id, size);`,
 ];
 
 /** How long a revoked token's id is kept: its refresh token's lifetime (30 days), after which it is dead anyway. */
@@ -150,11 +160,17 @@ export function openDb(file: string) {
     ranch: db.prepare<[string], { id: string; name: string; max_monthly_uploads: number }>('SELECT * FROM ranches WHERE id = ?'),
     cameras: db.prepare<[string], Camera>('SELECT id, name FROM cameras WHERE ranch_id = ? ORDER BY position'),
     entitlements: db.prepare<[string], { level: string; expires_date: string }>('SELECT level, expires_date FROM subscriptions WHERE email = ? ORDER BY level'),
-    baseline: db.prepare<[string, string], { count: number }>('SELECT count FROM upload_baselines WHERE ranch_id = ? AND yearmo = ?'),
-    uploads: db.prepare<[string, string], { n: number }>('SELECT COUNT(*) AS n FROM uploads WHERE ranch_id = ? AND yearmo = ?'),
-    removeUpload: db.prepare('DELETE FROM uploads WHERE bucket = ? AND key = ?'),
+    month: db.prepare<[string, string], { total: number; holds: string; version: number }>(
+      'SELECT total, holds, version FROM months WHERE ranch_id = ? AND yearmo = ?',
+    ),
+    writeMonth: db.prepare(
+      'INSERT INTO months (ranch_id, yearmo, total, holds, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (ranch_id, yearmo) DO UPDATE SET total = excluded.total, holds = excluded.holds, version = excluded.version',
+    ),
     hasUpload: db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM uploads WHERE bucket = ? AND key = ?'),
     insertUpload: db.prepare('INSERT INTO uploads (bucket, key, ranch_id, yearmo, created_at) VALUES (?, ?, ?, ?, ?)'),
+    insertPhoto: db.prepare('INSERT INTO photos (ranch_id, fingerprint, size, key, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (ranch_id, fingerprint) DO NOTHING'),
+    hasPhotoSize: db.prepare<[string, number], { n: number }>('SELECT 1 AS n FROM photos WHERE ranch_id = ? AND size = ? LIMIT 1'),
+    hasPhoto: db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM photos WHERE ranch_id = ? AND fingerprint = ?'),
     insertRefusal: db.prepare('INSERT INTO refusals (bucket, key, ranch_id, claimed_ranch_id, yearmo, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     addSession: db.prepare('INSERT INTO sessions (access_key_id, secret_access_key, token, identity_id, tags, expires_at_seconds) VALUES (?, ?, ?, ?, ?, ?)'),
     session: db.prepare<[string], { secret_access_key: string; token: string; identity_id: string; tags: string; expires_at_seconds: number }>(
@@ -191,28 +207,32 @@ export function openDb(file: string) {
     },
     cameras: (ranchId: string): Camera[] => stmt.cameras.all(ranchId),
     entitlements: (email: string): Entitlement[] => stmt.entitlements.all(email).map((r) => ({ level: r.level, expiresDate: r.expires_date })),
-    /** Baseline plus stored objects; undefined when the month has neither (the API then says ""). */
-    uploadCount(ranchId: string, yearmo: string): number | undefined {
-      const baseline = stmt.baseline.get(ranchId, yearmo);
-      const stored = stmt.uploads.get(ranchId, yearmo)?.n ?? 0;
-      return baseline === undefined && stored === 0 ? undefined : (baseline?.count ?? 0) + stored;
+    /** A ranch-month of the ledger (infra/src/ledger/rules.ts's MonthState); EMPTY_MONTH when it has no row. */
+    month(ranchId: string, yearmo: string): MonthState {
+      const row = stmt.month.get(ranchId, yearmo);
+      if (!row) return EMPTY_MONTH;
+      let holds: MonthState['holds'] = {};
+      try {
+        holds = JSON.parse(row.holds) as MonthState['holds'];
+      } catch {
+        holds = {};
+      }
+      return { total: row.total, holds, version: row.version };
     },
-    removeUpload: (bucket: string, key: string) => void stmt.removeUpload.run(bucket, key),
-    /**
-     * The object-created function's ledger (its LedgerPort.count): in one transaction, `duplicate`
-     * if the object is counted already, `over-limit` if the month's count as upload-metrics
-     * reports it (baseline + stored uploads) has reached `ceiling`, else the upload is recorded.
-     */
-    countUpload: db.transaction(
-      (u: { bucket: string; key: string; ranchId: string; yearmo: string; createdAt: string }, ceiling: number): 'counted' | 'duplicate' | 'over-limit' => {
-        if (stmt.hasUpload.get(u.bucket, u.key)) return 'duplicate';
-        const baseline = stmt.baseline.get(u.ranchId, u.yearmo)?.count ?? 0;
-        const stored = stmt.uploads.get(u.ranchId, u.yearmo)?.n ?? 0;
-        if (baseline + stored >= ceiling) return 'over-limit';
-        stmt.insertUpload.run(u.bucket, u.key, u.ranchId, u.yearmo, u.createdAt);
-        return 'counted';
-      },
-    ),
+    writeMonth: (ranchId: string, yearmo: string, state: MonthState) =>
+      void stmt.writeMonth.run(ranchId, yearmo, state.total, JSON.stringify(state.holds), state.version),
+    /** Sets a month's count and drops its reservations (the seed; a test's starting point). */
+    setMonthTotal(ranchId: string, yearmo: string, total: number): void {
+      const version = (stmt.month.get(ranchId, yearmo)?.version ?? 0) + 1;
+      stmt.writeMonth.run(ranchId, yearmo, total, '{}', version);
+    },
+    hasUpload: (bucket: string, key: string) => stmt.hasUpload.get(bucket, key) !== undefined,
+    insertUpload: (u: { bucket: string; key: string; ranchId: string; yearmo: string; createdAt: string }) =>
+      void stmt.insertUpload.run(u.bucket, u.key, u.ranchId, u.yearmo, u.createdAt),
+    insertPhoto: (ranchId: string, fingerprint: string, size: number, key: string, at: string) =>
+      void stmt.insertPhoto.run(ranchId, fingerprint, size, key, at),
+    hasPhotoSize: (ranchId: string, size: number) => stmt.hasPhotoSize.get(ranchId, size) !== undefined,
+    hasPhoto: (ranchId: string, fingerprint: string) => stmt.hasPhoto.get(ranchId, fingerprint) !== undefined,
     /** Records an identity-pool session; sessions expired a day before `nowSeconds` are dropped. */
     addSession(session: StoredSession, nowSeconds: number): void {
       stmt.pruneSessions.run(nowSeconds - 86_400);

@@ -76,7 +76,7 @@ export function faultXml(status: number, code?: string): string {
 }
 
 /** The product API routes the API fault switch can fail, by the name the switch uses. */
-export const API_ROUTES = ['upload-metrics', 'ranch', 'cameras', 'subscriptions'] as const;
+export const API_ROUTES = ['upload-metrics', 'reservations', 'photo-lookups', 'ranch', 'cameras', 'subscriptions'] as const;
 export type ApiRoute = (typeof API_ROUTES)[number];
 /** The status each failing route answers with; a route not named works normally. */
 export type ApiFault = Partial<Record<ApiRoute, number>>;
@@ -114,9 +114,11 @@ export function formatApiFault(fault: ApiFault): string {
  */
 export function apiRouteOf(pathname: string): ApiRoute | undefined {
   const [first, id, sub, ...rest] = pathname.split('/').filter(Boolean);
+  // The uploads API's reservations and their renewals and releases (infra/src/uploads-api/handler.ts).
+  if (first === 'ranches' && id !== undefined && sub === 'reservations' && rest.length <= 2) return 'reservations';
   if (id === undefined || rest.length > 0) return undefined;
   if (first === 'subscriptions') return sub === undefined ? 'subscriptions' : undefined;
   if (first !== 'ranches') return undefined;
   if (sub === undefined) return 'ranch';
-  return sub === 'cameras' || sub === 'upload-metrics' ? sub : undefined;
+  return sub === 'cameras' || sub === 'upload-metrics' || sub === 'photo-lookups' ? sub : undefined;
 }

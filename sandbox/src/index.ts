@@ -15,7 +15,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import type { RequestListener } from 'node:http';
 import type { Server } from 'node:net';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet } from 'jose';
+import { utcYearMonth } from '@trailsense/infra/ledger';
+import type { UploadsApiDeps } from '@trailsense/infra/uploads-api';
 import type { JWK } from 'jose';
 import type { RuntimeConfig } from '@trailsense/shared/config-types';
 import { createAnalytics } from './analytics';
@@ -33,6 +36,7 @@ import { createIdentityPool } from './gateway/identity-pool';
 import { createUserPool } from './gateway/user-pool';
 import { formatLink, parseLink } from './link';
 import type { LinkSpec } from './link';
+import { sqliteLedger, sqliteRanches } from './ledger';
 import { listenLoopback } from './listen';
 import type { Listener } from './listen';
 import { startS3 } from './s3';
@@ -156,6 +160,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const wanted: SandboxPorts = { ...contractPorts(contract), ...options.ports };
   let fault = toFault(options.s3PutFault ?? process.env['SANDBOX_S3_PUT_FAULT']);
   let apiFault: ApiFault = {};
+  // The upload ledger's clock: real time unless a test sets it (the ledger-clock control).
+  let ledgerOffsetMs = 0;
+  const ledgerNow = () => Date.now() + ledgerOffsetMs;
   const link = toLink(options.link !== undefined ? options.link : process.env['SANDBOX_LINK']);
 
   if (options.reset) resetDataDir(dataDir);
@@ -216,7 +223,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     listeners.set('cognito', await listenLoopback('Cognito gateway', wanted.gateway, delegate('cognito')));
     listeners.set('api', await listenLoopback('product API', wanted.api, delegate('api')));
     listeners.set('analytics', await listenLoopback('analytics sink', wanted.analytics, delegate('analytics')));
-    s3 = await startS3({ dataDir, bucket: contract.storage.bucket, port: S3_PORT, db, fault, log, link, sessions });
+    s3 = await startS3({ dataDir, bucket: contract.storage.bucket, port: S3_PORT, db, fault, log, link, sessions, ledgerNow });
     if (link) log(`[s3] link emulator on: ${formatLink(link)}, shared by every connection to :${S3_PORT}`);
 
     ports = { gateway: listeners.get('cognito')!.port, api: listeners.get('api')!.port, analytics: listeners.get('analytics')!.port };
@@ -242,7 +249,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     handlers.set('cognito', createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk, userPool, identityPool, log }));
     // The API trusts only what the pool publishes, like an API Gateway authorizer.
     const remoteKeys = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
-    handlers.set('api', createApi({ db, keys: remoteKeys, issuer, clientId: ids.clientId, log, fault: () => apiFault }));
+    const uploads: UploadsApiDeps = {
+      ledger: sqliteLedger(db),
+      ranches: sqliteRanches(db),
+      clock: { now: () => new Date(ledgerNow()) },
+      newId: () => randomBytes(16).toString('base64url'),
+    };
+    handlers.set('api', createApi({ db, uploads, keys: remoteKeys, issuer, clientId: ids.clientId, log, fault: () => apiFault }));
     const s3ForControl = s3;
     handlers.set(
       'analytics',
@@ -272,6 +285,34 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
             return undefined;
           },
           apiFault: () => apiFault,
+          setLedgerClock: (spec) => {
+            if (spec === '') {
+              ledgerOffsetMs = 0;
+              return undefined;
+            }
+            const at = Date.parse(spec);
+            // A whole ISO 8601 time with its zone, on a real day (Date.parse would roll 02-30 over to March).
+            const day = spec.slice(0, 10);
+            const realDay = !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day;
+            if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(spec) || !realDay || Number.isNaN(at)) {
+              return `bad ledger clock "${spec}": expected an ISO 8601 time with its zone (2026-11-01T04:30:00Z), or nothing for the real time`;
+            }
+            ledgerOffsetMs = at - Date.now();
+            return undefined;
+          },
+          ledgerClock: () => ({ now: new Date(ledgerNow()).toISOString(), offsetMs: ledgerOffsetMs }),
+          setRanchUsage: (ranchId, total) => {
+            if (typeof ranchId !== 'string' || !db.ranch(ranchId)) return `bad ranch usage: no ranch ${JSON.stringify(ranchId)}`;
+            const month = utcYearMonth(new Date(ledgerNow()));
+            if (total === undefined) {
+              // Only the reservations go: the count stays.
+              db.setMonthTotal(ranchId, month, db.month(ranchId, month).total);
+              return undefined;
+            }
+            if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) return 'bad ranch usage: total must be a whole number ≥ 0';
+            db.setMonthTotal(ranchId, month, total);
+            return undefined;
+          },
         },
       }),
     );

@@ -7,7 +7,8 @@
  *   an identity-pool session's (sessions.ts), then the authenticated role's policy decides for a
  *   session (s3-access.ts); refused as S3 refuses, and s3rver gets the request under its own key;
  * - the object-created function itself (infra/src/object-created/handler.ts) on s3rver's
- *   ObjectCreated events, with sandbox adapters: s3rver's store, the SQLite ledger, the ranches;
+ *   ObjectCreated events, with sandbox adapters: s3rver's store, the SQLite ledger (src/ledger.ts),
+ *   the ranches; a deleted object stays counted, as in production;
  * - the PUT switches: stall (hold the next N PUTs unanswered) and fault (fail a share of them);
  * - S3's US-ASCII rule for user metadata (`x-amz-meta-*`).
  * With a link (`link.ts`), s3rver listens on an internal loopback port instead and the link
@@ -25,6 +26,7 @@ import type { SandboxDb } from './db';
 import { faultXml, NO_FAULT, s3ErrorXml, shouldFail } from './fault';
 import type { PutFault } from './fault';
 import { SITE_ORIGINS } from './http-util';
+import { sqliteLedger, sqliteRanches } from './ledger';
 import type { LinkSpec } from './link';
 import { startLinkProxy } from './link-proxy';
 import type { LinkProxy } from './link-proxy';
@@ -267,10 +269,13 @@ export async function startS3(opts: {
   link?: LinkSpec | null;
   /** The identity pool's sessions; without it only the operator's key is known. */
   sessions?: SessionRegistry;
-  /** Milliseconds since the epoch (default Date.now): credential expiry, the object-created month. */
+  /** Milliseconds since the epoch (default Date.now): credential expiry and signature times. */
   now?: () => number;
+  /** The ledger's clock (default `now`): the object-created function's month and reservation expiry (a test may set it apart). */
+  ledgerNow?: () => number;
 }): Promise<S3Piece> {
   const now = opts.now ?? (() => Date.now());
+  const ledgerNow = opts.ledgerNow ?? now;
   const s3rver = new S3rver({
     directory: path.join(opts.dataDir, 's3'),
     silent: true,
@@ -308,19 +313,11 @@ export async function startS3(opts: {
       async remove(bucket, key) {
         await s3rver.store.deleteSubresource(bucket, key, 'tagging');
         await s3rver.store.deleteObject(bucket, key);
-        opts.db.removeUpload(bucket, key);
       },
     },
-    ledger: {
-      // SQLite answers synchronously; one transaction makes the count atomic (db.ts countUpload).
-      count: (entry, ceiling) =>
-        Promise.resolve(
-          opts.db.countUpload({ bucket: entry.bucket, key: entry.key, ranchId: entry.ranchId, yearmo: entry.yearmo, createdAt: entry.at }, ceiling),
-        ),
-      recordRefusal: (refusal) => Promise.resolve(opts.db.recordRefusal(refusal)),
-    },
-    ranches: { maxMonthlyUploads: (ranchId) => Promise.resolve(opts.db.ranch(ranchId)?.maxMonthlyUploads ?? null) },
-    clock: { now: () => new Date(now()) },
+    ledger: sqliteLedger(opts.db),
+    ranches: sqliteRanches(opts.db),
+    clock: { now: () => new Date(ledgerNow()) },
     log: (line) => opts.log(`[s3] object-created ${JSON.stringify(line)}`),
   };
 
@@ -330,9 +327,6 @@ export async function startS3(opts: {
       eventName: record.eventName,
       s3: { bucket: { name: record.s3.bucket.name }, object: { key: encodeEventKey(record.s3.object.key) } },
     }));
-    for (const record of event.Records) {
-      if (record.eventName.startsWith('ObjectRemoved:')) opts.db.removeUpload(record.s3.bucket.name, record.s3.object.key);
-    }
     const work = handleObjectCreated({ Records: records }, objectCreatedDeps).catch((err: unknown) =>
       opts.log(`[s3] object-created function failed: ${err instanceof Error ? err.message : String(err)}`),
     );

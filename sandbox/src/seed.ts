@@ -2,6 +2,7 @@
  * The demo data, printed with the passwords when the sandbox starts. Dates are relative to the day
  * of seeding (`--reset` reseeds relative to today).
  */
+import { utcYearMonth } from '@trailsense/infra/ledger';
 import type { SandboxDb } from './db';
 
 export interface SeedUser {
@@ -56,6 +57,14 @@ export const SEED_USERS: readonly SeedUser[] = [
     role: 'no subscription, 985 of 1,000 used this month (15 remaining)',
   },
   {
+    email: 'partner@trailsense.example',
+    password: 'MesquiteFlats2',
+    sub: '5b0e1c2a-0005-4c3d-8e9f-000000000005',
+    name: 'Pat Partner',
+    ranchId: 'mesquite-flats',
+    role: 'second member of Mesquite Flats Ranch (shares its 15 remaining)',
+  },
+  {
     email: 'lapsed@trailsense.example',
     password: 'PineHollow2024',
     sub: '5b0e1c2a-0003-4c3d-8e9f-000000000003',
@@ -72,10 +81,8 @@ export const SEED_USERS: readonly SeedUser[] = [
   },
 ];
 
-/** YYYY_MM of a date in the machine's local time, the way the site names a month. */
-export function yearMonth(date: Date): string {
-  return `${date.getFullYear()}_${String(date.getMonth() + 1).padStart(2, '0')}`;
-}
+/** YYYY_MM of a date in UTC: the month uploads count in (infra/src/ledger/rules.ts). */
+export const yearMonth = utcYearMonth;
 
 /** Subscription rows relative to `now`: active until mid-next-year, lapsed mid-last-month. */
 export function seedSubscriptions(now: Date): { email: string; level: string; expiresDate: string }[] {
@@ -98,9 +105,7 @@ export function seedDatabase(db: SandboxDb, now: Date): void {
       ranch.cameras.forEach((name, i) =>
         raw.prepare('INSERT INTO cameras (id, ranch_id, name, position) VALUES (?, ?, ?, ?)').run(`${ranch.id}-cam-${i + 1}`, ranch.id, name, i),
       );
-      if (ranch.countedThisMonth > 0) {
-        raw.prepare('INSERT INTO upload_baselines (ranch_id, yearmo, count) VALUES (?, ?, ?)').run(ranch.id, month, ranch.countedThisMonth);
-      }
+      if (ranch.countedThisMonth > 0) db.setMonthTotal(ranch.id, month, ranch.countedThisMonth);
     }
     for (const s of seedSubscriptions(now)) {
       raw.prepare('INSERT INTO subscriptions (email, level, expires_date) VALUES (?, ?, ?)').run(s.email, s.level, s.expiresDate);

@@ -4,12 +4,15 @@
 import { createSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Sandbox } from '../src/index';
-import { SEED_USERS, yearMonth } from '../src/index';
+import { yearMonth } from '../src/index';
 import { S3_PORT } from '../src/config';
 import { rawRequest } from './support/raw-http';
-import { apiGet, passwordTokens, startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { apiGet, passwordTokens, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 
-const [subscriber, free, lapsed, noRanch] = SEED_USERS as [(typeof SEED_USERS)[0], (typeof SEED_USERS)[0], (typeof SEED_USERS)[0], (typeof SEED_USERS)[0]];
+const subscriber = seedUser('subscriber@trailsense.example');
+const free = seedUser('free@trailsense.example');
+const lapsed = seedUser('lapsed@trailsense.example');
+const noRanch = seedUser('noranch@trailsense.example');
 let sandbox: Sandbox;
 let subscriberTokens: { IdToken: string; AccessToken: string };
 const month = yearMonth(new Date());
@@ -43,12 +46,24 @@ describe('product API', () => {
       'Oak Ridge Stand',
       'South Food Plot',
     ]);
-    expect(await apiGet(sandbox.config, `/ranches/cedar-creek/upload-metrics?yearmo=${month}`, t)).toEqual({ status: 200, json: { total: '' } });
+    // upload-metrics is the uploads API's now (infra/src/uploads-api/handler.ts), on the same base in
+    // the sandbox: `total` keeps the product API's contract (a string, "" for a month with nothing
+    // counted), beside the month photos count in, the slots reserved and the ranch's ceiling.
+    expect(await apiGet(sandbox.config, `/ranches/cedar-creek/upload-metrics?yearmo=${month}`, t)).toEqual({
+      status: 200,
+      json: { total: '', yearmo: month, month, reserved: 0, ceiling: 10000 },
+    });
   });
 
   it('gives the free member 985 of the 1,000 default and no entitlements', async () => {
     const t = (await passwordTokens(sandbox.config, free.email, free.password)).IdToken;
-    expect((await apiGet(sandbox.config, `/ranches/mesquite-flats/upload-metrics?yearmo=${month}`, t)).json).toEqual({ total: '985' });
+    expect((await apiGet(sandbox.config, `/ranches/mesquite-flats/upload-metrics?yearmo=${month}`, t)).json).toEqual({
+      total: '985',
+      yearmo: month,
+      month,
+      reserved: 0,
+      ceiling: 1000,
+    });
     expect((await apiGet(sandbox.config, '/ranches/mesquite-flats', t)).json).toEqual({ max_monthly_uploads: 0 });
     expect((await apiGet(sandbox.config, `/subscriptions/${free.email}`, t)).json).toEqual({ subscriber: { entitlements: {} } });
   });

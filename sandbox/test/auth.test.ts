@@ -17,11 +17,10 @@ import {
 } from 'aws-amplify/auth';
 import { decodeJwt } from 'jose';
 import type { Sandbox } from '../src/index';
-import { SEED_USERS } from '../src/index';
-import { cognitoCall, configureAmplify, startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { cognitoCall, configureAmplify, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 
-const subscriber = SEED_USERS[0]!;
-const noRanch = SEED_USERS[3]!;
+const subscriber = seedUser('subscriber@trailsense.example');
+const noRanch = seedUser('noranch@trailsense.example');
 let sandbox: Sandbox;
 
 beforeAll(async () => {

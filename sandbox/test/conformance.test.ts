@@ -40,12 +40,13 @@ import { AuthenticationDetails, CognitoUser, CognitoUserPool } from 'amazon-cogn
 import type { CognitoUserSession } from 'amazon-cognito-identity-js';
 import { S3_PORT } from '../src/config';
 import type { Sandbox } from '../src/index';
-import { SEED_USERS } from '../src/index';
-import { startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { operatorS3 } from './support/sign';
+import { reservedMetadata } from './support/uploads';
 
-type SeedUser = (typeof SEED_USERS)[number];
-const [subscriber, free, lapsed] = SEED_USERS as [SeedUser, SeedUser, SeedUser];
+const subscriber = seedUser('subscriber@trailsense.example');
+const free = seedUser('free@trailsense.example');
+const lapsed = seedUser('lapsed@trailsense.example');
 let sandbox: Sandbox;
 
 beforeAll(async () => {
@@ -193,6 +194,8 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
     const idToken = (await srpSignIn(free.email, free.password)).getIdToken().getJwtToken();
     const s3 = s3For((await identityCredentials(idToken)).credentials);
     const key = `public/mesquite-flats/${randomUUID()}.jpg`;
+    // Under a slot the uploads API reserved for it, as the uploader sends it; else it is removed.
+    const ledger = await reservedMetadata(sandbox.config, idToken, 'mesquite-flats', Buffer.from('sdk jpeg'));
     await s3.send(
       new PutObjectCommand({
         Bucket: sandbox.config.storage.bucket,
@@ -200,7 +203,7 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
         Body: Buffer.from('sdk jpeg'),
         ContentType: 'image/jpg',
         CacheControl: 'no-cache',
-        Metadata: { ranchid: 'mesquite-flats', camera_name: 'North feeder' },
+        Metadata: { ranchid: 'mesquite-flats', camera_name: 'North feeder', ...ledger },
       }),
     );
     expect(readFileSync(objectFile(key), 'utf8')).toBe('sdk jpeg');
@@ -219,8 +222,9 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
     const Key = `private/${identityId}/mesquite-flats/${randomUUID()}.jpg`;
     const first = Buffer.alloc(5 * 1024 * 1024, 1);
     const second = Buffer.from('the rest of the photo');
+    const ledger = await reservedMetadata(sandbox.config, idToken, 'mesquite-flats', Buffer.concat([first, second]));
     const { UploadId } = await s3.send(
-      new CreateMultipartUploadCommand({ Bucket, Key, ContentType: 'image/jpg', Metadata: { ranchid: 'mesquite-flats', camera_name: '' } }),
+      new CreateMultipartUploadCommand({ Bucket, Key, ContentType: 'image/jpg', Metadata: { ranchid: 'mesquite-flats', camera_name: '', ...ledger } }),
     );
     const parts = [];
     for (const [index, body] of [first, second].entries()) {
@@ -433,8 +437,15 @@ describe('what S3 refuses, as the SDK sees it', () => {
     const idToken = (await srpSignIn(subscriber.email, subscriber.password)).getIdToken().getJwtToken();
     const { identityId } = await identityCredentials(idToken);
     privateKey = `private/${identityId}/cedar-creek/${randomUUID()}.jpg`;
+    // Under a slot reserved by the subscriber: the object-created function keeps it.
+    const ledger = await reservedMetadata(sandbox.config, idToken, 'cedar-creek', Buffer.from('private photo'));
     await operatorS3(sandbox.config.storage.region).send(
-      new PutObjectCommand({ Bucket: Bucket(), Key: privateKey, Body: Buffer.from('private photo'), Metadata: { ranchid: 'cedar-creek', camera_name: '' } }),
+      new PutObjectCommand({
+        Bucket: Bucket(),
+        Key: privateKey,
+        Body: Buffer.from('private photo'),
+        Metadata: { ranchid: 'cedar-creek', camera_name: '', ...ledger },
+      }),
     );
     expect(existsSync(objectFile(privateKey))).toBe(true);
   });

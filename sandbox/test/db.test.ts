@@ -1,11 +1,12 @@
 /**
  * The transactions the sandbox's ledger relies on (src/db.ts, openSqlite over node:sqlite): all
- * of a transaction or none of it, and a transaction inside another is part of the outer one.
+ * of a transaction or none of it, and a transaction inside another is part of the outer one; and
+ * the migration to the upload ledger's months, which carries the counts so far over.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openSqlite } from '../src/db';
+import { openDb, openSqlite } from '../src/db';
 
 let dir: string;
 let db: ReturnType<typeof openSqlite>;
@@ -57,4 +58,33 @@ it('runs a transaction inside another as part of it: the outer one failing undoe
   });
   expect(() => outer()).toThrow('outer fails');
   expect(keys()).toEqual([]);
+});
+
+it('carries the counts so far into the ledger’s months when it migrates a database of before (baselines plus stored uploads)', () => {
+  const file = path.join(dir, 'sandbox.db');
+  // A database of schema version 4: the months and photos tables are not there yet.
+  const old = openDb(file);
+  old.raw.exec(`DROP TABLE months; DROP TABLE photos; PRAGMA user_version = 4;`);
+  old.raw.exec(`INSERT INTO ranches (id, name, max_monthly_uploads) VALUES ('mesquite-flats', 'M', 0), ('cedar-creek', 'C', 10000);`);
+  old.raw.exec(`INSERT INTO upload_baselines (ranch_id, yearmo, count) VALUES ('mesquite-flats', '2026_11', 985), ('mesquite-flats', '2026_10', 12);`);
+  const upload = old.raw.prepare<[string, string, string]>(
+    `INSERT INTO uploads (bucket, key, ranch_id, yearmo, created_at) VALUES ('b', ?, ?, ?, '2026-11-02T00:00:00Z')`,
+  );
+  upload.run('public/mesquite-flats/1.jpg', 'mesquite-flats', '2026_11');
+  upload.run('public/mesquite-flats/2.jpg', 'mesquite-flats', '2026_11');
+  for (const n of [1, 2, 3]) upload.run(`public/cedar-creek/${n}.jpg`, 'cedar-creek', '2026_10');
+  old.close();
+
+  const migrated = openDb(file);
+  try {
+    expect(migrated.month('mesquite-flats', '2026_11')).toEqual({ total: 987, holds: {}, version: 1 });
+    expect(migrated.month('mesquite-flats', '2026_10')).toEqual({ total: 12, holds: {}, version: 1 });
+    expect(migrated.month('cedar-creek', '2026_10')).toEqual({ total: 3, holds: {}, version: 1 });
+    expect(migrated.month('cedar-creek', '2026_11')).toEqual({ total: 0, holds: {}, version: 0 });
+    // The uploads stay the counted objects (a redelivered event is a duplicate), and no photo is known yet.
+    expect(migrated.hasUpload('b', 'public/cedar-creek/1.jpg')).toBe(true);
+    expect(migrated.hasPhoto('cedar-creek', `v1-1-${'0'.repeat(32)}`)).toBe(false);
+  } finally {
+    migrated.close();
+  }
 });

@@ -12,8 +12,9 @@ import net from 'node:net';
 import type { Sandbox } from '../src/index';
 import { bytesPerSecond } from '../src/link';
 import { OPERATOR_CREDENTIALS } from '../src/s3';
-import { startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { passwordTokens, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { signRequest } from './support/sign';
+import { ledgerHeaders, reservedMetadata } from './support/uploads';
 
 const MBIT = 8;
 const RTT = 100;
@@ -22,9 +23,13 @@ const capacity = bytesPerSecond(MBIT); // bytes per second
 
 let sandbox: Sandbox;
 let bucket: string;
+/** The subscriber's id token: each PUT goes under a slot reserved for it (support/uploads.ts), else the object is removed. */
+let idToken: string;
 beforeAll(async () => {
   sandbox = await startTestSandbox({ link: { mbit: MBIT, rttMs: RTT } });
   bucket = sandbox.config.storage.bucket;
+  const subscriber = seedUser('subscriber@trailsense.example');
+  idToken = (await passwordTokens(sandbox.config, subscriber.email, subscriber.password)).IdToken;
 });
 afterAll(() => stopTestSandbox(sandbox));
 
@@ -40,10 +45,20 @@ interface Timed {
  * given; resolves with its status, ms taken (from after signing) and whether it reused a connection.
  */
 async function request(method: string, key: string, body?: Buffer, agent: http.Agent | false = false): Promise<Timed> {
+  // The reservation goes to the API, not over the emulated link, and before the clock starts.
+  const ledger = body ? await reservedMetadata(sandbox.config, idToken, 'cedar-creek', body) : undefined;
   const signed = await signRequest(OPERATOR_CREDENTIALS, {
     method,
     path: `/${bucket}/${key}`,
-    headers: body ? { 'Content-Length': String(body.length), 'Content-Type': 'image/jpeg', 'x-amz-meta-ranchid': 'cedar-creek' } : {},
+    headers:
+      body && ledger
+        ? {
+            'Content-Length': String(body.length),
+            'Content-Type': 'image/jpeg',
+            'x-amz-meta-ranchid': 'cedar-creek',
+            ...ledgerHeaders(ledger.reservation, ledger.fingerprint),
+          }
+        : {},
     host: `127.0.0.1:${sandbox.ports.s3}`,
   });
   return new Promise((resolve, reject) => {

@@ -1,17 +1,18 @@
 /**
- * A restart keeps users, objects, counts and revoked tokens; --reset reseeds.
+ * A restart keeps users, objects, counts, reservations and revoked tokens; --reset reseeds.
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { fetchAuthSession, signIn, signOut, signUp, confirmSignUp } from 'aws-amplify/auth';
 import { uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
-import { SEED_USERS, startSandbox, yearMonth } from '../src/index';
+import { startSandbox, yearMonth } from '../src/index';
 import { acquireLock, releaseLock } from './support/lock';
-import { apiGet, cognitoCall, configureAmplify, passwordTokens, tempDataDir } from './support/sandbox';
+import { apiGet, cognitoCall, configureAmplify, passwordTokens, seedUser, tempDataDir } from './support/sandbox';
 import { operatorFetch } from './support/sign';
+import { fingerprintOf, newFingerprints, reserve } from './support/uploads';
 
-const subscriber = SEED_USERS[0]!;
+const subscriber = seedUser('subscriber@trailsense.example');
 const dataDir = tempDataDir();
 const email = 'returning@trailsense.example';
 const key = `public/cedar-creek/${randomUUID()}.jpg`;
@@ -34,9 +35,12 @@ async function storedMetadata(): Promise<Record<string, string> | 'not found'> {
   return Object.fromEntries([...res.headers].filter(([name]) => name.startsWith('x-amz-meta-')));
 }
 
-async function total(): Promise<string> {
+async function metrics(): Promise<{ total: string; reserved: number }> {
   const token = (await fetchAuthSession()).tokens!.idToken!.toString();
-  return (await apiGet(sandbox!.config, `/ranches/cedar-creek/upload-metrics?yearmo=${yearMonth(new Date())}`, token)).json['total'] as string;
+  return (await apiGet(sandbox!.config, `/ranches/cedar-creek/upload-metrics?yearmo=${yearMonth(new Date())}`, token)).json as {
+    total: string;
+    reserved: number;
+  };
 }
 
 beforeAll(acquireLock);
@@ -52,8 +56,13 @@ it('keeps users, objects and counts across a restart, and forgets them on reset'
   await signUp({ username: email, password: 'remember me', options: { userAttributes: { email } } });
   await confirmSignUp({ username: email, confirmationCode: sandbox.lastCode(email)! });
   await signIn({ username: subscriber.email, password: subscriber.password });
-  await uploadData({ path: key, data: Buffer.from('kept'), options: { contentType: 'image/jpg', metadata: { ranchid: 'cedar-creek' } } }).result;
-  expect(await total()).toBe('1');
+  // Two slots reserved, one used: the other is still held after the restart.
+  const fingerprint = fingerprintOf(Buffer.from('kept'));
+  const token = (await fetchAuthSession()).tokens!.idToken!.toString();
+  const reservation = await reserve(sandbox.config, token, 'cedar-creek', [fingerprint, ...newFingerprints(1)]);
+  const metadata = { ranchid: 'cedar-creek', reservation, fingerprint };
+  await uploadData({ path: key, data: Buffer.from('kept'), options: { contentType: 'image/jpg', metadata } }).result;
+  expect(await metrics()).toMatchObject({ total: '1', reserved: 1 });
   await signOut();
   await sandbox.stop();
 
@@ -61,15 +70,15 @@ it('keeps users, objects and counts across a restart, and forgets them on reset'
   expect((await signIn({ username: email, password: 'remember me' })).isSignedIn).toBe(true);
   await signOut();
   await signIn({ username: subscriber.email, password: subscriber.password });
-  expect(await storedMetadata()).toEqual({ 'x-amz-meta-ranchid': 'cedar-creek' });
-  expect(await total()).toBe('1');
+  expect(await storedMetadata()).toEqual({ 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-reservation': reservation, 'x-amz-meta-fingerprint': fingerprint });
+  expect(await metrics()).toMatchObject({ total: '1', reserved: 1 });
   await signOut();
   await sandbox.stop();
 
   sandbox = await start(true);
   await expect(signIn({ username: email, password: 'remember me' })).rejects.toMatchObject({ name: 'NotAuthorizedException' });
   await signIn({ username: subscriber.email, password: subscriber.password });
-  expect(await total()).toBe('');
+  expect(await metrics()).toMatchObject({ total: '', reserved: 0 });
   expect(await storedMetadata()).toBe('not found');
 });
 

@@ -8,8 +8,9 @@
  * emulate browser-form uploads (src/s3.ts).
  */
 import type { Sandbox } from '../src/index';
-import { startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { passwordTokens, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { operatorFetch, operatorS3 } from './support/sign';
+import { reservedMetadata } from './support/uploads';
 import { DeleteObjectsCommand, PutObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 
 let sandbox: Sandbox;
@@ -30,7 +31,12 @@ describe('XML bodies', () => {
   it('a __proto__ element in a DeleteObjects body pollutes nothing and deletes nothing it was not asked to', async () => {
     const key = 'public/cedar-creek/parser-proto.jpg';
     const s3 = operatorS3();
-    await s3.send(new PutObjectCommand({ Bucket: sandbox.config.storage.bucket, Key: key, Body: 'x', Metadata: { ranchid: 'cedar-creek' } }));
+    // Under a slot the subscriber reserved, so the object-created function keeps it.
+    const subscriber = seedUser('subscriber@trailsense.example');
+    const { IdToken } = await passwordTokens(sandbox.config, subscriber.email, subscriber.password);
+    const ledger = await reservedMetadata(sandbox.config, IdToken, 'cedar-creek', Buffer.from('x'));
+    await s3.send(new PutObjectCommand({ Bucket: sandbox.config.storage.bucket, Key: key, Body: 'x', Metadata: { ranchid: 'cedar-creek', ...ledger } }));
+    expect((await operatorFetch(`${bucketUrl}/${key}`, { method: 'HEAD' })).status).toBe(200);
     const body =
       '<?xml version="1.0" encoding="UTF-8"?><Delete><__proto__><polluted>yes</polluted><Quiet>true</Quiet></__proto__>' +
       '<constructor><prototype><polluted>yes</polluted></prototype></constructor><Object><Key>public/cedar-creek/not-there.jpg</Key></Object></Delete>';

@@ -1,23 +1,26 @@
 /**
  * Object storage through Amplify's uploadData: metadata, cache-control and content type stored,
  * the ranchid tag set by the object-created hook, upload-metrics counting real uploads, the PUT
- * fault switch (with S3 error codes), and S3's US-ASCII rule for user metadata.
+ * fault switch (with S3 error codes), and S3's US-ASCII rule for user metadata. Every upload is
+ * sent as the uploader sends it: under a reservation the uploads API granted (support/uploads.ts),
+ * else the object-created function removes it.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fetchAuthSession, signIn, signOut } from 'aws-amplify/auth';
 import { uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
-import { SEED_USERS, yearMonth } from '../src/index';
+import { yearMonth } from '../src/index';
 import { installFileReader } from './support/file-reader';
 import type { RawAnswer } from './support/raw-http';
-import { apiGet, configureAmplify, startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { apiGet, configureAmplify, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { operatorRawRequest } from './support/sign';
+import { fingerprintOf, ledgerHeaders, reservedMetadata } from './support/uploads';
 
 installFileReader();
 
-const subscriber = SEED_USERS[0]!;
+const subscriber = seedUser('subscriber@trailsense.example');
 let sandbox: Sandbox;
 
 beforeAll(async () => {
@@ -31,31 +34,34 @@ afterAll(async () => {
 });
 afterEach(() => sandbox.setPutFault('0'));
 
+const idToken = async () => (await fetchAuthSession()).tokens!.idToken!.toString();
+
 async function metricsTotal(): Promise<string> {
-  const token = (await fetchAuthSession()).tokens!.idToken!.toString();
-  const res = await apiGet(sandbox.config, `/ranches/cedar-creek/upload-metrics?yearmo=${yearMonth(new Date())}`, token);
+  const res = await apiGet(sandbox.config, `/ranches/cedar-creek/upload-metrics?yearmo=${yearMonth(new Date())}`, await idToken());
   expect(res.status).toBe(200);
   return res.json['total'] as string;
 }
 
-function upload(key: string, bytes: Buffer) {
+/** As the uploader sends it: a slot reserved for the photo first, then the photo under that reservation. */
+async function upload(key: string, bytes: Buffer) {
+  const ledger = await reservedMetadata(sandbox.config, await idToken(), 'cedar-creek', bytes);
   return uploadData({
     path: key,
     data: bytes,
-    // As the uploader sends it: with a full-object CRC32 (else Amplify HEADs a multipart upload, which the role may not).
+    // With a full-object CRC32 (else Amplify HEADs a multipart upload, which the role may not).
     options: {
       contentType: 'image/jpg',
       cacheControl: 'no-cache',
       checksumAlgorithm: 'crc-32',
-      metadata: { ranchid: 'cedar-creek', camera_name: 'North Feeder' },
+      metadata: { ranchid: 'cedar-creek', camera_name: 'North Feeder', ...ledger },
     },
   }).result;
 }
 
-/** s3rver's files for an object: `<key>._S3rver_object`, `_metadata.json`, and subresources. */
+/** s3rver's files for an object: `<key>._S3rver_object`, `_metadata.json`, and subresources (none when its folder is not there). */
 function objectFiles(key: string): string[] {
   const dir = path.join(sandbox.dataDir, 's3', sandbox.config.storage.bucket, path.dirname(key));
-  return readdirSync(dir).filter((f) => f.startsWith(path.basename(key)));
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.startsWith(path.basename(key))) : [];
 }
 
 function readObjectFile(key: string, suffix: string): string {
@@ -80,6 +86,8 @@ describe('uploadData against s3rver', () => {
       'cache-control': 'no-cache',
       'x-amz-meta-ranchid': 'cedar-creek',
       'x-amz-meta-camera_name': 'North Feeder',
+      'x-amz-meta-reservation': expect.stringMatching(/^r-\d{4}_\d{2}-/),
+      'x-amz-meta-fingerprint': fingerprintOf(bytes),
     });
     expect(readObjectFile(key, '._S3rver_tagging.xml')).toMatch(/<Key>ranchid<\/Key>\s*<Value>cedar-creek<\/Value>/);
 
@@ -124,7 +132,7 @@ describe('uploadData against s3rver', () => {
     sandbox.setPutFault('0.5:503');
     const faultsBefore = sandbox.injectedFaults();
     // Amplify retries each 503 (up to 3 attempts), so most of these still succeed.
-    const results = await Promise.allSettled(Array.from({ length: 12 }, () => upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.from('f'))));
+    const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.from(`f${i}`))));
     const injected = sandbox.injectedFaults() - faultsBefore;
     expect(injected).toBeGreaterThan(0);
     expect(results.filter((r) => r.status === 'fulfilled').length).toBeGreaterThan(0);
@@ -155,12 +163,18 @@ describe('S3 error codes from the fault switch', () => {
 
 const objectUrl = (key: string, query = '') => `http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/${key}${query}`;
 
+/** The metadata headers of a raw PUT of `body` under a slot reserved for it (as the subscriber). */
+async function reservedHeaders(body: Buffer): Promise<Record<string, string>> {
+  const { reservation, fingerprint } = await reservedMetadata(sandbox.config, await idToken(), 'cedar-creek', body);
+  return ledgerHeaders(reservation, fingerprint);
+}
+
 /** A PUT through node:http signed with the operator's key (src/s3.ts OPERATOR_CREDENTIALS). */
-async function rawPut(key: string, headers: Record<string, string>): Promise<RawAnswer> {
+async function rawPut(key: string, headers: Record<string, string>, body = Buffer.from('bytes')): Promise<RawAnswer> {
   const res = await operatorRawRequest(objectUrl(key), {
     method: 'PUT',
     headers: { 'Content-Type': 'image/jpg', ...headers },
-    body: 'bytes',
+    body,
     timeoutMs: 10_000,
   });
   if (res === 'no answer') throw new Error(`no answer to PUT ${key}`);
@@ -174,7 +188,13 @@ describe('user metadata must be US-ASCII, as real S3 requires', () => {
 
   it('refuses a PUT with a non-ASCII x-amz-meta-* value: 403 SignatureDoesNotMatch, readable by the site', async () => {
     const key = `public/cedar-creek/${randomUUID()}.jpg`;
-    const res = await rawPut(key, { Origin: 'http://localhost:3002', 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-camera_name': latin1 });
+    // Under a granted reservation: were the value let through, the object would be stored and counted.
+    const body = Buffer.from(`bytes ${key}`);
+    const res = await rawPut(
+      key,
+      { Origin: 'http://localhost:3002', 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-camera_name': latin1, ...(await reservedHeaders(body)) },
+      body,
+    );
     expect(res.status).toBe(403);
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:3002');
     expect(res.body).toContain(
@@ -185,9 +205,13 @@ describe('user metadata must be US-ASCII, as real S3 requires', () => {
 
   it('stores an RFC 2047 encoded value as sent', async () => {
     const key = `public/cedar-creek/${randomUUID()}.jpg`;
-    const res = await rawPut(key, { 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-camera_name': rfc2047 });
+    const before = await metricsTotal();
+    const body = Buffer.from(`bytes ${key}`);
+    const res = await rawPut(key, { 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-camera_name': rfc2047, ...(await reservedHeaders(body)) }, body);
     expect(res.status).toBe(200);
     expect(JSON.parse(readObjectFile(key, '._S3rver_metadata.json'))).toMatchObject({ 'x-amz-meta-camera_name': rfc2047 });
+    // Kept and counted by the object-created function: an encoded value is no reason to remove a photo.
+    expect(Number(await metricsTotal())).toBe(Number(before || '0') + 1);
   });
 
   it('checks CreateMultipartUpload too', async () => {

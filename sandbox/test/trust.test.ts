@@ -2,7 +2,9 @@
  * Trust on the server (docs/architecture.md#trust-on-the-server), with the real aws-amplify v6
  * client: the S3 front refuses what the identity pool's authenticated role may not do, and the
  * object-created function (infra/src/object-created/handler.ts, run by the sandbox) counts, tags,
- * or removes and records what was stored.
+ * or removes and records what was stored. Uploads are sent as the uploader sends them, under a
+ * reservation the uploads API granted (support/uploads.ts); uploads-api.test.ts tests the
+ * reservations themselves.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,17 +12,20 @@ import path from 'node:path';
 import { fetchAuthSession, signIn, signOut } from 'aws-amplify/auth';
 import { downloadData, list, remove, uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
-import { SEED_USERS, yearMonth } from '../src/index';
+import { yearMonth } from '../src/index';
 import { OPERATOR_CREDENTIALS } from '../src/s3';
 import { installFileReader } from './support/file-reader';
 import { rawRequest } from './support/raw-http';
 import type { RawAnswer } from './support/raw-http';
-import { apiGet, configureAmplify, startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { apiGet, configureAmplify, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { presign, signedRawRequest } from './support/sign';
+import { askReservation, fingerprintOf, ledgerHeaders, reservedMetadata, setRanchUsage } from './support/uploads';
 
 installFileReader();
 
-const [subscriber, free, , noRanch] = SEED_USERS as [(typeof SEED_USERS)[number], (typeof SEED_USERS)[number], unknown, (typeof SEED_USERS)[number]];
+const subscriber = seedUser('subscriber@trailsense.example');
+const free = seedUser('free@trailsense.example');
+const noRanch = seedUser('noranch@trailsense.example');
 let sandbox: Sandbox;
 const lines: string[] = [];
 
@@ -38,20 +43,49 @@ async function signInAs(user: { email: string; password: string }): Promise<void
   await signIn({ username: user.email, password: user.password });
 }
 
+const idToken = async () => (await fetchAuthSession()).tokens!.idToken!.toString();
+/** The signed-in user's ranch (their id token's custom:ranchid), if they have one. */
+const ownRanch = async () => (await fetchAuthSession()).tokens!.idToken!.payload['custom:ranchid'] as string | undefined;
+
 async function metricsTotal(ranchId: string): Promise<string> {
-  const token = (await fetchAuthSession()).tokens!.idToken!.toString();
-  const res = await apiGet(sandbox.config, `/ranches/${ranchId}/upload-metrics?yearmo=${yearMonth(new Date())}`, token);
+  const res = await apiGet(sandbox.config, `/ranches/${ranchId}/upload-metrics?yearmo=${yearMonth(new Date())}`, await idToken());
   expect(res.status).toBe(200);
   return res.json['total'] as string;
 }
 
-// As the uploader sends it (uploader-remote/src/features/upload/services/amplify-storage.ts).
-const upload = (key: string, ranchid: string, bytes = Buffer.from('jpeg bytes'), checksum = true) =>
-  uploadData({
+/** A photo's bytes, each call another photo: the ranch would not be sent one it already has (uploads-api.test.ts). */
+const photoBytes = () => Buffer.from(`jpeg bytes ${randomUUID()}`);
+
+/**
+ * As the uploader sends it (uploader-remote/src/features/upload/services/amplify-storage.ts): the
+ * `ranchid` metadata, and the reservation and fingerprint of a slot reserved for the photo first,
+ * for the signed-in user's own ranch (`reservation` to send one already granted; none for a user
+ * without a ranch, who cannot reserve).
+ */
+async function upload(key: string, ranchid: string, bytes = photoBytes(), checksum = true, reservation?: string) {
+  const ranch = await ownRanch();
+  const ledger =
+    reservation !== undefined
+      ? { reservation, fingerprint: fingerprintOf(bytes) }
+      : ranch
+        ? await reservedMetadata(sandbox.config, await idToken(), ranch, bytes)
+        : {};
+  return uploadData({
     path: key,
     data: bytes,
-    options: { contentType: 'image/jpg', ...(checksum ? { checksumAlgorithm: 'crc-32' as const } : {}), metadata: { ranchid, camera_name: '' } },
+    options: {
+      contentType: 'image/jpg',
+      ...(checksum ? { checksumAlgorithm: 'crc-32' as const } : {}),
+      metadata: { ranchid, camera_name: '', ...ledger },
+    },
   }).result;
+}
+
+/** The x-amz-meta-* headers of a reserved slot for a raw PUT of `bytes` (as the signed-in user). */
+async function reservedHeaders(bytes: Buffer): Promise<Record<string, string>> {
+  const { reservation, fingerprint } = await reservedMetadata(sandbox.config, await idToken(), (await ownRanch())!, bytes);
+  return ledgerHeaders(reservation, fingerprint);
+}
 
 const objectFile = (key: string, suffix = '._S3rver_object') => path.join(sandbox.dataDir, 's3', sandbox.config.storage.bucket, `${key}${suffix}`);
 const stored = (key: string) => existsSync(objectFile(key));
@@ -239,11 +273,12 @@ describe('authentication: every S3 request is signed, as S3 wants it (src/sigv4.
   it('presigned URLs: the operator’s reads the object, a user’s is refused by the role (403 AccessDenied)', async () => {
     await signInAs(subscriber);
     const key = `public/cedar-creek/${randomUUID()}.jpg`;
-    await upload(key, 'cedar-creek');
+    const bytes = photoBytes();
+    await upload(key, 'cedar-creek', bytes);
     const path = `/${sandbox.config.storage.bucket}/${key}`;
     const operator = await presign(OPERATOR_CREDENTIALS, { method: 'GET', path, expiresIn: 60 });
     const read = answered(await rawRequest(`http://localhost:${sandbox.ports.s3}${operator.target}`, { method: 'GET', timeoutMs: 10_000 }));
-    expect(read).toMatchObject({ status: 200, body: 'jpeg bytes' });
+    expect(read).toMatchObject({ status: 200, body: bytes.toString() });
     const { accessKeyId, secretAccessKey, sessionToken } = (await fetchAuthSession()).credentials!;
     const user = await presign({ accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }, { method: 'GET', path, expiresIn: 60 });
     const refused = answered(await rawRequest(`http://localhost:${sandbox.ports.s3}${user.target}`, { method: 'GET', timeoutMs: 10_000 }));
@@ -255,11 +290,12 @@ describe('authentication: every S3 request is signed, as S3 wants it (src/sigv4.
     await signInAs(subscriber);
     const { accessKeyId, secretAccessKey, sessionToken } = (await fetchAuthSession()).credentials!;
     const key = `public/cedar-creek/${randomUUID()}.jpg`;
+    const body = photoBytes();
     const res = answered(
       await signedRawRequest({ accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }, objectUrl(key), {
         method: 'PUT',
-        headers: { 'x-amz-meta-ranchid': 'cedar-creek' },
-        body: 'bytes',
+        headers: { 'x-amz-meta-ranchid': 'cedar-creek', ...(await reservedHeaders(body)) },
+        body,
         timeoutMs: 10_000,
       }),
     );
@@ -283,14 +319,26 @@ describe('the object-created function in the sandbox', () => {
   });
 
   it('removes and records the upload past the ranch’s ceiling; upload-metrics stays at the ceiling', async () => {
-    // Mesquite Flats: max 0, so the ceiling is 1,000; 985 already counted this month.
+    // Mesquite Flats: max 0, so the ceiling is 1,000; 985 already counted this month (set here, so
+    // the test does not depend on what ran before).
+    await setRanchUsage(sandbox, 'mesquite-flats', 985);
     await signInAs(free);
     const remaining = 1000 - Number(await metricsTotal('mesquite-flats'));
-    expect(remaining).toBeGreaterThan(0);
-    const keys = Array.from({ length: remaining + 1 }, () => `public/mesquite-flats/${randomUUID()}.jpg`);
-    for (const key of keys) await upload(key, 'mesquite-flats');
-    const last = keys.at(-1)!;
-    expect(keys.slice(0, -1).every(stored)).toBe(true);
+    expect(remaining).toBe(15);
+    // One more photo than there is room for: the uploads API grants the room and no more.
+    const photos = Array.from({ length: remaining + 1 }, (_, i) => ({ key: `public/mesquite-flats/${randomUUID()}.jpg`, bytes: Buffer.from(`jpeg ${i}`) }));
+    const { json: answer } = await askReservation(
+      sandbox.config,
+      await idToken(),
+      'mesquite-flats',
+      photos.map((p) => fingerprintOf(p.bytes)),
+    );
+    expect(answer.granted).toHaveLength(remaining);
+    // A client that sends the extra photo anyway, under that reservation: its slots are used up
+    // and the ceiling has no room left, so the server removes it.
+    for (const { key, bytes } of photos) await upload(key, 'mesquite-flats', bytes, true, answer.reservation!);
+    const last = photos.at(-1)!.key;
+    expect(photos.slice(0, -1).every((p) => stored(p.key))).toBe(true);
     expect(stored(last)).toBe(false);
     expect(sandbox.refusals()).toContainEqual(expect.objectContaining({ key: last, ranchId: 'mesquite-flats', reason: 'monthly-limit' }));
     expect(await metricsTotal('mesquite-flats')).toBe('1000');

@@ -4,9 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { Amplify } from 'aws-amplify';
 import { PASSWORD_AUTH_TEST_CLIENT_ID } from '../../src/gateway/user-pool';
-import { startSandbox } from '../../src/index';
+import { SEED_USERS, startSandbox } from '../../src/index';
 import type { RuntimeConfig, Sandbox, SandboxOptions } from '../../src/index';
 import { acquireLock, releaseLock } from './lock';
+
+/** A seed user by email (not by position: SEED_USERS grows). */
+export function seedUser(email: string): (typeof SEED_USERS)[number] {
+  const user = SEED_USERS.find((u) => u.email === email);
+  if (!user) throw new Error(`no seed user ${email}`);
+  return user;
+}
 
 export function tempDataDir(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'trailsense-sandbox-'));
