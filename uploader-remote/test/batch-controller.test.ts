@@ -337,13 +337,40 @@ describe('BatchController: sending', () => {
     expect(t.state().queue).toMatchObject({ uploaded: 2, total: 2 });
   });
 
+  it('a photo found new while Upload waits to start (another tab holds the lock) joins the batch when it starts', async () => {
+    const locks = fakeLocks();
+    const tabs = fakeTabsBus();
+    const other = open(fakeServices({ locks, tabs, world: { autoAnswer: false } }));
+    other.controller.addFiles(photos(1, 'OTHER_'));
+    await until(() => ready(other.state()), 'the other tab’s file to be checked');
+    other.controller.requestUpload();
+    await until(() => other.world.pending.size === 1, 'the other tab to upload');
+
+    // The ranch has a photo of the slow one's size (from another device): it is held until read.
+    const t = open(fakeServices({ locks, tabs, server: other.world }));
+    other.world.serverPhotos.add('v1-10-from-another-device');
+    let read!: () => void;
+    const slow = photo('SLOW.JPG', 'slow-12345', { readAfter: new Promise<void>((r) => (read = r)) });
+    t.controller.addFiles([photo('FAST.JPG', 'a-longer-content'), slow]);
+    await until(() => t.state().queue.files.length === 1 && t.state().allowance.kind === 'known', 'the fast one to be listed');
+    t.controller.requestUpload();
+    await until(() => t.state().waitingForOtherTab, 'this tab to wait for the lock');
+    read();
+    await until(() => t.state().queue.files.length === 2, 'the slow one to be listed');
+    for (const p of [...other.world.pending.values()]) p.resolve();
+    await until(() => idle(t.state()) && t.state().queue.files.length === 0, 'this batch to send both');
+    expect(t.world.stored.size).toBe(2);
+  });
+
   it('sends with the chosen camera and level, records analytics, and a file once sent keeps its target', async () => {
     const t = open();
     t.controller.setCamera('Windmill Tank');
     await uploadAll(t, photos(2));
+    // Each with its upload slot's reservation and its fingerprint, for the server to count and know it by.
+    const slot = { reservation: expect.stringMatching(/^r-\d{4}_\d{2}-/) as unknown, fingerprint: expect.stringMatching(/^v1-/) as unknown };
     expect([...t.world.stored.values()]).toEqual([
-      { level: 'public', cameraName: 'Windmill Tank', ranchId: 'mesquite-flats' },
-      { level: 'public', cameraName: 'Windmill Tank', ranchId: 'mesquite-flats' },
+      { level: 'public', cameraName: 'Windmill Tank', ranchId: 'mesquite-flats', ...slot },
+      { level: 'public', cameraName: 'Windmill Tank', ranchId: 'mesquite-flats', ...slot },
     ]);
     expect(t.world.tracked.map((e) => e.name)).toEqual(['imageUpload', 'imageUpload']);
   });
@@ -526,3 +553,157 @@ function dir(name: string, children: { kind: 'file' | 'directory'; name: string 
 function fileHandle(file: File) {
   return { kind: 'file' as const, name: file.name, getFile: async () => file };
 }
+
+describe('BatchController: the server vouches (upload slots, photos known on every device, one month)', () => {
+  it('two members of one ranch with 15 left pick 15 each and upload together: 15 go up, the rest stay "not sent" with the reason', async () => {
+    const a = open();
+    const b = open(fakeServices({ server: a.world }));
+    a.controller.addFiles(photos(15, 'A_'));
+    b.controller.addFiles(photos(15, 'B_'));
+    await until(() => ready(a.state()) && ready(b.state()), 'both lists to be checked');
+    expect(remainingOf(a.state().allowance)).toBe(15);
+    expect(remainingOf(b.state().allowance)).toBe(15);
+    a.controller.requestUpload();
+    b.controller.requestUpload();
+    await until(() => a.state().queue.batch.kind === 'running' || idle(a.state()), 'a to start');
+    await until(() => idle(a.state()) && idle(b.state()), 'both batches to end');
+
+    expect(a.world.stored.size + b.world.stored.size).toBe(15);
+    expect(a.world.usageTotal).toBe(1000);
+    const notSent = [...a.state().queue.files, ...b.state().queue.files].filter((f) => f.status.kind === 'not-sent');
+    expect(notSent).toHaveLength(15);
+    expect(notSent.every((f) => f.status.kind === 'not-sent' && f.status.reason === 'limit')).toBe(true);
+    for (const t of [a, b]) {
+      const left = t.state().queue.files.length;
+      if (left > 0)
+        expect(t.state().queue.notice).toBe(
+          `Your ranch reached its monthly limit while this batch ran: ${left} ${left === 1 ? 'photo was' : 'photos were'} not sent.`,
+        );
+    }
+    // The slots not used went back at once.
+    expect(a.world.heldSlots).toBe(0);
+  });
+
+  it('a photo not sent for lack of a slot goes when Upload is pressed after the limit allows it again', async () => {
+    const t = open(fakeServices({ world: { usageTotal: 998 } }));
+    t.controller.addFiles(photos(3));
+    await until(() => ready(t.state()), 'the files to be checked');
+    // The member sees 2 left and agrees to send those; meanwhile another member took one.
+    t.world.usageTotal = 999;
+    t.controller.requestUpload();
+    t.controller.answerConfirm(true);
+    await until(() => idle(t.state()) && t.state().queue.files.some((f) => f.status.kind === 'not-sent'), 'the batch to end');
+    expect(t.world.stored.size).toBe(1);
+    expect(t.state().queue.notice).toMatch(/photos? (was|were) not sent\.$/);
+    // Next month (or a raised limit): the same files go.
+    t.world.usageTotal = 0;
+    await t.controller.fetchUsage();
+    t.controller.requestUpload();
+    await until(() => idle(t.state()) && t.state().queue.files.length === 0, 'the rest to go');
+    expect(t.world.stored.size).toBe(3);
+  });
+
+  it('the same card from a second browser (nothing in its journal): every photo is known to the server, skipped, none sent', async () => {
+    const first = open();
+    const card = photos(5);
+    await uploadAll(first, card);
+    expect(first.world.stored.size).toBe(5);
+
+    const second = open(fakeServices({ server: first.world }));
+    second.controller.addFiles(card);
+    await until(() => idle(second.state()) && second.state().queue.notice !== null, 'the pick to be checked');
+    expect(second.state().queue.files).toHaveLength(0);
+    expect(second.state().queue.notice).toBe('5 files skipped: 5 already uploaded.');
+    expect(second.world.puts).toHaveLength(0);
+  });
+
+  it('a photo the server learns of between the check and the upload is skipped by the reservation, not sent', async () => {
+    const t = open();
+    const card = photos(3);
+    t.controller.addFiles(card);
+    await until(() => ready(t.state()), 'the files to be checked');
+    // Another member's device sent the second photo meanwhile.
+    t.world.serverPhotos.add(t.state().queue.files[1]!.fingerprint!);
+    t.controller.requestUpload();
+    await until(() => idle(t.state()) && t.state().queue.files.length === 0, 'the batch to end');
+    expect(t.world.puts).toHaveLength(2);
+    expect(t.state().queue.notice).toBe('1 file skipped: 1 already uploaded.');
+  });
+
+  it('when slots cannot be reserved (the API is down), nothing is sent and the list says why; Upload again sends', async () => {
+    const t = open();
+    t.world.failReserve = new Error('Network Error');
+    t.controller.addFiles(photos(2));
+    await until(() => ready(t.state()), 'the files to be checked');
+    t.controller.requestUpload();
+    await until(() => idle(t.state()) && t.state().queue.files.every((f) => f.status.kind === 'not-sent'), 'the batch to end');
+    expect(t.world.puts).toHaveLength(0);
+    expect(t.state().queue.notice).toBe('2 photos were not sent: the server could not be asked for upload slots. Press Upload to try them again.');
+    t.world.failReserve = null;
+    t.controller.requestUpload();
+    await until(() => idle(t.state()) && t.state().queue.files.length === 0, 'the batch to end');
+    expect(t.world.stored.size).toBe(2);
+  });
+
+  it.each([
+    ['23:30 on Oct 31 in America/Chicago', '2026-11-01T04:30:00Z'],
+    ['00:30 on Nov 1 UTC', '2026-11-01T00:30:00Z'],
+  ])('at %s the allowance is asked for November, the month the server counts in', async (_when, at) => {
+    jest.setSystemTime(new Date(at));
+    const asked: string[] = [];
+    const services = fakeServices();
+    const metrics = services.services.uploads.getUploadMetrics.bind(services.services.uploads);
+    services.services.uploads.getUploadMetrics = (ranchId, yearmo) => (asked.push(yearmo), metrics(ranchId, yearmo));
+    const t = open(services);
+    await until(() => t.state().allowance.kind === 'known', 'the allowance');
+    expect(asked).toEqual(['2026_11']);
+  });
+
+  it('a browser clock off at the turn of the month shows the server’s month: asked again for the month the server names', async () => {
+    jest.setSystemTime(new Date('2026-10-31T23:58:00Z'));
+    const asked: string[] = [];
+    const services = fakeServices({ world: { serverMonth: '2026_11' } });
+    const metrics = services.services.uploads.getUploadMetrics.bind(services.services.uploads);
+    services.services.uploads.getUploadMetrics = (ranchId, yearmo) => (asked.push(yearmo), metrics(ranchId, yearmo));
+    const t = open(services);
+    await until(() => t.state().allowance.kind === 'known', 'the allowance');
+    expect(asked).toEqual(['2026_10', '2026_11']);
+  });
+});
+
+describe('BatchController: slots a batch left behind', () => {
+  it('a page reloaded mid-batch leaves its reservation; the next visit gives its unused slots back at once', async () => {
+    const prefs = storedPreferences(mapStorage());
+    const first = open(fakeServices({ prefs, world: { autoAnswer: false } }));
+    first.controller.addFiles(photos(5));
+    await until(() => ready(first.state()), 'the files to be checked');
+    first.controller.requestUpload();
+    await until(() => first.world.pending.size > 0, 'uploads to be in flight');
+    expect(first.world.heldSlots).toBe(5);
+    const [reservation] = prefs.openReservations('sub-1/mesquite-flats');
+    expect(reservation).toMatch(/^r-/);
+
+    // The page is gone (its lock with it); the same browser opens the uploader again.
+    const again = open(fakeServices({ prefs, server: first.world }));
+    await until(() => first.world.released.length > 0, 'the slots to be given back');
+    expect(first.world.released).toEqual([reservation]);
+    expect(prefs.openReservations('sub-1/mesquite-flats')).toEqual([]);
+    await until(() => again.state().allowance.kind === 'known', 'the allowance');
+  });
+
+  it('never gives back the slots of a batch still running in another tab (the upload lock is taken)', async () => {
+    const prefs = storedPreferences(mapStorage());
+    const locks = fakeLocks();
+    const tabs = fakeTabsBus();
+    const running = open(fakeServices({ prefs, locks, tabs, world: { autoAnswer: false } }));
+    running.controller.addFiles(photos(3));
+    await until(() => ready(running.state()), 'the files to be checked');
+    running.controller.requestUpload();
+    await until(() => running.world.pending.size > 0, 'uploads to be in flight');
+
+    open(fakeServices({ prefs, locks, tabs, server: running.world }));
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(running.world.released).toEqual([]);
+    expect(prefs.openReservations('sub-1/mesquite-flats')).toHaveLength(1);
+  });
+});

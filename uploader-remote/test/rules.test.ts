@@ -77,7 +77,7 @@ describe('allowanceFrom', () => {
   const inputs = (over: Partial<AllowanceInputs> = {}): AllowanceInputs => ({ ranchMax: 0, subscribed: false, total: '985', totalRequestedAt: 1_000, ...over });
   it('combines the ranch, the subscription and the month into the allowance', () => {
     const a = allowanceFrom(inputs(), []);
-    expect(a).toEqual({ kind: 'known', limit: 1000, counted: 985, countedFrom: 1_000, since: 0 });
+    expect(a).toEqual({ kind: 'known', limit: 1000, counted: 985, countedFrom: 1_000, since: 0, held: 0 });
     expect(remainingOf(a)).toBe(15);
   });
   it('is loading until every fetch it needs has answered', () => {

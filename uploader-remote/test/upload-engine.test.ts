@@ -68,7 +68,7 @@ describe('runBatch', () => {
       expect(m.pending.size).toBeLessThanOrEqual(4);
       m.first()[1].resolve();
     }
-    expect(await batch.done).toEqual({ succeeded: 20, failed: 0, dropped: 0, untouched: 0, stopped: false });
+    expect(await batch.done).toEqual({ succeeded: 20, failed: 0, dropped: 0, notSent: 0, untouched: 0, stopped: false });
     expect(m.maxActive()).toBe(4);
     expect(events.filter((e) => e.type === 'succeeded')).toHaveLength(20);
   });
@@ -109,7 +109,7 @@ describe('runBatch', () => {
     expect(m.calls).toEqual(['k0.jpg', 'k1.jpg', 'k2.jpg']);
     m.pending.get('f1')!.resolve();
     m.pending.get('f2')!.resolve();
-    expect(await batch.done).toEqual({ succeeded: 2, failed: 1, dropped: 0, untouched: 0, stopped: false });
+    expect(await batch.done).toEqual({ succeeded: 2, failed: 1, dropped: 0, notSent: 0, untouched: 0, stopped: false });
   });
 
   it('retries transient errors with backoff on the clock, reusing the same key, up to the attempt bound', async () => {
@@ -160,7 +160,7 @@ describe('runBatch', () => {
     await jest.advanceTimersByTimeAsync(30_999);
     expect(sentAt).toEqual([0, 1_000, 3_000, 7_000, 15_000]);
     await jest.advanceTimersByTimeAsync(1);
-    expect(await batch.done).toEqual({ succeeded: 0, failed: 1, dropped: 0, untouched: 0, stopped: false });
+    expect(await batch.done).toEqual({ succeeded: 0, failed: 1, dropped: 0, notSent: 0, untouched: 0, stopped: false });
     await jest.advanceTimersByTimeAsync(10 * 60_000);
     expect(sentAt).toEqual([0, 1_000, 3_000, 7_000, 15_000, 31_000]);
 
@@ -261,7 +261,7 @@ describe('runBatch', () => {
     const batch = runBatch(jobs(2), options(), deps, () => undefined);
     await settle();
     batch.stop();
-    expect(await batch.done).toEqual({ succeeded: 0, failed: 0, dropped: 0, untouched: 2, stopped: true });
+    expect(await batch.done).toEqual({ succeeded: 0, failed: 0, dropped: 0, notSent: 0, untouched: 2, stopped: true });
   });
 
   it('Stop aborts in-flight uploads, starts nothing new, and returns them to waiting', async () => {
@@ -272,7 +272,7 @@ describe('runBatch', () => {
     m.pending.get('f0')!.resolve();
     await settle();
     batch.stop();
-    expect(await batch.done).toEqual({ succeeded: 1, failed: 0, dropped: 0, untouched: 9, stopped: true });
+    expect(await batch.done).toEqual({ succeeded: 1, failed: 0, dropped: 0, notSent: 0, untouched: 9, stopped: true });
     expect(m.calls).toHaveLength(4);
     expect(
       events
@@ -300,7 +300,7 @@ describe('runBatch', () => {
 
     batch.resume();
     for (await settle(); m.pending.size > 0; await settle()) m.first()[1].resolve();
-    expect(await batch.done).toEqual({ succeeded: 3, failed: 0, dropped: 0, untouched: 0, stopped: false });
+    expect(await batch.done).toEqual({ succeeded: 3, failed: 0, dropped: 0, notSent: 0, untouched: 0, stopped: false });
     expect(m.calls).toEqual(['k0.jpg', 'k1.jpg', 'k0.jpg', 'k1.jpg', 'k2.jpg']);
     expect(events.filter((e) => e.type === 'started' && e.id === 'f0').map((e) => (e as { attempt: number }).attempt)).toEqual([1, 1]);
   });
@@ -341,7 +341,7 @@ describe('runBatch', () => {
     );
     const batch = runBatch(jobs(3), options({ concurrency: 2, limit: 2 }), { ...m.deps, admit }, (e) => events.push(e));
     for (await settle(); m.pending.size > 0; await settle()) m.first()[1].resolve();
-    expect(await batch.done).toEqual({ succeeded: 2, failed: 0, dropped: 1, untouched: 0, stopped: false });
+    expect(await batch.done).toEqual({ succeeded: 2, failed: 0, dropped: 1, notSent: 0, untouched: 0, stopped: false });
     expect(m.calls).toEqual(['journal-f0.jpg', 'journal-f2.jpg']);
     expect(events.filter((e) => e.type === 'dropped')).toEqual([{ type: 'dropped', id: 'f1', reason: 'already-uploaded' }]);
   });

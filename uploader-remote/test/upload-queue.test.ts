@@ -233,6 +233,40 @@ describe('queueReducer: the background check of first bytes and fingerprints', (
   });
 });
 
+describe('queueReducer: photos the server granted no slot', () => {
+  const running = (n: number) => queueReducer(withFiles(n), { type: 'batch-started', ids: Array.from({ length: n }, (_, i) => `f${i}`) });
+
+  it('stay in the list as not sent (not dropped, not failed), and the notice says how many and why', () => {
+    const s = queueReducer(running(4), {
+      type: 'engine-events',
+      events: [
+        { type: 'succeeded', id: 'f0' },
+        { type: 'not-sent', id: 'f1', reason: 'limit' },
+        { type: 'not-sent', id: 'f2', reason: 'limit' },
+        { type: 'not-sent', id: 'f3', reason: 'unavailable' },
+      ],
+    });
+    expect(s.files.map((f) => [f.id, f.status])).toEqual([
+      ['f1', { kind: 'not-sent', reason: 'limit' }],
+      ['f2', { kind: 'not-sent', reason: 'limit' }],
+      ['f3', { kind: 'not-sent', reason: 'unavailable' }],
+    ]);
+    expect(s.total).toBe(4);
+    expect(s.failures).toBe(0);
+    expect(s.notice).toBe(
+      'Your ranch reached its monthly limit while this batch ran: 2 photos were not sent. 1 photo was not sent: the server could not be asked for upload slots. Press Upload to try them again.',
+    );
+  });
+
+  it('join the skipped files’ notice, and wait again when the next batch starts', () => {
+    let s = queueReducer(running(2), { type: 'engine-events', events: [{ type: 'dropped', id: 'f0', reason: 'already-uploaded' }] });
+    s = queueReducer(s, { type: 'engine-events', events: [{ type: 'not-sent', id: 'f1', reason: 'limit' }] });
+    expect(s.notice).toBe('1 file skipped: 1 already uploaded. Your ranch reached its monthly limit while this batch ran: 1 photo was not sent.');
+    s = queueReducer(queueReducer(s, { type: 'batch-ended' }), { type: 'batch-started', ids: ['f1'] });
+    expect(s.files[0]!.status).toEqual({ kind: 'waiting' });
+  });
+});
+
 describe('canUpload and planUpload', () => {
   it('needs files, allowance and no running batch', () => {
     expect(canUpload(initialQueueState, 10)).toBe(false);

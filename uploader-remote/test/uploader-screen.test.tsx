@@ -32,6 +32,18 @@ function renderScreen(services: UploaderServices, ranchId: string | null = 'mesq
 }
 
 describe('UploaderScreen', () => {
+  it('counts slots the server holds for another member’s upload as not available, and says so', async () => {
+    const { services } = fakeServices({
+      uploads: { getUploadMetrics: async (_r, yearmo) => ({ total: '985', yearmo, month: yearmo, reserved: 5, ceiling: 1000 }) },
+    });
+    renderScreen(services);
+    expect(
+      await screen.findByText(
+        'You have uploaded 985 images of your monthly limit of 1,000 images. You have 10 remaining. 5 of your ranch’s remaining images are held for an upload in progress.',
+      ),
+    ).toBeVisible();
+  });
+
   it('shows the greeting, the no-subscription and quota messages, and the camera choice', async () => {
     const { services } = fakeServices();
     renderScreen(services);
@@ -165,12 +177,14 @@ describe('UploaderScreen', () => {
   it('a failed upload shows the storage error and counts; Retry at an allowance of 0 says why', async () => {
     const denied = Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
     const { services, world } = fakeServices();
-    services.upload = async () => Promise.reject(denied);
+    // While it was sent, the ranch used up its month elsewhere: the count after the batch says so.
+    services.upload = async () => {
+      world.usageTotal = 1000;
+      return Promise.reject(denied);
+    };
     const { user, input } = renderScreen(services);
     await screen.findByText(/You have 15 remaining/);
     await user.upload(input(), [photo('a.jpg')]);
-    // Meanwhile the ranch used up its month elsewhere: the count after the batch says so.
-    world.usageTotal = 1000;
     await user.click(await screen.findByRole('button', { name: 'Upload' }));
     expect(await screen.findByText('Problem with Storage.put operation: Access Denied')).toBeVisible();
     expect(screen.getByText('Failed uploads: 1')).toBeVisible();

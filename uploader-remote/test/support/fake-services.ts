@@ -5,7 +5,8 @@
  * clock; nothing here waits on real time.
  */
 import type { AnalyticsEvent } from '@trailsense/shared';
-import type { ProductApi, SessionEndReason } from '@trailsense/shared/aws';
+import { countingMonth, ranchUploadCeiling } from '@trailsense/shared';
+import type { ProductApi, SessionEndReason, UploadsApi } from '@trailsense/shared/aws';
 import { memoryJournal } from '../../../test-support/memory-journal';
 import type { PhotoExif } from '../../src/features/upload/model/photo-exif';
 import type { UploadTarget } from '../../src/features/upload/services/amplify-storage';
@@ -76,6 +77,10 @@ export function fakeLocks(): LockPort {
         });
       });
     },
+    tryAcquire(name) {
+      if (held.has(name)) return Promise.resolve(null);
+      return this.acquire(name, new AbortController().signal, () => undefined);
+    },
   };
 }
 
@@ -124,6 +129,18 @@ export interface FakeWorld {
   endSession(why?: SessionEndReason): void;
   usageTotal: number;
   failUsage: boolean;
+  /** The fake uploads API: photos the ranch has on the server (by fingerprint), from any device. */
+  serverPhotos: Set<string>;
+  /** Slots granted and not used yet (they count against the ceiling, like the server's live reservations). */
+  heldSlots: number;
+  /** Every reservation call's fingerprints, in order. */
+  reservations: string[][];
+  /** Reservations released, in order. */
+  released: string[];
+  /** The month the fake server says photos count in (default: the clock's UTC month). */
+  serverMonth: string | null;
+  /** Reservation calls fail with this (a network error, a 5xx) while set. */
+  failReserve: Error | null;
   notices: (string | null)[];
 }
 
@@ -136,11 +153,14 @@ export function fakeServices(
   options: {
     world?: Partial<FakeWorld>;
     api?: Partial<ProductApi>;
+    uploads?: Partial<UploadsApi>;
     journal?: ReturnType<typeof memoryJournal>;
     locks?: LockPort;
     tabs?: () => TabChannel;
     ranchMax?: number;
     now?: () => Date;
+    /** Another browser's world whose server side (usage, photos, slots) this one shares: two members of one ranch. */
+    server?: FakeWorld;
     /** Shared between "visits" to test what is remembered (default: a fresh, empty store). */
     prefs?: UploaderPreferences;
   } = {},
@@ -164,21 +184,64 @@ export function fakeServices(
     },
     usageTotal: 985,
     failUsage: false,
+    serverPhotos: new Set(),
+    heldSlots: 0,
+    reservations: [],
+    released: [],
+    serverMonth: null,
+    failReserve: null,
     notices: [],
     ...options.world,
   };
   const journal = options.journal ?? memoryJournal();
+  // The server side (usage, photos, slots): this world's own, or another member's browser's.
+  const server = options.server ?? world;
   let n = 0;
+  let reservationCount = 0;
+  const now = options.now ?? (() => new Date(Date.now()));
+  const ceiling = () => ranchUploadCeiling(options.ranchMax ?? 0);
   const services: UploaderServices = {
     api: {
       getSubscription: async () => ({ subscriber: { entitlements: {} } }),
-      getUploadMetrics: async () => {
-        if (world.failUsage) throw new Error('Request failed with status 500');
-        return { total: String(world.usageTotal) };
-      },
       getRanch: async () => ({ max_monthly_uploads: options.ranchMax ?? 0 }),
       getCameras: async () => ({ Cameras: [{ id: 'c1', name: 'Windmill Tank' }] }),
       ...options.api,
+    },
+    uploads: {
+      getUploadMetrics: async (_ranchId, yearmo) => {
+        if (server.failUsage) throw new Error('Request failed with status 500');
+        return { total: String(server.usageTotal), yearmo, month: server.serverMonth ?? countingMonth(now()), reserved: 0, ceiling: ceiling() };
+      },
+      lookupPhotos: async (_ranchId, fingerprints) => ({ known: fingerprints.filter((f) => server.serverPhotos.has(f)) }),
+      lookupSizes: async (_ranchId, sizes) => {
+        const held = new Set([...server.serverPhotos].map((f) => Number(f.split('-')[1])));
+        return { knownSizes: sizes.filter((s) => held.has(s)) };
+      },
+      reserve: async (_ranchId, fingerprints) => {
+        server.reservations.push([...fingerprints]);
+        if (server.failReserve) throw server.failReserve;
+        const known = fingerprints.filter((f) => server.serverPhotos.has(f));
+        const asked = fingerprints.filter((f) => !server.serverPhotos.has(f));
+        const granted = asked.slice(0, Math.max(0, ceiling() - server.usageTotal - server.heldSlots));
+        server.heldSlots += granted.length;
+        const month = server.serverMonth ?? countingMonth(now());
+        return {
+          reservation: granted.length > 0 ? `r-${month}-fakereservation${++reservationCount}` : null,
+          yearmo: month,
+          known,
+          granted,
+          expiresAt: granted.length > 0 ? new Date(now().getTime() + 900_000).toISOString() : null,
+          lifetimeSeconds: 900,
+        };
+      },
+      renew: async (_ranchId, reservation) => ({ reservation, expiresAt: new Date(now().getTime() + 900_000).toISOString() }),
+      release: async (_ranchId, reservation) => {
+        server.released.push(reservation);
+        const released = server.heldSlots;
+        server.heldSlots = 0;
+        return { reservation, released };
+      },
+      ...options.uploads,
     },
     analytics: { track: async (e) => void world.tracked.push(e) },
     journal,
@@ -194,7 +257,10 @@ export function fakeServices(
           const { photo: exif, ...where } = target;
           world.stored.set(job.key, where);
           if (exif) world.photos.set(job.key, exif);
-          world.usageTotal++;
+          server.usageTotal++;
+          // The server counts it against its slot, and knows the photo from now on.
+          if (target.reservation) server.heldSlots = Math.max(0, server.heldSlots - 1);
+          if (target.fingerprint) server.serverPhotos.add(target.fingerprint);
           resolve();
         };
         if (world.autoAnswer) return void Promise.resolve().then(succeed);
@@ -210,7 +276,7 @@ export function fakeServices(
     tabs: (options.tabs ?? fakeTabsBus())(),
     session: { subscribe: (l) => (sessionListeners.add(l), () => sessionListeners.delete(l)) },
     newId: () => `id-${++n}`,
-    now: options.now ?? (() => new Date(Date.now())),
+    now,
     sleep: (ms, signal) =>
       new Promise<void>((resolve) => {
         const t = setTimeout(resolve, ms);

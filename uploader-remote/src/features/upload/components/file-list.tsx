@@ -28,6 +28,8 @@ export function statusText(status: FileStatus): string {
       return `Retrying after: ${status.reason}`;
     case 'failed':
       return `Failed: ${status.reason}`;
+    case 'not-sent':
+      return status.reason === 'limit' ? 'Not sent: monthly limit reached' : 'Not sent: upload slots could not be reserved';
   }
 }
 

@@ -12,6 +12,7 @@ import {
   overAllowanceQuestion,
   progressLabel,
   quotaMessage,
+  heldForOthersMessage,
   resumeOfferMessage,
   sessionPauseMessage,
   subscriptionMessage,
@@ -190,6 +191,7 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
       ) : (
         <p className={styles.quotaLine}>
           {allowance.kind === 'known' ? quotaMessage(usedOf(allowance), allowance.limit, remainingOf(allowance) ?? 0) : 'Checking your upload quota…'}
+          {allowance.kind === 'known' && allowance.held > 0 && ` ${heldForOthersMessage(allowance.held)}`}
         </p>
       )}
 

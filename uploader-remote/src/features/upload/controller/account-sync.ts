@@ -15,6 +15,8 @@ export class AccountSync {
   /** When uploads succeeded (ms), in this tab or another, kept until a later fetch counts them. */
   private successes: number[] = [];
   private readonly generations = { subscription: 0, ranch: 0, total: 0, cameras: 0 };
+  /** The month the allowance shows (the server's), once fetched. */
+  private shownMonth: string | null = null;
 
   /** `onCameras`: the ranch's cameras arrived (the photos' camera can be suggested among them). */
   constructor(
@@ -74,18 +76,35 @@ export class AccountSync {
     void this.fetchUsage();
   }
 
-  /** Fetches this month's usage again (after a batch, Try again, another tab's batch). */
-  fetchUsage(): Promise<void> {
+  /**
+   * Fetches this month's usage again (after a batch, Try again, another tab's batch). The month is
+   * the server's (docs/architecture.md#one-month): asked by this browser's UTC month, and asked
+   * again for the month the answer says photos count in now when they differ (a clock off near
+   * the turn of the month), or for `month` when a reservation named it.
+   */
+  async fetchUsage(month?: string): Promise<void> {
     const generation = ++this.generations.total;
     const requestedAt = this.services.now().getTime();
     if (this.accountInputs.total instanceof Error) {
       this.accountInputs = { ...this.accountInputs, total: undefined };
       this.updateAllowance();
     }
-    return this.services.api.getUploadMetrics(this.identity.ranchId, yearMonth(this.services.now())).then(
+    const asked = month ?? yearMonth(this.services.now());
+    let again: string | null = null;
+    await this.services.uploads.getUploadMetrics(this.identity.ranchId, asked).then(
       (metrics) => {
         if (generation !== this.generations.total) return;
-        this.accountInputs = { ...this.accountInputs, total: metrics.total ?? '', totalRequestedAt: requestedAt };
+        if (month === undefined && typeof metrics.month === 'string' && /^\d{4}_\d{2}$/.test(metrics.month) && metrics.month !== asked) {
+          again = metrics.month;
+          return;
+        }
+        this.shownMonth = asked;
+        this.accountInputs = {
+          ...this.accountInputs,
+          total: metrics.total ?? '',
+          totalRequestedAt: requestedAt,
+          reserved: typeof metrics.reserved === 'number' ? metrics.reserved : 0,
+        };
         // Successes before this request are in its count (or will never be missed again).
         this.successes = this.successes.filter((at) => at > requestedAt);
         this.updateAllowance();
@@ -97,6 +116,12 @@ export class AccountSync {
         this.updateAllowance();
       },
     );
+    if (again !== null) await this.fetchUsage(again);
+  }
+
+  /** A reservation said photos count in `month`: the allowance is fetched for it if it shows another. */
+  monthSaid(month: string): void {
+    if (this.shownMonth !== null && month !== this.shownMonth) void this.fetchUsage(month);
   }
 
   /** "Try again" while the allowance is unknown: fetches what failed. */

@@ -59,6 +59,10 @@ export class BatchController {
       this.journal,
       () => this.choice.suggest(),
       (files) => this.run.join(files),
+      {
+        photos: (fingerprints) => services.uploads.lookupPhotos(identity.ranchId, fingerprints).then((answer) => new Set(answer.known)),
+        sizes: (sizes) => services.uploads.lookupSizes(identity.ranchId, sizes).then((answer) => new Set(answer.knownSizes)),
+      },
     );
     this.run = new UploadRun(store, services, identity, options, this.journal, this.intake, this.account);
     this.unsubscribe.push(
@@ -71,6 +75,7 @@ export class BatchController {
       }),
     );
     void this.journal.loadOffer();
+    void this.run.releaseAbandonedIfIdle();
   }
 
   // --- the external store -------------------------------------------------------------------

@@ -9,7 +9,7 @@ export function bytesLeftOf(files: readonly ListedFile[], count: number): number
   let counted = 0;
   for (const f of files) {
     if (counted >= count) break;
-    if (f.status.kind === 'failed') continue;
+    if (f.status.kind === 'failed' || f.status.kind === 'not-sent') continue;
     bytesLeft += f.size;
     counted++;
   }

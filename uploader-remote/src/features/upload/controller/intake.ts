@@ -7,6 +7,17 @@ import type { UploaderServices } from '../services/uploader-services';
 import type { BatchJournal } from './batch-journal';
 import { errorText, type ChosenFile, type UploaderStore } from './uploader-state';
 
+/** What the server is asked while a card is checked (the uploads API's photo lookups). */
+export interface ServerLookups {
+  /** Which of these photos the ranch has. */
+  photos(fingerprints: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Which of these file sizes some photo of the ranch has. */
+  sizes(sizes: readonly number[]): Promise<ReadonlySet<number>>;
+}
+
+/** No server to ask (tests of the intake alone): nothing is known there. */
+const NO_SERVER: ServerLookups = { photos: () => Promise.resolve(new Set()), sizes: () => Promise.resolve(new Set()) };
+
 /** Files read per background step: one state update and one journal transaction per chunk. */
 const CHECK_CHUNK = 256;
 /** Files whose sizes are read per message to the worker: the first ones are listed soon. */
@@ -23,8 +34,8 @@ interface PickedFile {
 
 /**
  * What comes into the list: files picked or dropped, folders walked, each checked in the
- * background (sizes, then fingerprints and EXIF by the prober) against the journal and the list
- * itself. Selections are checked one after another, in the order chosen.
+ * background (sizes, then fingerprints and EXIF by the prober) against the journal, the photos the
+ * ranch already has on the server (sent from any device or browser) and the list itself. Selections are checked one after another, in the order chosen.
  */
 export class Intake {
   private readonly probes = new Map<string, Promise<FileProbe>>();
@@ -44,7 +55,19 @@ export class Intake {
     private readonly journal: BatchJournal,
     private readonly onListed: () => void,
     private readonly joinRunning: (files: readonly ListedFile[]) => void,
+    /** What the ranch already has on the server (sent from any device or browser). */
+    private readonly server: ServerLookups = NO_SERVER,
   ) {}
+
+  /** The server's answer for a chunk's photos; a failure is logged and leaves the decision to the upload's own reservation. */
+  private async askServer(probes: readonly FileProbe[]): Promise<ReadonlySet<string>> {
+    const fingerprints = probes.flatMap((p) => (p.kind === 'ok' && p.isJpeg ? [p.fingerprint] : []));
+    if (fingerprints.length === 0) return new Set();
+    return this.server.photos(fingerprints).catch((error: unknown) => {
+      this.services.logError('Could not ask which photos the ranch already has', error);
+      return new Set<string>();
+    });
+  }
 
   /** Settles when every selection chosen so far is checked. */
   get checked(): Promise<void> {
@@ -142,18 +165,25 @@ export class Intake {
       }
       const picked = chunk.map(({ file, path }, i): PickedFile => ({ file, name: file.name, path, ...stats[i]! }));
       const { accepted, skipped } = precheckSelection(picked);
-      let known: Set<number>;
-      try {
-        known = await this.services.journal.sizesKnown(
-          this.journal.scope,
-          accepted.map((f) => f.size),
-        );
-      } catch (error) {
-        // Without the journal every file is held and fingerprinted, and nothing is sent twice
-        // within this page; across reloads the journal is what remembers.
-        this.services.logError('Could not read the upload journal', error);
-        known = new Set(accepted.map((f) => f.size));
-      }
+      const sizes = accepted.map((f) => f.size);
+      // Sizes of photos this browser sent (the journal) or the ranch has (the server): a file of
+      // another size cannot be one of them, and is listed at once.
+      const [inJournal, onServer] = await Promise.all([
+        this.services.journal.sizesKnown(this.journal.scope, sizes).catch((error: unknown) => {
+          // Without the journal every file is held and fingerprinted, and nothing is sent twice
+          // within this page; across reloads the journal is what remembers.
+          this.services.logError('Could not read the upload journal', error);
+          return new Set(sizes);
+        }),
+        sizes.length === 0
+          ? Promise.resolve(new Set<number>())
+          : this.server.sizes(sizes).catch((error: unknown) => {
+              // Unknown: every file may be one the ranch has, so each is held until its fingerprint is asked.
+              this.services.logError('Could not ask which photos the ranch already has', error);
+              return new Set(sizes);
+            }),
+      ]);
+      const known = new Set([...inJournal, ...onServer]);
       const now: ListedFile[] = [];
       for (const file of accepted) {
         if (known.has(file.size)) heldBack.push(file);
@@ -198,6 +228,7 @@ export class Intake {
     for (let start = 0; start < files.length && !this.store.disposed; start += CHECK_CHUNK) {
       const chunk = files.slice(start, start + CHECK_CHUNK);
       const probes = await Promise.all(chunk.map((f) => this.probe(f.id, f.file)));
+      const onServer = await this.askServer(probes);
       const verdicts: CheckVerdict[] = [];
       const entries: JournalEntry[] = [];
       const stillListed = new Set(this.store.getState().queue.files.map((f) => f.id));
@@ -205,6 +236,7 @@ export class Intake {
         const probe = probes[i]!;
         if (probe.kind === 'unreadable') verdicts.push({ id: file.id, ok: false, reason: 'unreadable' });
         else if (!probe.isJpeg) verdicts.push({ id: file.id, ok: false, reason: 'not-jpeg' });
+        else if (onServer.has(probe.fingerprint)) verdicts.push({ id: file.id, ok: false, reason: 'already-uploaded' });
         else if (this.isListedAlready(probe.fingerprint, file.id, stillListed)) verdicts.push({ id: file.id, ok: false, reason: 'duplicate' });
         else {
           verdicts.push({ id: file.id, ok: true, fingerprint: probe.fingerprint, exif: probe.exif });
@@ -233,10 +265,13 @@ export class Intake {
       const ids = chunk.map(() => this.services.newId());
       const probes = await Promise.all(chunk.map((file, i) => this.probe(ids[i]!, file.file)));
       const fingerprints = probes.flatMap((p) => (p.kind === 'ok' ? [p.fingerprint] : []));
-      const journaled = await this.services.journal.entries(this.journal.scope, fingerprints).catch((error: unknown) => {
-        this.services.logError('Could not read the upload journal', error);
-        return new Map<string, JournalEntry>();
-      });
+      const [journaled, onServer] = await Promise.all([
+        this.services.journal.entries(this.journal.scope, fingerprints).catch((error: unknown) => {
+          this.services.logError('Could not read the upload journal', error);
+          return new Map<string, JournalEntry>();
+        }),
+        this.askServer(probes),
+      ]);
       // Fingerprints of listed files of the same sizes (read first, if not read yet).
       const chunkSizes = new Set(chunk.map((f) => f.size));
       const sameSize = this.store.getState().queue.files.filter((f) => chunkSizes.has(f.size));
@@ -252,7 +287,7 @@ export class Intake {
         if (probe.kind === 'unreadable') return void skipped.push({ name: file.name, reason: 'unreadable' });
         if (!probe.isJpeg) return void skipped.push({ name: file.name, reason: 'not-jpeg' });
         const entry = journaled.get(probe.fingerprint);
-        if (entry?.status === 'uploaded') return void skipped.push({ name: file.name, reason: 'already-uploaded' });
+        if (entry?.status === 'uploaded' || onServer.has(probe.fingerprint)) return void skipped.push({ name: file.name, reason: 'already-uploaded' });
         if (seen.has(probe.fingerprint) || this.isListedAlready(probe.fingerprint, ids[i]!, stillListed)) {
           return void skipped.push({ name: file.name, reason: 'duplicate' });
         }

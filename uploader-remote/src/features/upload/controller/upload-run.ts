@@ -3,6 +3,7 @@ import { groupCameras } from '../model/camera-match';
 import { progressAnnouncement, sessionPauseMessage } from '../model/messages';
 import type { PhotoExif } from '../model/photo-exif';
 import { remainingOf } from '../model/quota';
+import { sliceSize } from '../model/slice-plan';
 import type { EngineEvent, ListedFile } from '../model/upload-queue';
 import type { UploadTarget } from '../services/amplify-storage';
 import { SessionEndedError } from '../services/session-ended-error';
@@ -12,7 +13,21 @@ import type { AccountSync } from './account-sync';
 import type { BatchJournal } from './batch-journal';
 import { BatchProgress } from './batch-progress';
 import type { Intake } from './intake';
+import { fixedSlots, SlotBroker, type Slots } from './slot-broker';
 import type { ControllerOptions, PauseReason, UploaderIdentity, UploaderStore } from './uploader-state';
+
+/** The fingerprints of the listed photos still waiting to be sent, in list order (the next slices come from them). */
+function* upcomingFingerprints(files: readonly ListedFile[]): Iterable<string> {
+  for (const f of files) if (f.status.kind === 'waiting' && f.fingerprint !== undefined) yield f.fingerprint;
+}
+
+/** The listed photos' average size (a slice's photos are like these). */
+function averageSize(files: readonly ListedFile[]): number {
+  if (files.length === 0) return 0;
+  let sum = 0;
+  for (const f of files) sum += f.size;
+  return sum / files.length;
+}
 
 /** Engine events are applied at most this often: one render per flush, not per file or byte. */
 const FLUSH_MS = 200;
@@ -25,6 +40,8 @@ const FLUSH_MS = 200;
  */
 export class UploadRun {
   private engine: RunningBatch | null = null;
+  /** Files found new between Upload and the engine's start (null: no batch is starting). */
+  private starting: ListedFile[] | null = null;
   private releaseLock: (() => void) | null = null;
   private lockWait: AbortController | null = null;
   /** The key and target each file of the running batch is sent with. */
@@ -43,6 +60,51 @@ export class UploadRun {
     private readonly account: AccountSync,
   ) {}
 
+  private get lockName(): string {
+    return `trailsense-upload/${this.identity.owner}/${this.identity.ranchId}`;
+  }
+
+  private get reservationsKey(): string {
+    return `${this.identity.owner}/${this.identity.ranchId}`;
+  }
+
+  /** Gives back the slots a batch of this browser left (it never ended); how many went back. Call under the lock only. */
+  private async releaseAbandoned(): Promise<number> {
+    const { prefs, uploads, logError } = this.services;
+    const left = prefs.openReservations(this.reservationsKey);
+    if (left.length === 0) return 0;
+    prefs.setOpenReservations(this.reservationsKey, []);
+    const released = await Promise.all(
+      left.map((reservation) =>
+        uploads.release(this.identity.ranchId, reservation).then(
+          (answer) => answer.released,
+          (error: unknown) => {
+            logError('Could not release the upload reservation', error);
+            return 0;
+          },
+        ),
+      ),
+    );
+    return released.reduce((a, b) => a + b, 0);
+  }
+
+  /**
+   * When the screen opens: slots a batch of this browser left go back at once, if no batch of
+   * this user and ranch runs (in any tab: the lock says) — then the allowance shown counts them.
+   */
+  async releaseAbandonedIfIdle(): Promise<void> {
+    if (this.engine || this.lockWait) return;
+    const release = await this.services.locks.tryAcquire(this.lockName);
+    if (!release) return;
+    let released = 0;
+    try {
+      released = await this.releaseAbandoned();
+    } finally {
+      release();
+    }
+    if (released > 0) void this.account.fetchUsage();
+  }
+
   /** A batch is sending (the list cannot be changed but by adding to it). */
   get running(): boolean {
     return this.engine !== null;
@@ -51,6 +113,9 @@ export class UploadRun {
   /** Files found new while a batch runs join it. */
   join(files: readonly ListedFile[]): void {
     if (this.engine) this.engine.add(files.map((f) => ({ id: f.id, key: f.key, file: f.file })));
+    // Upload was pressed and the engine is not running yet (the lock, the slots left behind):
+    // they join it when it starts.
+    else if (this.starting) this.starting.push(...files);
   }
 
   /** Stop: nothing new starts; uploads in flight are aborted and go back to waiting. */
@@ -80,6 +145,7 @@ export class UploadRun {
     let pending: EngineEvent[] = [];
     let timer: unknown = null;
 
+    this.starting = [];
     store.dispatch({ type: 'batch-started', ids: files.map((f) => f.id) });
     store.set({ announcement: progressAnnouncement({ kind: 'started', files: Math.min(limit, files.length) }) });
     void this.journal.saveBatch();
@@ -88,11 +154,10 @@ export class UploadRun {
     const wait = new AbortController();
     this.lockWait = wait;
     try {
-      this.releaseLock = await services.locks.acquire(`trailsense-upload/${this.identity.owner}/${ranchId}`, wait.signal, () =>
-        store.set({ waitingForOtherTab: true }),
-      );
+      this.releaseLock = await services.locks.acquire(this.lockName, wait.signal, () => store.set({ waitingForOtherTab: true }));
     } catch {
       this.lockWait = null;
+      this.starting = null;
       store.set({ waitingForOtherTab: false });
       store.dispatch({ type: 'batch-ended' });
       store.set({ announcement: progressAnnouncement({ kind: 'ended', uploaded: 0, failed: 0, stopped: true }) });
@@ -100,7 +165,13 @@ export class UploadRun {
     }
     this.lockWait = null;
     store.set({ waitingForOtherTab: false });
-    if (store.disposed) return this.releaseLock?.();
+    if (store.disposed) {
+      this.starting = null;
+      return this.releaseLock?.();
+    }
+    // Under the lock no batch of this user and ranch runs in this browser: slots left by one that
+    // never ended (a reload, a crash) go back before this one asks for its own.
+    if ((await this.releaseAbandoned()) > 0) void this.account.fetchUsage();
 
     // The EXIF of what went up: sent as the chosen camera, one camera's photos are suggested as it
     // next time (decided at the end, from the photos' own probes: Upload may be clicked before
@@ -146,6 +217,22 @@ export class UploadRun {
       timer ??= services.timers.setTimeout(flush, FLUSH_MS);
     };
 
+    // Upload slots from the server, a slice of the batch at a time (slot-broker.ts).
+    const sliceSleep = new AbortController();
+    const slots: Slots = this.options.reservation
+      ? fixedSlots(this.options.reservation)
+      : new SlotBroker({
+          api: services.uploads,
+          ranchId,
+          upcoming: () => upcomingFingerprints(store.getState().queue.files),
+          sliceSize: () => sliceSize(progress.rate() ?? store.getState().recentSpeed, averageSize(store.getState().queue.files)),
+          now,
+          sleep: (ms) => services.sleep(ms, sliceSleep.signal),
+          onMonth: (month) => this.account.monthSaid(month),
+          remember: (reservations) => services.prefs.setOpenReservations(this.reservationsKey, reservations),
+          logError: services.logError,
+        });
+
     const byId = new Map(files.map((f) => [f.id, f]));
     const admit = async (job: UploadJob): Promise<Admission> => {
       const file = byId.get(job.id) ?? store.getState().queue.files.find((f) => f.id === job.id);
@@ -167,10 +254,28 @@ export class UploadRun {
         ...this.journal.entryFor({ ...file, key }, probe.fingerprint, batchId),
         target: { level: target.level, cameraName: target.cameraName },
       };
+      // The server's word last: a slot to send it with, or the ranch has it already (sent from
+      // another device or browser), or no slot is left this month.
+      const slot = await slots.take(probe.fingerprint);
+      if (slot.kind === 'known') {
+        const at = now();
+        await this.journal.write([{ ...journaled, status: 'uploaded', uploadedAt: at, updatedAt: at }]);
+        return { go: false, reason: 'already-uploaded' };
+      }
+      if (slot.kind === 'limit') return { go: false, notSent: 'limit' };
+      if (slot.kind === 'unavailable') {
+        services.logError('Could not reserve upload slots', new Error(slot.reason));
+        return { go: false, notSent: 'unavailable' };
+      }
       // Recorded with its key and target before a byte is sent: a crash mid-upload resumes it
       // under the same key, so it never becomes two objects.
       this.intake.claim(file.id);
-      this.sending.set(file.id, { key, target: { ...target, ranchId }, entry: journaled, exif: probe.exif });
+      this.sending.set(file.id, {
+        key,
+        target: { ...target, ranchId, reservation: slot.reservation, fingerprint: probe.fingerprint },
+        entry: journaled,
+        exif: probe.exif,
+      });
       await this.journal.write([journaled]);
       return { go: true, key };
     };
@@ -208,12 +313,18 @@ export class UploadRun {
       emit,
     );
     this.engine = engine;
+    const joined = this.starting ?? [];
+    this.starting = null;
+    if (joined.length > 0) engine.add(joined.map((f) => ({ id: f.id, key: f.key, file: f.file })));
     if (!services.network.online()) this.pause('offline');
     else if (store.getState().paused.length > 0) engine.pause();
 
     const result = await engine.done;
     if (timer !== null) services.timers.clearTimeout(timer);
     flush();
+    // Slots not used go back to the ranch at once (else they lapse with their reservation).
+    sliceSleep.abort();
+    await slots.releaseAll();
     const groups = groupCameras(sentExif);
     if (cameraName && groups.length === 1) services.prefs.rememberCamera(ranchId, groups[0]!.key, cameraName);
     const measured = progress.rate();

@@ -65,6 +65,13 @@ export interface ControllerOptions {
   concurrency: number;
   /** Overrides the services' stall bound (`?stall=N`). */
   stallMs?: number;
+  /**
+   * Every photo goes under this reservation, with no slot calls (`?reservation=<id>`): for a
+   * benchmark measuring what the calls cost. The server counts each photo against it as it would
+   * any other (past its slots, only while the ceiling has room); photos it already has are not
+   * skipped before sending.
+   */
+  reservation?: string;
 }
 
 /** What a selection is made of: files from an input (their own relative path) or found in a folder. */

@@ -23,3 +23,8 @@ export function parseStallMs(value: string | null | undefined, fallbackMs: numbe
   const n = Number(value);
   return n >= 5 && n <= 600 ? n * 1000 : fallbackMs;
 }
+
+/** A reservation id as the uploads API makes them (`r-YYYY_MM-<random>`), or undefined. */
+export function parseReservation(value: string | null | undefined): string | undefined {
+  return value && /^r-\d{4}_\d{2}-[A-Za-z0-9_-]{16,64}$/.test(value) ? value : undefined;
+}

@@ -162,3 +162,20 @@ export function readingMessage(found: number): string {
 
 /** Resume from a kept folder when the browser was not allowed to read it again. */
 export const FOLDER_NOT_ALLOWED = 'The card’s folder could not be read again (permission was not given). Use Add Folder and pick it to finish this batch.';
+
+const photos = (n: number) => `${formatCount(n)} ${n === 1 ? 'photo was' : 'photos were'}`;
+
+/** Photos the server granted no slot because the ranch's monthly limit was reached (by this batch or another member's). */
+export function notSentAtLimitNotice(count: number): string {
+  return `Your ranch reached its monthly limit while this batch ran: ${photos(count)} not sent.`;
+}
+
+/** Photos not sent because no upload slot could be reserved (the uploads API did not answer). */
+export function notSentUnavailableNotice(count: number): string {
+  return `${photos(count)} not sent: the server could not be asked for upload slots. Press Upload to try them again.`;
+}
+
+/** Slots held for other members' uploads right now, when the allowance is shown. */
+export function heldForOthersMessage(held: number): string {
+  return `${formatCount(held)} of your ranch’s remaining ${held === 1 ? 'image is' : 'images are'} held for an upload in progress.`;
+}

@@ -39,10 +39,11 @@ export function remainingUploads(limit: number, uploaded: number): number {
   return Math.max(0, limit - uploaded);
 }
 
-/** The metrics month of a date: `YYYY_MM` in local time (docs/product.md#product-api). */
-export function yearMonth(date: Date): string {
-  return `${date.getFullYear()}_${String(date.getMonth() + 1).padStart(2, '0')}`;
-}
+/**
+ * The metrics month of a date: `YYYY_MM` in UTC, the month the server counts uploads in
+ * (docs/architecture.md#one-month); the server's answers name the month and win over this guess.
+ */
+export { countingMonth as yearMonth } from '@trailsense/shared';
 
 /**
  * What is known of the month's allowance. It fails closed: while the ranch's limit or the month's
@@ -61,6 +62,8 @@ export type Allowance =
       countedFrom: number;
       /** Successes since `countedFrom`, from this tab and the user's other tabs: subtracted at once. */
       since: number;
+      /** Slots the server held for uploads in progress when it counted (another member's batch): not available. */
+      held: number;
     };
 
 /** The facts the allowance is made of, each fetched separately; `undefined` while a fetch runs. */
@@ -73,6 +76,8 @@ export interface AllowanceInputs {
   total: string | Error | undefined;
   /** When the metrics request was sent (ms since the epoch). */
   totalRequestedAt: number;
+  /** The metrics' `reserved`: slots held by live reservations (0 when the server did not say). */
+  reserved?: number;
 }
 
 const reasonOf = (error: Error) => error.message || 'unknown error';
@@ -92,7 +97,8 @@ export function allowanceFrom(inputs: AllowanceInputs, successes: readonly numbe
   if (counted === null) return { kind: 'unknown', reason: `the server reported an unreadable total "${total}"` };
   if (!Number.isFinite(ranchMax) || ranchMax < 0) return { kind: 'unknown', reason: 'the server reported an unreadable monthly limit' };
   const limit = monthlyLimit(ranchMax, subscribed === true);
-  return { kind: 'known', limit, counted, countedFrom: inputs.totalRequestedAt, since: successesSince(successes, inputs.totalRequestedAt) };
+  const held = Number.isInteger(inputs.reserved) && (inputs.reserved ?? 0) > 0 ? (inputs.reserved as number) : 0;
+  return { kind: 'known', limit, counted, countedFrom: inputs.totalRequestedAt, since: successesSince(successes, inputs.totalRequestedAt), held };
 }
 
 /**
@@ -117,5 +123,5 @@ export function usedOf(allowance: Extract<Allowance, { kind: 'known' }>): number
 
 /** What may still be uploaded this month, or null while unknown (then nothing may be). */
 export function remainingOf(allowance: Allowance): number | null {
-  return allowance.kind === 'known' ? remainingUploads(allowance.limit, usedOf(allowance)) : null;
+  return allowance.kind === 'known' ? remainingUploads(allowance.limit, usedOf(allowance) + allowance.held) : null;
 }

@@ -1,7 +1,7 @@
 import type { JournalTarget } from '@trailsense/shared/aws';
 import type { SkippedFile } from './file-filter';
 import type { PhotoExif } from './photo-exif';
-import { progressPercent, skippedNotice, OVER_ALLOWANCE_ADVICE, storageErrorMessage } from './messages';
+import { notSentAtLimitNotice, notSentUnavailableNotice, progressPercent, skippedNotice, OVER_ALLOWANCE_ADVICE, storageErrorMessage } from './messages';
 
 /** One file's state in the list (docs/style.md#where-logic-lives): a discriminated union, not flags. */
 export type FileStatus =
@@ -10,7 +10,15 @@ export type FileStatus =
   | { kind: 'waiting' }
   | { kind: 'uploading'; percent: number }
   | { kind: 'retrying'; reason: string }
-  | { kind: 'failed'; reason: string };
+  | { kind: 'failed'; reason: string }
+  /** Not sent: the server granted it no upload slot (docs/product.md#server-reservations); it stays for another batch. */
+  | { kind: 'not-sent'; reason: NotSentReason };
+
+/**
+ * Why the server gave a photo no slot: the ranch's monthly limit was reached (by this batch or
+ * another member's), or the uploads API could not be reached to reserve one.
+ */
+export type NotSentReason = 'limit' | 'unavailable';
 
 /** A listed file. `key` is its object name, fixed when listed (or by the journal) so every retry reuses it. */
 export interface ListedFile {
@@ -44,7 +52,9 @@ export type EngineEvent =
   /** Stopped or paused before it finished: back to waiting, not a failure. */
   | { type: 'returned'; id: string }
   /** Its checks just before its upload said no (not a JPEG, already uploaded, …): dropped, never sent. */
-  | { type: 'dropped'; id: string; reason: DropReason };
+  | { type: 'dropped'; id: string; reason: DropReason }
+  /** The server granted it no slot: kept in the list, not sent. */
+  | { type: 'not-sent'; id: string; reason: NotSentReason };
 
 /** What reading a listed file's first bytes and fingerprint decided. */
 export type CheckVerdict =
@@ -121,6 +131,7 @@ function applyEvents(state: QueueState, events: readonly EngineEvent[]): QueueSt
   let uploaded = state.uploaded;
   let failures = state.failures;
   let error = state.error;
+  let notSent = false;
   for (const event of events) {
     switch (event.type) {
       case 'started':
@@ -154,6 +165,10 @@ function applyEvents(state: QueueState, events: readonly EngineEvent[]): QueueSt
         dropped.push({ id: event.id, reason: event.reason });
         current.delete(event.id);
         break;
+      case 'not-sent':
+        current.set(event.id, { kind: 'not-sent', reason: event.reason });
+        notSent = true;
+        break;
     }
   }
   const dropIds = new Set(dropped.map((d) => d.id));
@@ -161,7 +176,8 @@ function applyEvents(state: QueueState, events: readonly EngineEvent[]): QueueSt
     current.size === 0 && gone.size === 0 && dropIds.size === 0
       ? state.files
       : state.files.flatMap((f) => (gone.has(f.id) || dropIds.has(f.id) ? [] : [current.has(f.id) ? { ...f, status: current.get(f.id)! } : f]));
-  const next = { ...state, files, uploaded, failures, error };
+  const counted = { ...state, files, uploaded, failures, error };
+  const next = notSent ? { ...counted, notice: noticeOf(counted.skipped, files) } : counted;
   const byId = new Map(state.files.map((f) => [f.id, f]));
   return dropFiles(
     next,
@@ -182,7 +198,21 @@ function settleChecks(state: QueueState): QueueState {
 function dropFiles(state: QueueState, dropped: readonly { file: ListedFile; reason: DropReason }[]): QueueState {
   if (dropped.length === 0) return settleChecks(state);
   const skipped = [...state.skipped, ...dropped.map(({ file, reason }): SkippedFile => ({ name: file.name, reason }))];
-  return settleChecks({ ...state, total: Math.max(0, state.total - dropped.length), skipped, notice: skippedNotice(skipped) });
+  return settleChecks({ ...state, total: Math.max(0, state.total - dropped.length), skipped, notice: noticeOf(skipped, state.files) });
+}
+
+/** The notice: the grouped skipped files, then why photos were not sent (each only when there are some). */
+export function noticeOf(skipped: readonly SkippedFile[], files: readonly ListedFile[]): string | null {
+  let limit = 0;
+  let unavailable = 0;
+  for (const f of files) {
+    if (f.status.kind !== 'not-sent') continue;
+    if (f.status.reason === 'limit') limit++;
+    else unavailable++;
+  }
+  const parts = [skippedNotice(skipped), limit > 0 ? notSentAtLimitNotice(limit) : null, unavailable > 0 ? notSentUnavailableNotice(unavailable) : null];
+  const text = parts.filter((p): p is string => p !== null).join(' ');
+  return text === '' ? null : text;
 }
 
 function applyVerdicts(state: QueueState, verdicts: readonly CheckVerdict[]): QueueState {
@@ -256,8 +286,10 @@ export function queueReducer(state: QueueState, action: QueueAction): QueueState
         notice: null,
         // The notice was seen; skips found from now on start a new one.
         skipped: [],
-        // Failed files in the batch go round again.
-        files: state.files.map((f) => (f.status.kind === 'failed' && ids.has(f.id) ? { ...f, status: { kind: 'waiting' } } : f)),
+        // Failed files in the batch, and those not sent last time, go round again.
+        files: state.files.map((f) =>
+          (f.status.kind === 'failed' || f.status.kind === 'not-sent') && ids.has(f.id) ? { ...f, status: { kind: 'waiting' } } : f,
+        ),
       };
     }
     case 'stop-requested':

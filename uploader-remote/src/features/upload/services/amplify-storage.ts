@@ -17,16 +17,24 @@ export interface UploadTarget {
   cameraName: string;
   /** What the photo's EXIF says (capture time, camera), when it was read. */
   photo?: PhotoExif | null;
+  /** The upload slot's reservation (the uploads API granted it; the server counts the object against it). */
+  reservation?: string;
+  /** The photo's content fingerprint (model/fingerprint.ts): the ranch's photos are known by it on every device. */
+  fingerprint?: string;
 }
 
 /**
- * The object metadata of an upload: ranchid and camera_name always (the seed's contract), and
+ * The object metadata of an upload: ranchid and camera_name always (the seed's contract), the
+ * upload slot's reservation and the photo's fingerprint (infra/src/object-created/handler.ts), and
  * from the photo's EXIF capture_time (the camera's local time as written, with its offset when the
  * camera recorded one: "2024-10-03T05:12:44" or "2024-10-03T05:12:44-05:00"), camera_make,
  * camera_model and camera_serial when present. Every value US-ASCII (model/metadata-encoding.ts).
  */
 export function uploadMetadata(target: UploadTarget): Record<string, string> {
   const metadata: Record<string, string> = { ranchid: encodeMetadataValue(target.ranchId), camera_name: encodeMetadataValue(target.cameraName) };
+  // ASCII by construction (r-YYYY_MM-…, v1-<size>-<hex>): the object-created function reads them as sent.
+  if (target.reservation) metadata.reservation = target.reservation;
+  if (target.fingerprint) metadata.fingerprint = target.fingerprint;
   const photo = target.photo;
   if (!photo) return metadata;
   if (photo.captureTime) metadata.capture_time = encodeMetadataValue(photo.captureTime + (photo.captureOffset ?? ''));

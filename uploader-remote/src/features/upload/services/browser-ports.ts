@@ -21,25 +21,37 @@ export const browserNetwork: NetworkPort = {
  * lock is granted at once: the journal's check before each upload still skips what another tab
  * has sent, but two tabs could then send the same photo at the same moment.
  */
+/** Web Locks: the lock (its release) when granted with `options`, null when `ifAvailable` found it taken. */
+function requestLock(locks: LockManager, name: string, options: LockOptions): Promise<(() => void) | null> {
+  return new Promise<(() => void) | null>((resolve, reject) => {
+    locks
+      .request(name, options, (lock) => {
+        if (!lock) return resolve(null);
+        // The lock is held until this promise settles: the batch settles it by releasing.
+        return new Promise<void>((release) => resolve(release));
+      })
+      .catch(reject);
+  });
+}
+
+const pageLocks = () => (typeof navigator !== 'undefined' ? navigator.locks : undefined);
+
 export const browserLocks: LockPort = {
   async acquire(name, signal, onWait) {
-    const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+    const locks = pageLocks();
     if (!locks) return () => undefined;
-    const held = (options: LockOptions) =>
-      new Promise<(() => void) | null>((resolve, reject) => {
-        locks
-          .request(name, options, (lock) => {
-            if (!lock) return resolve(null);
-            // The lock is held until this promise settles: the batch settles it by releasing.
-            return new Promise<void>((release) => resolve(release));
-          })
-          .catch(reject);
-      });
+    const held = (options: LockOptions) => requestLock(locks, name, options);
     const now = await held({ ifAvailable: true });
     if (now) return now;
     onWait();
     const later = await held({ signal });
     return later ?? (() => undefined);
+  },
+  async tryAcquire(name) {
+    const locks = pageLocks();
+    // Without Web Locks there is no other tab to know of: as acquire, the lock is "held".
+    if (!locks) return () => undefined;
+    return requestLock(locks, name, { ifAvailable: true });
   },
 };
 

@@ -1,5 +1,5 @@
 import { setPausedWorkNotice, type RuntimeConfig } from '@trailsense/shared';
-import { amplifyIdToken, createAnalytics, createProductApi, openUploadJournal } from '@trailsense/shared/aws';
+import { amplifyIdToken, createAnalytics, createProductApi, createUploadsApi, openUploadJournal } from '@trailsense/shared/aws';
 import { DEFAULT_RETRY } from '../model/retry';
 import { amplifyUpload, refreshAmplifyCredentials } from './amplify-storage';
 import { browserLocks, browserNetwork, browserSession, browserTabs } from './browser-ports';
@@ -20,6 +20,7 @@ export function realUploaderServices(config: RuntimeConfig): UploaderServices {
   const prober = createWorkerProber();
   const services: UploaderServices = {
     api: createProductApi({ baseUrl: config.api.baseUrl, getIdToken: amplifyIdToken }),
+    uploads: createUploadsApi({ baseUrl: config.api.uploadsBaseUrl, getIdToken: amplifyIdToken }),
     analytics: createAnalytics(config.analytics),
     journal: openUploadJournal(),
     prober,

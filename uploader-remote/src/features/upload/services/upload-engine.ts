@@ -1,5 +1,5 @@
 import { backoffDelay, classifyUploadError, type RetryPolicy } from '../model/retry';
-import type { DropReason, EngineEvent } from '../model/upload-queue';
+import type { DropReason, EngineEvent, NotSentReason } from '../model/upload-queue';
 
 /** One file to upload: its id in the list, its fixed object key, its bytes. */
 export interface UploadJob {
@@ -10,9 +10,10 @@ export interface UploadJob {
 
 /**
  * Whether a job may be sent: its checks passed (with the key to send it under, when the journal
- * already had one for the photo), or it is dropped (never sent) for a reason.
+ * already had one for the photo), it is dropped (never sent) for a reason, or it is kept in the
+ * list but not sent in this batch (the server granted it no upload slot).
  */
-export type Admission = { go: true; key?: string } | { go: false; reason: DropReason };
+export type Admission = { go: true; key?: string } | { go: false; reason: DropReason } | { go: false; notSent: NotSentReason };
 
 /** Timers, injected so that tests run on a fake clock. */
 export interface Timers {
@@ -65,6 +66,8 @@ export interface BatchResult {
   failed: number;
   /** Jobs dropped by `admit`. */
   dropped: number;
+  /** Jobs `admit` kept back: no upload slot. */
+  notSent: number;
   /** Jobs never started or returned by Stop. */
   untouched: number;
   stopped: boolean;
@@ -132,7 +135,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** Why an attempt's own signal aborted. */
 type AbortWhy = 'stopped' | 'paused' | 'stalled';
-type Outcome = 'succeeded' | 'failed' | 'returned' | 'requeued' | { dropped: DropReason };
+type Outcome = 'succeeded' | 'failed' | 'returned' | 'requeued' | { dropped: DropReason } | { notSent: NotSentReason };
 
 /**
  * Runs a batch with a bounded pool (docs/style.md#where-logic-lives: a framework-free core under a thin hook). Events go to
@@ -165,6 +168,7 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
   let failed = 0;
   let returned = 0;
   let dropped = 0;
+  let notSent = 0;
   let resolveDone!: (result: BatchResult) => void;
   let finished = false;
   const done = new Promise<BatchResult>((resolve) => (resolveDone = resolve));
@@ -176,7 +180,7 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
     if (finished || active > 0) return;
     if (!stopped && (paused || canStart())) return;
     finished = true;
-    resolveDone({ succeeded, failed, dropped, untouched: queue.length + returned, stopped });
+    resolveDone({ succeeded, failed, dropped, notSent, untouched: queue.length + returned, stopped });
   };
 
   async function attempt(job: UploadJob, signal: AbortSignal): Promise<{ ok: true } | { ok: false; why: AbortWhy | null; error: unknown }> {
@@ -218,7 +222,7 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
     const signal = run.signal;
     if (deps.admit && !admitted.has(queued.id)) {
       const admission = await deps.admit(queued, signal).catch((): Admission => ({ go: false, reason: 'unreadable' }));
-      if (!admission.go) return { dropped: admission.reason };
+      if (!admission.go) return 'notSent' in admission ? { notSent: admission.notSent } : { dropped: admission.reason };
       admitted.add(queued.id);
       if (admission.key) keys.set(queued.id, admission.key);
     }
@@ -302,6 +306,9 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
           } else if (outcome === 'returned') {
             returned++;
             emit({ type: 'returned', id: job.id });
+          } else if ('notSent' in outcome) {
+            notSent++;
+            emit({ type: 'not-sent', id: job.id, reason: outcome.notSent });
           } else {
             dropped++;
             emit({ type: 'dropped', id: job.id, reason: outcome.dropped });

@@ -11,6 +11,12 @@ export interface UploaderPreferences {
   /** The speed of the latest batches in bytes per second, or null if none was measured. */
   recentSpeed(): number | null;
   setRecentSpeed(bytesPerSecond: number): void;
+  /**
+   * Reservations of upload slots a batch of this browser holds for the ranch (slot-broker.ts):
+   * a batch that never ended (a reload, a crash) leaves them, and the next one gives them back.
+   */
+  openReservations(ranchId: string): string[];
+  setOpenReservations(ranchId: string, reservations: readonly string[]): void;
 }
 
 /** A ranch keeps at most this many remembered cameras (the most recently used). */
@@ -18,6 +24,7 @@ export const MAX_REMEMBERED_CAMERAS = 50;
 
 const cameraItem = (ranchId: string) => `trailsense:cameras:${ranchId}`;
 const SPEED_ITEM = 'trailsense:upload-speed';
+const reservationsItem = (ranchId: string) => `trailsense:reservations:${ranchId}`;
 
 /** The part of Storage used (tests pass a Map-backed one). */
 export type PreferenceStorage = Pick<Storage, 'getItem' | 'setItem'>;
@@ -61,6 +68,13 @@ export function storedPreferences(storage: PreferenceStorage | null): UploaderPr
     },
     setRecentSpeed(bytesPerSecond) {
       if (Number.isFinite(bytesPerSecond) && bytesPerSecond > 0) write(SPEED_ITEM, Math.round(bytesPerSecond));
+    },
+    openReservations(ranchId) {
+      const stored = read(reservationsItem(ranchId));
+      return Array.isArray(stored) ? stored.filter((id): id is string => typeof id === 'string').slice(0, 100) : [];
+    },
+    setOpenReservations(ranchId, reservations) {
+      write(reservationsItem(ranchId), [...reservations]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Analytics } from '@trailsense/shared';
-import type { ProductApi, SessionEndReason, UploadJournal } from '@trailsense/shared/aws';
+import type { ProductApi, SessionEndReason, UploadJournal, UploadsApi } from '@trailsense/shared/aws';
 import type { RetryPolicy } from '../model/retry';
 import type { UploadTarget } from './amplify-storage';
 import type { FileProber } from './file-prober';
@@ -24,6 +24,8 @@ export interface LockPort {
    * holds it. Rejects when `signal` aborts before the lock is granted.
    */
   acquire(name: string, signal: AbortSignal, onWait: () => void): Promise<() => void>;
+  /** The lock's release when it is free now, else null (nothing waits). */
+  tryAcquire(name: string): Promise<(() => void) | null>;
 }
 
 /** What tabs of the same browser tell each other (BroadcastChannel). */
@@ -51,6 +53,8 @@ export interface UploaderServices {
   // Functions are properties, not methods: the controller and engine pass them on unbound
   // (`sleep: services.sleep`), so no implementation may depend on `this`.
   api: ProductApi;
+  /** Upload-metrics, photo lookups and upload slots (the uploads API: docs/product.md#server-reservations). */
+  uploads: UploadsApi;
   analytics: Analytics;
   journal: UploadJournal;
   prober: FileProber;

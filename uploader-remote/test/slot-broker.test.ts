@@ -1,0 +1,189 @@
+/**
+ * @jest-environment node
+ */
+// Upload slots from the server (controller/slot-broker.ts) and the slice planner (model/slice-plan.ts),
+// against a fake uploads API, on jest's fake clock.
+import { ApiRequestError } from '@trailsense/shared/aws';
+import type { ReservationResponse, UploadsApi } from '@trailsense/shared/aws';
+import { SlotBroker } from '../src/features/upload/controller/slot-broker';
+import { DEFAULT_SLICE, MAX_SLICE, MIN_SLICE, nextSlice, sliceSize } from '../src/features/upload/model/slice-plan';
+
+beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-21T22:00:00Z') }));
+afterEach(() => jest.useRealTimers());
+
+describe('sliceSize', () => {
+  it('asks for about ten minutes of sending, within 20 and 500 photos; 50 before any speed is measured', () => {
+    expect(sliceSize(null, 3_000_000)).toBe(DEFAULT_SLICE);
+    // 10 Mbit/s and 3 MB photos: 1.25 MB/s × 600 s / 3 MB = 250.
+    expect(sliceSize(1_250_000, 3_000_000)).toBe(250);
+    expect(sliceSize(10_000, 3_000_000)).toBe(MIN_SLICE);
+    expect(sliceSize(100_000_000, 3_000_000)).toBe(MAX_SLICE);
+    expect(sliceSize(0, 3_000_000)).toBe(DEFAULT_SLICE);
+    expect(sliceSize(1_000_000, 0)).toBe(DEFAULT_SLICE);
+  });
+});
+
+describe('nextSlice', () => {
+  it('starts with the photo about to be sent, then the upcoming ones in order, each once, none settled, up to the size', () => {
+    const settled = new Set(['b']);
+    expect(nextSlice('a', ['a', 'b', 'c', 'c', 'd', 'e'], (f) => settled.has(f), 3)).toEqual(['a', 'c', 'd']);
+    expect(nextSlice('a', [], () => false, 50)).toEqual(['a']);
+  });
+});
+
+/** A fake uploads API with a ranch ceiling: counts reservations, grants in order, remembers what it has. */
+function fakeServer(room: number, known: string[] = []) {
+  const have = new Set(known);
+  let left = room;
+  let n = 0;
+  const calls: { kind: string; arg: unknown }[] = [];
+  const failures: Error[] = [];
+  const api: UploadsApi = {
+    getUploadMetrics: async () => ({ total: '0' }),
+    lookupPhotos: async (_r, fps) => ({ known: fps.filter((f) => have.has(f)) }),
+    lookupSizes: async () => ({ knownSizes: [] }),
+    reserve: async (_r, fps): Promise<ReservationResponse> => {
+      calls.push({ kind: 'reserve', arg: [...fps] });
+      const failure = failures.shift();
+      if (failure) throw failure;
+      const granted = fps.filter((f) => !have.has(f)).slice(0, left);
+      left -= granted.length;
+      return {
+        reservation: granted.length > 0 ? `r-2026_11-reservation${String(++n).padStart(8, '0')}` : null,
+        yearmo: '2026_11',
+        known: fps.filter((f) => have.has(f)),
+        granted,
+        expiresAt: null,
+        lifetimeSeconds: 900,
+      };
+    },
+    renew: jest.fn(async (_r: string, reservation: string) => {
+      calls.push({ kind: 'renew', arg: reservation });
+      return { reservation, expiresAt: new Date(Date.now() + 900_000).toISOString() };
+    }),
+    release: jest.fn(async (_r: string, reservation: string) => {
+      calls.push({ kind: 'release', arg: reservation });
+      return { reservation, released: 0 };
+    }),
+  };
+  return { api, calls, failures };
+}
+
+function broker(api: UploadsApi, upcoming: string[], size = 50) {
+  const months: string[] = [];
+  const logError = jest.fn();
+  const b = new SlotBroker({
+    api,
+    ranchId: 'mesquite-flats',
+    upcoming: () => upcoming,
+    sliceSize: () => size,
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    onMonth: (m) => void months.push(m),
+    logError,
+  });
+  return { b, months, logError };
+}
+
+const fps = (n: number) => Array.from({ length: n }, (_, i) => `v1-1-${String(i).padStart(32, '0')}`);
+
+describe('SlotBroker', () => {
+  it('asks once for a slice shared by concurrent photos, and hands each its slot', async () => {
+    const server = fakeServer(100);
+    const photos = fps(10);
+    const { b, months } = broker(server.api, photos);
+    const answers = await Promise.all(photos.slice(0, 3).map((f) => b.take(f)));
+    expect(answers.map((a) => a.kind)).toEqual(['slot', 'slot', 'slot']);
+    expect(server.calls.filter((c) => c.kind === 'reserve')).toHaveLength(1);
+    expect(server.calls[0]!.arg).toEqual(photos);
+    expect(months).toEqual(['2026_11']);
+    // The rest of the slice is granted already: no further call.
+    for (const f of photos.slice(3)) expect((await b.take(f)).kind).toBe('slot');
+    expect(server.calls.filter((c) => c.kind === 'reserve')).toHaveLength(1);
+  });
+
+  it('asks a slice at a time, not the whole card', async () => {
+    const server = fakeServer(1000);
+    const photos = fps(120);
+    const { b } = broker(server.api, photos, 50);
+    for (const f of photos) await b.take(f);
+    expect(server.calls.filter((c) => c.kind === 'reserve').map((c) => (c.arg as string[]).length)).toEqual([50, 50, 20]);
+  });
+
+  it('a partial grant: the first photos get slots, the others are refused (the monthly limit), and are not asked again', async () => {
+    const server = fakeServer(15);
+    const photos = fps(20);
+    const { b } = broker(server.api, photos);
+    const answers = [];
+    for (const f of photos) answers.push((await b.take(f)).kind);
+    expect(answers).toEqual([...Array(15).fill('slot'), ...Array(5).fill('limit')]);
+    expect(server.calls.filter((c) => c.kind === 'reserve')).toHaveLength(1);
+  });
+
+  it('photos the ranch already has are answered known, from the same call', async () => {
+    const photos = fps(4);
+    const server = fakeServer(10, [photos[1]!, photos[3]!]);
+    const { b } = broker(server.api, photos);
+    const answers = [];
+    for (const f of photos) answers.push((await b.take(f)).kind);
+    expect(answers).toEqual(['slot', 'known', 'slot', 'known']);
+  });
+
+  it('tries a failed call again after 1 s and 3 s (the network, a 5xx), then says unavailable; a 4xx is final', async () => {
+    const server = fakeServer(10);
+    const network = new ApiRequestError({ kind: 'network', message: 'Network Error' });
+    server.failures.push(network, network);
+    const { b } = broker(server.api, fps(2));
+    const answer = b.take(fps(2)[0]!);
+    await jest.advanceTimersByTimeAsync(999);
+    expect(server.calls).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(server.calls).toHaveLength(2);
+    await jest.advanceTimersByTimeAsync(3000);
+    expect((await answer).kind).toBe('slot');
+
+    const server2 = fakeServer(10);
+    server2.failures.push(new ApiRequestError({ kind: 'http', status: 400, message: 'bad' }));
+    const second = broker(server2.api, fps(2)).b;
+    expect(await second.take(fps(2)[0]!)).toEqual({ kind: 'unavailable', reason: 'bad' });
+    expect(server2.calls).toHaveLength(1);
+  });
+
+  it('renews a reservation with unused slots when it would lapse within 5 minutes, not before', async () => {
+    const server = fakeServer(100);
+    const photos = fps(20);
+    const { b } = broker(server.api, photos);
+    await b.take(photos[0]!);
+    await jest.advanceTimersByTimeAsync(9 * 60_000);
+    await b.take(photos[1]!);
+    expect(server.calls.filter((c) => c.kind === 'renew')).toHaveLength(0);
+    await jest.advanceTimersByTimeAsync(60_001);
+    await b.take(photos[2]!);
+    expect(server.calls.filter((c) => c.kind === 'renew')).toHaveLength(1);
+  });
+
+  it('a reservation the server says has lapsed (410) gives its photos back: they are asked for again', async () => {
+    const server = fakeServer(100);
+    server.api.renew = async () => Promise.reject(new ApiRequestError({ kind: 'http', status: 410, message: 'expired' }));
+    const photos = fps(5);
+    const { b } = broker(server.api, photos);
+    await b.take(photos[0]!);
+    await jest.advanceTimersByTimeAsync(11 * 60_000);
+    await b.take(photos[1]!);
+    await jest.advanceTimersByTimeAsync(0);
+    expect((await b.take(photos[2]!)).kind).toBe('slot');
+    expect(server.calls.filter((c) => c.kind === 'reserve')).toHaveLength(2);
+  });
+
+  it('releases only the reservations with unused slots, once', async () => {
+    const server = fakeServer(100);
+    const photos = fps(60);
+    const { b } = broker(server.api, photos, 50);
+    for (const f of photos.slice(0, 50)) await b.take(f);
+    await b.take(photos[50]!);
+    await b.releaseAll();
+    expect(server.calls.filter((c) => c.kind === 'release').map((c) => c.arg)).toEqual(['r-2026_11-reservation00000002']);
+    await b.releaseAll();
+    expect(server.calls.filter((c) => c.kind === 'release')).toHaveLength(1);
+  });
+});
