@@ -10,7 +10,7 @@ import path from 'node:path';
 import { expect, test, type Page } from './support/test';
 import { decodeMetadataValue } from '../uploader-remote/src/features/upload/model/metadata-encoding';
 import { accounts, signOutEverywhereFromElsewhere, startSignedIn } from './support/session';
-import { bucketObjects, heldPuts, newObjects, setApiFault, setPutFault, setPutStall, tempDir, writeJpegs } from './support/uploads';
+import { bucketObjects, heldPuts, newObjects, setApiFault, setPutFault, setPutStall, tempDir, writeJpegs, dropReservations } from './support/uploads';
 
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
 const count = (text: string) => Number(text.replace(/,/g, ''));
@@ -61,6 +61,8 @@ test.afterEach(async () => {
   await setPutFault('0');
   await setPutStall(0);
   await setApiFault('0');
+  // Slots a test left held (a stalled upload, a page gone mid-batch) must not count in the next one's allowance.
+  for (const ranch of ['cedar-creek', 'mesquite-flats', 'pine-hollow']) await dropReservations(ranch);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

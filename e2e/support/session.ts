@@ -21,6 +21,7 @@ function seedAccount(email: string): { email: string; password: string } {
 export const accounts = {
   subscriber: seedAccount('subscriber@trailsense.example'),
   free: seedAccount('free@trailsense.example'),
+  partner: seedAccount('partner@trailsense.example'),
   lapsed: seedAccount('lapsed@trailsense.example'),
   noRanch: seedAccount('noranch@trailsense.example'),
 };

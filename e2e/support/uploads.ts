@@ -5,6 +5,8 @@
  * stalls and product API faults.
  */
 import type { Page } from '@playwright/test';
+import { CognitoIdentityClient, GetCredentialsForIdentityCommand, GetIdCommand } from '@aws-sdk/client-cognito-identity';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -136,8 +138,30 @@ export async function setApiFault(spec: string): Promise<void> {
   if (!res.ok) throw new Error(`API fault switch refused ${spec}: ${res.status} ${await res.text()}`);
 }
 
-/** The signed-in page's identity id, asked of the sandbox's identity pool with the page's id token. */
-export async function identityIdOf(page: Page): Promise<string> {
+/** Sets the ranch's count for the sandbox ledger clock's month and drops its reservations (a test's starting point). */
+export async function setRanchUsage(ranchId: string, total: number): Promise<void> {
+  const res = await fetch(`${analyticsBase}/_sandbox/ranch-usage`, { method: 'PUT', body: JSON.stringify({ ranchId, total }) });
+  if (!res.ok) throw new Error(`ranch usage refused: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * Drops the ranch's reservations for the ledger clock's month, its count kept: slots a test left
+ * held (an upload it stalled, a page it closed mid-batch) would otherwise be held 15 minutes more,
+ * and the next test's allowance would count them.
+ */
+export async function dropReservations(ranchId: string): Promise<void> {
+  const res = await fetch(`${analyticsBase}/_sandbox/ranch-usage`, { method: 'PUT', body: JSON.stringify({ ranchId }) });
+  if (!res.ok) throw new Error(`dropping reservations refused: ${res.status} ${await res.text()}`);
+}
+
+/** Sets the sandbox's upload-ledger clock (an ISO time; "" for the real time). Tokens and signatures keep the real time. */
+export async function setLedgerClock(iso: string): Promise<void> {
+  const res = await fetch(`${analyticsBase}/_sandbox/ledger-clock`, { method: 'PUT', body: iso });
+  if (!res.ok) throw new Error(`ledger clock refused ${iso}: ${res.status} ${await res.text()}`);
+}
+
+/** The signed-in page's id token (what the site sends the APIs as its bearer). */
+export async function idTokenOf(page: Page): Promise<string> {
   const idToken = await page.evaluate(() => {
     for (let i = 0; i < localStorage.length; i++) {
       const key = localStorage.key(i)!;
@@ -146,6 +170,49 @@ export async function identityIdOf(page: Page): Promise<string> {
     return null;
   });
   if (!idToken) throw new Error('no id token in the page');
+  return idToken;
+}
+
+/** The uploads API's upload-metrics for a ranch and month, asked with the page's token. */
+export async function uploadMetrics(page: Page, ranchId: string, yearmo: string): Promise<{ total: string; reserved: number; month: string }> {
+  const res = await fetch(`${localConfig.api.uploadsBaseUrl}/ranches/${ranchId}/upload-metrics?yearmo=${yearmo}`, {
+    headers: { Authorization: `Bearer ${await idTokenOf(page)}` },
+  });
+  if (!res.ok) throw new Error(`upload-metrics: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { total: string; reserved: number; month: string };
+}
+
+/**
+ * A crafted client: the page's user puts an object under their own ranch with the AWS SDK and
+ * the user's own identity-pool credentials, but without asking the uploads API for a slot.
+ */
+export async function craftedPut(page: Page, ranchId: string, key: string, body: Buffer): Promise<void> {
+  const idToken = await idTokenOf(page);
+  const endpoint = localConfig.auth.identityPoolEndpoint;
+  const logins = { [`${endpoint.replace(/^\w+:\/\//, '')}/${localConfig.auth.userPoolId}`]: idToken };
+  const identity = new CognitoIdentityClient({ region: localConfig.auth.region, endpoint });
+  const { IdentityId } = await identity.send(new GetIdCommand({ IdentityPoolId: localConfig.auth.identityPoolId, Logins: logins }));
+  const { Credentials: c } = await identity.send(new GetCredentialsForIdentityCommand({ IdentityId, Logins: logins }));
+  const s3 = new S3Client({
+    region: localConfig.storage.region,
+    endpoint: 'http://localhost:20005',
+    forcePathStyle: true,
+    credentials: { accessKeyId: c!.AccessKeyId!, secretAccessKey: c!.SecretKey!, sessionToken: c!.SessionToken! },
+  });
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: localConfig.storage.bucket,
+      Key: `public/${ranchId}/${key}`,
+      Body: body,
+      ContentType: 'image/jpg',
+      Metadata: { ranchid: ranchId, camera_name: '' },
+    }),
+  );
+}
+
+/** The signed-in page's identity id, asked of the sandbox's identity pool with the page's id token. */
+export async function identityIdOf(page: Page): Promise<string> {
+  const idToken = await idTokenOf(page);
   const endpoint = localConfig.auth.identityPoolEndpoint;
   const provider = `${endpoint.replace(/^\w+:\/\//, '')}/${localConfig.auth.userPoolId}`;
   const res = await fetch(endpoint, {
