@@ -409,7 +409,7 @@ describe('requestOf (the Lambda entry)', () => {
       path: '/ranches/cedar-creek/reservations',
       query: {},
       body: JSON.stringify({ fingerprints: [fp(1), fp(2)], yearmo: '2026_11' }),
-      caller: { ranchId: 'cedar-creek' },
+      caller: { ranchId: 'cedar-creek', sub: claims.sub },
     });
     const response = await handleUploadsApi(request, world.deps());
     expect(response.status).toBe(200);
@@ -432,16 +432,16 @@ describe('requestOf (the Lambda entry)', () => {
       path: '/ranches/cedar-creek/upload-metrics',
       query: { yearmo: '2026_11' },
       body: null,
-      caller: { ranchId: 'cedar-creek' },
+      caller: { ranchId: 'cedar-creek', sub: claims.sub },
     });
     expect(requestOf(event({ body: '{"fingerprints":[]}', isBase64Encoded: false })).body).toBe('{"fingerprints":[]}');
   });
 
   it('has no caller without claims, and a caller without a ranch when custom:ranchid is empty or absent', () => {
     expect(requestOf(event({}, null)).caller).toBeNull();
-    expect(requestOf(event({}, { ...claims, 'custom:ranchid': '' })).caller).toEqual({ ranchId: null });
+    expect(requestOf(event({}, { ...claims, 'custom:ranchid': '' })).caller).toEqual({ ranchId: null, sub: claims.sub });
     const { ['custom:ranchid']: _, ...withoutRanch } = claims;
-    expect(requestOf(event({}, withoutRanch)).caller).toEqual({ ranchId: null });
+    expect(requestOf(event({}, withoutRanch)).caller).toEqual({ ranchId: null, sub: claims.sub });
   });
 });
 
@@ -466,5 +466,31 @@ describe('photo lookups', () => {
     expectError(await lookup({ sizes: '12' }), 400, /"sizes" must be an array/);
     expectError(await lookup({ sizes: Array.from({ length: 1001 }, (_, i) => i) }), 413, /at most 1000/);
     expect((await lookup({ sizes: Array.from({ length: 1000 }, (_, i) => i) })).status).toBe(200);
+  });
+});
+
+describe('upload-metrics: slots held for others', () => {
+  it('counts another member’s live slots as reserved, never the caller’s own', async () => {
+    const ask = (sub: string) =>
+      handleUploadsApi(
+        {
+          method: 'POST',
+          path: '/ranches/mesquite-flats/reservations',
+          query: {},
+          body: JSON.stringify({ fingerprints: [fp(1), fp(2), fp(3)] }),
+          caller: { ranchId: 'mesquite-flats', sub },
+        },
+        world.deps(),
+      );
+    const read = (sub: string) =>
+      handleUploadsApi(
+        { method: 'GET', path: '/ranches/mesquite-flats/upload-metrics', query: { yearmo: '2026_11' }, body: null, caller: { ranchId: 'mesquite-flats', sub } },
+        world.deps(),
+      );
+    expect(((await ask('member-a')).body as ReservationAnswer).granted).toHaveLength(3);
+    expect(((await read('member-a')).body as MetricsAnswer).reserved).toBe(0);
+    expect(((await read('member-b')).body as MetricsAnswer).reserved).toBe(3);
+    world.advance(RESERVATION_LIFETIME_MS);
+    expect(((await read('member-b')).body as MetricsAnswer).reserved).toBe(0);
   });
 });

@@ -34,6 +34,7 @@ export class ApiError extends Error {
 export interface Caller {
   email: string;
   ranchId?: string;
+  sub?: string;
 }
 
 /** Pure routing and answers, given an authenticated caller. */
@@ -81,7 +82,8 @@ async function authenticate(req: IncomingMessage, deps: ApiDeps): Promise<Caller
   const email = check.claims['email'];
   if (typeof email !== 'string') throw new ApiError(401, 'Invalid token: no email claim');
   const ranchId = check.claims['custom:ranchid'];
-  return { email, ranchId: typeof ranchId === 'string' && ranchId ? ranchId : undefined };
+  const sub = check.claims['sub'];
+  return { email, ranchId: typeof ranchId === 'string' && ranchId ? ranchId : undefined, ...(typeof sub === 'string' && sub ? { sub } : {}) };
 }
 
 /** Paths the uploads API answers: /ranches/{id}/upload-metrics, photo-lookups and reservations[/…]. */
@@ -110,7 +112,13 @@ export function createApi(deps: ApiDeps): RequestListener {
       }
     } else req.resume();
     const answer = await handleUploadsApi(
-      { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), body, caller: { ranchId: caller.ranchId ?? null } },
+      {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        body,
+        caller: { ranchId: caller.ranchId ?? null, ...(caller.sub ? { sub: caller.sub } : {}) },
+      },
       deps.uploads,
       (error) => deps.log(`[api] uploads API internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
     );

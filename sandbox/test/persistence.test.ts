@@ -10,7 +10,7 @@ import { startSandbox, yearMonth } from '../src/index';
 import { acquireLock, releaseLock } from './support/lock';
 import { apiGet, cognitoCall, configureAmplify, passwordTokens, seedUser, tempDataDir } from './support/sandbox';
 import { operatorFetch } from './support/sign';
-import { fingerprintOf, newFingerprints, reserve } from './support/uploads';
+import { fingerprintOf, newFingerprints, reserve, uploadsApi } from './support/uploads';
 
 const subscriber = seedUser('subscriber@trailsense.example');
 const dataDir = tempDataDir();
@@ -33,6 +33,13 @@ async function storedMetadata(): Promise<Record<string, string> | 'not found'> {
   const res = await operatorFetch(`http://localhost:${sandbox!.ports.s3}/${sandbox!.config.storage.bucket}/${key}`, { method: 'HEAD' });
   if (res.status === 404) return 'not found';
   return Object.fromEntries([...res.headers].filter(([name]) => name.startsWith('x-amz-meta-')));
+}
+
+/** Whether the reservation is still held (live: it can be renewed); 'unknown' when the month has no such reservation. */
+async function held(reservation: string): Promise<boolean | 'unknown'> {
+  const token = (await fetchAuthSession()).tokens!.idToken!.toString();
+  const { status } = await uploadsApi(sandbox!.config, 'POST', `/ranches/cedar-creek/reservations/${reservation}/renew`, token);
+  return status === 404 ? 'unknown' : status === 200;
 }
 
 async function metrics(): Promise<{ total: string; reserved: number }> {
@@ -62,7 +69,8 @@ it('keeps users, objects and counts across a restart, and forgets them on reset'
   const reservation = await reserve(sandbox.config, token, 'cedar-creek', [fingerprint, ...newFingerprints(1)]);
   const metadata = { ranchid: 'cedar-creek', reservation, fingerprint };
   await uploadData({ path: key, data: Buffer.from('kept'), options: { contentType: 'image/jpg', metadata } }).result;
-  expect(await metrics()).toMatchObject({ total: '1', reserved: 1 });
+  expect(await metrics()).toMatchObject({ total: '1' });
+  expect(await held(reservation)).toBe(true);
   await signOut();
   await sandbox.stop();
 
@@ -71,7 +79,8 @@ it('keeps users, objects and counts across a restart, and forgets them on reset'
   await signOut();
   await signIn({ username: subscriber.email, password: subscriber.password });
   expect(await storedMetadata()).toEqual({ 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-reservation': reservation, 'x-amz-meta-fingerprint': fingerprint });
-  expect(await metrics()).toMatchObject({ total: '1', reserved: 1 });
+  expect(await metrics()).toMatchObject({ total: '1' });
+  expect(await held(reservation)).toBe(true);
   await signOut();
   await sandbox.stop();
 
@@ -79,6 +88,7 @@ it('keeps users, objects and counts across a restart, and forgets them on reset'
   await expect(signIn({ username: email, password: 'remember me' })).rejects.toMatchObject({ name: 'NotAuthorizedException' });
   await signIn({ username: subscriber.email, password: subscriber.password });
   expect(await metrics()).toMatchObject({ total: '', reserved: 0 });
+  expect(await held(reservation)).toBe('unknown');
   expect(await storedMetadata()).toBe('not found');
 });
 

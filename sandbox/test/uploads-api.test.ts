@@ -343,7 +343,9 @@ describe('reservations: slots of the ranch’s monthly ceiling', () => {
       status: 200,
       json: { reservation: null, yearmo: month, known: [], granted: [], expiresAt: null, lifetimeSeconds: 900 },
     });
-    expect(await metrics('free', MESQUITE, month)).toEqual({ total: '985', yearmo: month, month, reserved: 15, ceiling: 1000 });
+    // Held for the free member: the other member reads them as reserved, the free member as theirs to use.
+    expect(await metrics('partner', MESQUITE, month)).toEqual({ total: '985', yearmo: month, month, reserved: 15, ceiling: 1000 });
+    expect((await metrics('free', MESQUITE, month)).reserved).toBe(0);
 
     // Renewed: held for another lifetime from now.
     const renewed = await api('POST', `/ranches/${MESQUITE}/reservations/${first.json.reservation!}/renew`, ids.free);
@@ -366,14 +368,18 @@ describe('reservations: slots of the ranch’s monthly ceiling', () => {
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(a.json.granted.length + b.json.granted.length).toBe(15);
     for (const answer of [a.json, b.json]) expect(answer.reservation === null).toBe(answer.granted.length === 0);
-    expect((await metrics('free', MESQUITE, month)).reserved).toBe(15);
+    // Each member reads the other's slots as reserved.
+    expect((await metrics('free', MESQUITE, month)).reserved).toBe(b.json.granted.length);
+    expect((await metrics('partner', MESQUITE, month)).reserved).toBe(a.json.granted.length);
 
     // Many at once, from both members: still never more than the room.
     await setRanchUsage(sandbox, MESQUITE, 985);
     const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => ask(i % 2 ? 'partner' : 'free', MESQUITE, newFingerprints(4))));
     expect(answers.map((r) => r.status)).toEqual(Array(12).fill(200));
     expect(answers.reduce((n, r) => n + r.json.granted.length, 0)).toBe(15);
-    expect(await metrics('partner', MESQUITE, month)).toMatchObject({ total: '985', reserved: 15 });
+    const grantedTo = (parity: number) => answers.reduce((n, r, i) => n + (i % 2 === parity ? r.json.granted.length : 0), 0);
+    expect(await metrics('partner', MESQUITE, month)).toMatchObject({ total: '985', reserved: grantedTo(0) });
+    expect(await metrics('free', MESQUITE, month)).toMatchObject({ total: '985', reserved: grantedTo(1) });
   });
 });
 
@@ -435,7 +441,6 @@ describe('the object-created function counts only what was reserved', () => {
   it('refuses a photo naming a reservation it was never granted (made up, malformed, or another ranch’s) the same way', async () => {
     const month = await ledgerMonth();
     // A real reservation, granted to Cedar Creek: not one for a Mesquite Flats photo.
-    const cedarHeld = (await metrics('subscriber', CEDAR, month)).reserved;
     const cedars = await reserve(sandbox.config, ids.subscriber, CEDAR, newFingerprints(1));
     for (const reservation of [madeUpReservation(month), 'r-nonsense', '', cedars]) {
       const key = await putPhoto('free', MESQUITE, { ranchid: MESQUITE, camera_name: '', reservation, fingerprint: newFingerprints(1)[0]! });
@@ -443,8 +448,9 @@ describe('the object-created function counts only what was reserved', () => {
       expect([reservation, refusalOf(key)]).toEqual([reservation, expect.objectContaining({ ranchId: MESQUITE, reason: 'no-reservation' })]);
     }
     expect(await metrics('free', MESQUITE, month)).toMatchObject({ total: '985', reserved: 0 });
-    // Cedar Creek's slot is still held: a photo of another ranch could not use it.
-    expect((await metrics('subscriber', CEDAR, month)).reserved).toBe(cedarHeld + 1);
+    // Cedar Creek's slot is still held (live, unused): a photo of another ranch could not use it.
+    expect((await api('POST', `/ranches/${CEDAR}/reservations/${cedars}/renew`, ids.subscriber)).status).toBe(200);
+    expect(await api('DELETE', `/ranches/${CEDAR}/reservations/${cedars}`, ids.subscriber)).toMatchObject({ status: 200, json: { released: 1 } });
   });
 
   it('refuses a photo whose ranchid is a malformed RFC 2047 word as malformed-metadata, leaving its slot held', async () => {
@@ -454,7 +460,7 @@ describe('the object-created function counts only what was reserved', () => {
     const key = await putPhoto('free', MESQUITE, { ranchid: '=?UTF-8?B?!!!?=', camera_name: '', reservation, fingerprint });
     expect(stored(key)).toBe(false);
     expect(refusalOf(key)).toMatchObject({ ranchId: MESQUITE, reason: 'malformed-metadata' });
-    expect(await metrics('free', MESQUITE, month)).toMatchObject({ total: '985', reserved: 1 });
+    expect(await metrics('partner', MESQUITE, month)).toMatchObject({ total: '985', reserved: 1 });
     expect(await Promise.race([sandbox.stopped, new Promise((r) => setTimeout(() => r('running'), 50))])).toBe('running');
   });
 });
@@ -496,7 +502,7 @@ describe('the ledger clock: reservation lifetimes and months', () => {
       fingerprint: fresh.json.granted[0]!,
     });
     expect(tagged(held, MESQUITE)).toBe(true);
-    expect(await metrics('partner', MESQUITE, month)).toMatchObject({ total: '987', reserved: 13 });
+    expect(await metrics('free', MESQUITE, month)).toMatchObject({ total: '987', reserved: 13 });
   });
 
   it('counts in the month of the ledger clock in UTC: 23:30 on October 31 in Chicago is already 2026_11', async () => {
@@ -505,7 +511,7 @@ describe('the ledger clock: reservation lifetimes and months', () => {
     const answer = await ask('free', MESQUITE, newFingerprints(1));
     expect(answer.json).toMatchObject({ yearmo: '2026_11', reservation: expect.stringMatching(/^r-2026_11-/) });
     // Nothing counted yet: `total` is "" (the product API's contract), beside the slot held.
-    expect(await metrics('free', MESQUITE, '2026_11')).toEqual({ total: '', yearmo: '2026_11', month: '2026_11', reserved: 1, ceiling: 1000 });
+    expect(await metrics('partner', MESQUITE, '2026_11')).toEqual({ total: '', yearmo: '2026_11', month: '2026_11', reserved: 1, ceiling: 1000 });
     expect((await ask('free', MESQUITE, newFingerprints(1), '2026_10')).status).toBe(400);
   });
 
@@ -529,7 +535,7 @@ describe('the ledger control endpoints', () => {
   it('/_sandbox/ranch-usage sets the count for the ledger clock’s month and drops its reservations', async () => {
     const month = await ledgerMonth();
     await reserve(sandbox.config, ids.free, MESQUITE, newFingerprints(3));
-    expect((await metrics('free', MESQUITE, month)).reserved).toBe(3);
+    expect((await metrics('partner', MESQUITE, month)).reserved).toBe(3);
     expect(await putControl(sandbox, 'ranch-usage', JSON.stringify({ ranchId: MESQUITE, total: 990 }))).toEqual({ status: 200, json: { ok: true } });
     expect(await metrics('free', MESQUITE, month)).toMatchObject({ total: '990', reserved: 0 });
     // The month it sets follows the clock.
@@ -537,6 +543,14 @@ describe('the ledger control endpoints', () => {
     await setRanchUsage(sandbox, MESQUITE, 7);
     expect(await metrics('free', MESQUITE, '2026_02')).toMatchObject({ total: '7', month: '2026_02' });
     expect((await metrics('free', MESQUITE, month)).total).toBe('990');
+  });
+
+  it('/_sandbox/ranch-usage without a total drops the reservations and keeps the count', async () => {
+    const month = await ledgerMonth();
+    await setRanchUsage(sandbox, MESQUITE, 990);
+    await reserve(sandbox.config, ids.free, MESQUITE, newFingerprints(2));
+    expect(await putControl(sandbox, 'ranch-usage', JSON.stringify({ ranchId: MESQUITE }))).toEqual({ status: 200, json: { ok: true } });
+    expect(await metrics('partner', MESQUITE, month)).toMatchObject({ total: '990', reserved: 0 });
   });
 
   it('/_sandbox/ranch-usage 400s an unknown ranch, a count that is not a whole number ≥ 0, and a body that is not a JSON object', async () => {
@@ -548,7 +562,7 @@ describe('the ledger control endpoints', () => {
       { ranchId: MESQUITE, total: -1 },
       { ranchId: MESQUITE, total: 1.5 },
       { ranchId: MESQUITE, total: '5' },
-      { ranchId: MESQUITE },
+      { ranchId: MESQUITE, total: null },
       '{',
       '[1]',
       '',

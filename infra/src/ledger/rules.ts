@@ -32,6 +32,8 @@ export interface Hold {
   slots: number;
   /** Milliseconds since the epoch; the slots are live until then. */
   expiresAt: number;
+  /** Who asked (the token's `sub`): their own slots are not "held for someone else" in what they read. */
+  owner?: string;
 }
 
 /** One ranch-month in the ledger. */
@@ -69,6 +71,13 @@ export function liveSlots(state: MonthState, now: number, exceptId?: string): nu
   return n;
 }
 
+/** Live slots held for others than `owner` (what that member cannot use). */
+export function liveSlotsOfOthers(state: MonthState, now: number, owner: string | undefined): number {
+  let n = 0;
+  for (const hold of Object.values(state.holds)) if (hold.expiresAt > now && (owner === undefined || hold.owner !== owner)) n += hold.slots;
+  return n;
+}
+
 /** What could still be granted or counted: the ceiling less what is counted and held. */
 export function roomLeft(state: MonthState, ceiling: number, now: number, exceptId?: string): number {
   return Math.max(0, ceiling - state.total - liveSlots(state, now, exceptId));
@@ -86,11 +95,15 @@ const written = (state: MonthState, change: Partial<MonthState>): MonthState => 
  * Grants up to `asked` slots under a new reservation `id`, as many as the room allows (maybe 0:
  * then nothing is written). Expired holds past retention are dropped on the way.
  */
-export function grant(state: MonthState, r: { id: string; asked: number; ceiling: number; now: number }): { next: MonthState | null; granted: number } {
+export function grant(
+  state: MonthState,
+  r: { id: string; asked: number; ceiling: number; now: number; owner?: string },
+): { next: MonthState | null; granted: number } {
   const granted = Math.max(0, Math.min(Math.floor(r.asked), roomLeft(state, r.ceiling, r.now)));
   if (granted === 0) return { next: null, granted };
   const base = pruned(state, r.now);
-  return { next: written(base, { holds: { ...base.holds, [r.id]: { slots: granted, expiresAt: r.now + RESERVATION_LIFETIME_MS } } }), granted };
+  const hold: Hold = { slots: granted, expiresAt: r.now + RESERVATION_LIFETIME_MS, ...(r.owner === undefined ? {} : { owner: r.owner }) };
+  return { next: written(base, { holds: { ...base.holds, [r.id]: hold } }), granted };
 }
 
 /** Keeps a live reservation's slots for another lifetime; an expired one cannot be renewed (its slots went back). */
@@ -128,7 +141,7 @@ export function countUnder(state: MonthState, r: { id: string; ceiling: number; 
   const hold = state.holds[r.id];
   if (!hold) return { next: null, outcome: 'no-reservation' };
   if (hold.expiresAt > r.now && hold.slots > 0) {
-    const holds = { ...state.holds, [r.id]: { slots: hold.slots - 1, expiresAt: r.now + RESERVATION_LIFETIME_MS } };
+    const holds = { ...state.holds, [r.id]: { ...hold, slots: hold.slots - 1, expiresAt: r.now + RESERVATION_LIFETIME_MS } };
     return { next: written(state, { total: state.total + 1, holds }), outcome: 'reserved' };
   }
   if (roomLeft(state, r.ceiling, r.now, r.id) > 0) return { next: written(state, { total: state.total + 1 }), outcome: 'unreserved' };

@@ -8,7 +8,8 @@
  * - `GET /ranches/{ranchid}/upload-metrics?yearmo=YYYY_MM` → `{ total, yearmo, month, reserved, ceiling }`:
  *   `total` the month's count as the server enforces it (a string, "" while nothing is counted:
  *   the product API's contract), `month` the month photos count in now, `reserved` the
- *   slots held by live reservations, `ceiling` the ranch's monthly ceiling.
+ *   slots live reservations of other members hold (not the caller's own), `ceiling` the ranch's
+ *   monthly ceiling.
  * - `POST /ranches/{ranchid}/reservations` with `{ fingerprints: [...], yearmo? }` →
  *   `{ reservation, yearmo, known, granted, expiresAt, lifetimeSeconds }`: which of the photos the
  *   ranch already has (`known`, from any device of any member), and slots for the others, in the
@@ -31,7 +32,7 @@ import { FINGERPRINT } from '../ledger/port';
 import type { LedgerPort, RanchPort } from '../ledger/port';
 import {
   grant,
-  liveSlots,
+  liveSlotsOfOthers,
   MAX_FINGERPRINTS_PER_CALL,
   release,
   renew,
@@ -48,8 +49,8 @@ export interface UploadsApiRequest {
   path: string;
   query: Readonly<Record<string, string | undefined>>;
   body: string | null;
-  /** The verified token's claims; null when there is no valid token. */
-  caller: { ranchId: string | null } | null;
+  /** The verified token's claims (`custom:ranchid`, `sub`); null when there is no valid token. */
+  caller: { ranchId: string | null; sub?: string } | null;
 }
 
 export interface UploadsApiResponse {
@@ -180,7 +181,8 @@ async function route(request: UploadsApiRequest, deps: UploadsApiDeps): Promise<
       total: state.total === 0 ? '' : String(state.total),
       yearmo,
       month,
-      reserved: liveSlots(state, now.getTime()),
+      // Slots held for others: the caller's own (a batch of theirs) are theirs to use.
+      reserved: liveSlotsOfOthers(state, now.getTime(), request.caller.sub),
       ceiling,
     };
     return { status: 200, body: answer };
@@ -199,7 +201,8 @@ async function route(request: UploadsApiRequest, deps: UploadsApiDeps): Promise<
       asked.length === 0
         ? 0
         : await deps.ledger.updateMonth(ranchId, month, (state) => {
-            const { next, granted: n } = grant(state, { id: newId, asked: asked.length, ceiling, now: at });
+            const owner = request.caller?.sub;
+            const { next, granted: n } = grant(state, { id: newId, asked: asked.length, ceiling, now: at, ...(owner ? { owner } : {}) });
             return { next, result: n };
           });
     const answer: ReservationAnswer = {

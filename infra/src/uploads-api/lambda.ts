@@ -36,13 +36,14 @@ function productionDeps(): UploadsApiDeps {
 export function requestOf(event: APIGatewayProxyEventV2WithJWTAuthorizer): UploadsApiRequest {
   const claims = event.requestContext.authorizer?.jwt?.claims;
   const ranchId = claims?.['custom:ranchid'];
+  const sub = claims?.['sub'];
   const body = event.body === undefined ? null : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   return {
     method: event.requestContext.http.method,
     path: event.rawPath,
     query: event.queryStringParameters ?? {},
     body,
-    caller: claims ? { ranchId: typeof ranchId === 'string' && ranchId !== '' ? ranchId : null } : null,
+    caller: claims ? { ranchId: typeof ranchId === 'string' && ranchId !== '' ? ranchId : null, ...(typeof sub === 'string' && sub ? { sub } : {}) } : null,
   };
 }
 

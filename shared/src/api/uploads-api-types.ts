@@ -11,7 +11,7 @@ export interface UploadMetrics {
   yearmo: string;
   /** The month photos count in now (UTC). */
   month: string;
-  /** Slots held by live reservations. */
+  /** Slots held by live reservations of other members (the caller’s own are theirs to use). */
   reserved: number;
   /** The ranch's monthly ceiling. */
   ceiling: number;
