@@ -17,6 +17,9 @@ function requiredEnv(name: string): string {
   return value;
 }
 
+/** How long one count may retry lost races on a busy month: 200 counts for one ranch at once need some seconds (src/ledger/dynamo.ts). */
+export const OBJECT_CREATED_RETRY_BUDGET_MS = 20_000;
+
 let deps: ObjectCreatedDeps | undefined;
 
 /** Clients and tables, made on the first event and kept for the life of the execution environment. */
@@ -25,7 +28,8 @@ function productionDeps(): ObjectCreatedDeps {
   const dynamo = new DynamoDBClient({});
   deps = {
     objects: s3Objects(new S3Client({})),
-    ledger: dynamoLedger(dynamo, requiredEnv('LEDGER_TABLE_NAME')),
+    // 20 s of retries for a contended month, inside the function's 30 s (src/stacks/uploads-stack.ts).
+    ledger: dynamoLedger(dynamo, requiredEnv('LEDGER_TABLE_NAME'), { budgetMs: OBJECT_CREATED_RETRY_BUDGET_MS }),
     ranches: dynamoRanches(dynamo, requiredEnv('RANCHES_TABLE_NAME')),
     clock: { now: () => new Date() },
   };
