@@ -64,7 +64,9 @@ test('a folder chosen through the directory input lists its JPEGs, subfolders to
   for (const name of ['IMG_0001.JPG', 'IMG_0003.JPG', 'PICT0002.JPG']) await expect(fileList(page).getByText(name, { exact: true })).toBeVisible();
 });
 
-test('a drop of photos and a folder of 150 lists them all; a drop beside the zone does not leave the page', async ({ page }) => {
+test('a drop of photos and a folder of 150 lists them all; a drop anywhere on the page adds too, with an overlay; a dropped link is ignored', async ({
+  page,
+}) => {
   await openUploader(page, accounts.subscriber);
   const loose = writeJpegs(path.join(dir, 'loose'), 2, { prefix: 'LOOSE_' });
   const folder = path.join(dir, 'DCIM');
@@ -73,11 +75,11 @@ test('a drop of photos and a folder of 150 lists them all; a drop beside the zon
   // Chromium's own drag and drop, from the disk, through the DevTools protocol: the page gets
   // real FileSystemEntry objects, and the 150-file folder needs more than one readEntries call.
   const cdp = await page.context().newCDPSession(page);
-  const drag = async (type: 'dragEnter' | 'dragOver' | 'drop', x: number, y: number, files: string[]) =>
-    cdp.send('Input.dispatchDragEvent', { type, x, y, data: { items: [], files, dragOperationsMask: 1 } });
+  const drag = async (type: 'dragEnter' | 'dragOver' | 'drop', x: number, y: number, files: string[], items: { mimeType: string; data: string }[] = []) =>
+    cdp.send('Input.dispatchDragEvent', { type, x, y, data: { items, files, dragOperationsMask: 1 } });
   const zone = (await page.getByTestId('drop-zone').boundingBox())!;
-  const x = zone.x + zone.width / 2;
-  const y = zone.y + 10;
+  let x = zone.x + zone.width / 2;
+  let y = zone.y + 10;
   await drag('dragEnter', x, y, [...loose, folder]);
   await drag('dragOver', x, y, [...loose, folder]);
   await drag('drop', x, y, [...loose, folder]);
@@ -85,14 +87,34 @@ test('a drop of photos and a folder of 150 lists them all; a drop beside the zon
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 152 = 0%', { timeout: 20_000 });
   await expect(fileList(page)).toHaveAccessibleName('File list, 152 files');
 
-  // Beside the zone: refused, and the uploader is still there.
+  // Anywhere on the page (here the footer, far from the zone), as in Drive: an overlay while
+  // dragging, then the photo is listed, and the uploader is still there.
   const url = page.url();
   const stray = writeJpegs(path.join(dir, 'stray'), 1, { prefix: 'STRAY_' });
+  // In view (it sits below the fold): the drag's coordinates are the viewport's.
+  await page.locator('footer').scrollIntoViewIfNeeded();
   const footer = (await page.locator('footer').boundingBox())!;
   await drag('dragEnter', footer.x + 20, footer.y + 10, stray);
   await drag('dragOver', footer.x + 20, footer.y + 10, stray);
+  await expect(page.getByTestId('drop-overlay')).toHaveText('Drop photos or a folder to add them');
   await drag('drop', footer.x + 20, footer.y + 10, stray);
-  await expect(progress(page)).toHaveText('Overall Progress: 0 of 152 = 0%');
+  await expect(page.getByTestId('drop-overlay')).toHaveCount(0);
+  await expect(progress(page)).toHaveText('Overall Progress: 0 of 153 = 0%', { timeout: 20_000 });
+  expect(page.url()).toBe(url);
+
+  // A link or text dropped on the page: ignored, no navigation, no overlay.
+  await page.getByTestId('drop-zone').scrollIntoViewIfNeeded();
+  const zoneNow = (await page.getByTestId('drop-zone').boundingBox())!;
+  [x, y] = [zoneNow.x + zoneNow.width / 2, zoneNow.y + 10];
+  const link = [
+    { mimeType: 'text/uri-list', data: 'https://example.com/elsewhere' },
+    { mimeType: 'text/plain', data: 'https://example.com/elsewhere' },
+  ];
+  await drag('dragEnter', x, y, [], link);
+  await drag('dragOver', x, y, [], link);
+  await expect(page.getByTestId('drop-overlay')).toHaveCount(0);
+  await drag('drop', x, y, [], link);
+  await expect(progress(page)).toHaveText('Overall Progress: 0 of 153 = 0%');
   expect(page.url()).toBe(url);
 });
 

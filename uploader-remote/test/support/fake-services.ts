@@ -268,6 +268,8 @@ export function fakeServices(
         signal.addEventListener('abort', () => (done(), reject(Object.assign(new Error('canceled'), { name: 'CanceledError' }))));
       }),
     refreshCredentials: async () => undefined,
+    wakeLock: { request: null, visible: () => true, onVisible: () => () => undefined },
+    notifications: { permission: () => 'unsupported', request: async () => 'unsupported', show: () => undefined },
     network: {
       online: () => online,
       subscribe: (l) => (networkListeners.add(l), () => networkListeners.delete(l)),

@@ -10,25 +10,63 @@ export interface Dropped {
 
 const carriesFiles = (event: { dataTransfer: DataTransfer | null }) => !!event.dataTransfer && Array.from(event.dataTransfer.types).includes('Files');
 
+/** A text field takes drops of text as it always did; the page-wide target leaves it be. */
+const isEditable = (target: EventTarget | null) =>
+  target instanceof HTMLElement && (target.isContentEditable || target.tagName === 'INPUT' || target.tagName === 'TEXTAREA');
+
 /**
- * While the uploader is on screen, files dropped anywhere else on the page are refused instead of
- * opened: a browser's default for a dropped photo is to navigate to it, which would leave the
- * uploader (and stop a batch) over a near miss.
+ * While the uploader is on screen the whole page is a drop target, as in Drive or Dropbox: files
+ * or a card's folder dropped anywhere are added (unless `disabled`), and while they are dragged
+ * over the page it says so (the returned flag shows the overlay). A drop of anything else (text,
+ * a link) is ignored, and nothing dropped makes the browser leave the page (its default for a
+ * dropped photo or link is to open it, which would stop a batch over a near miss). The zone
+ * (DropZone) stays for keyboard and screen-reader users; a drop on it is its own.
  */
-export function useNoDropNavigation(): void {
+export function usePageDrop(onDrop: (dropped: Dropped) => void, disabled: boolean): boolean {
+  const [dragging, setDragging] = useState(false);
+  const latest = useRef({ onDrop, disabled });
   useEffect(() => {
-    const refuse = (event: globalThis.DragEvent) => {
-      if (!carriesFiles(event) || event.defaultPrevented) return;
-      event.preventDefault();
-      if (event.dataTransfer) event.dataTransfer.dropEffect = 'none';
+    latest.current = { onDrop, disabled };
+  });
+  useEffect(() => {
+    // dragenter/dragleave fire for every element crossed: count them to know when the pointer left the page.
+    let depth = 0;
+    const enter = (event: globalThis.DragEvent) => {
+      if (!carriesFiles(event)) return;
+      depth++;
+      setDragging(true);
     };
-    window.addEventListener('dragover', refuse);
-    window.addEventListener('drop', refuse);
+    const leave = (event: globalThis.DragEvent) => {
+      if (!carriesFiles(event)) return;
+      depth = Math.max(0, depth - 1);
+      if (depth === 0) setDragging(false);
+    };
+    const over = (event: globalThis.DragEvent) => {
+      if (isEditable(event.target) || event.defaultPrevented) return;
+      event.preventDefault();
+      if (event.dataTransfer) event.dataTransfer.dropEffect = carriesFiles(event) && !latest.current.disabled ? 'copy' : 'none';
+    };
+    const drop = (event: globalThis.DragEvent) => {
+      depth = 0;
+      setDragging(false);
+      if (isEditable(event.target) || event.defaultPrevented) return;
+      event.preventDefault();
+      if (!carriesFiles(event) || latest.current.disabled || !event.dataTransfer) return;
+      // Now, inside the event: the browser empties the drop's items once the handler returns.
+      latest.current.onDrop(entriesFromDataTransfer(event.dataTransfer));
+    };
+    window.addEventListener('dragenter', enter);
+    window.addEventListener('dragleave', leave);
+    window.addEventListener('dragover', over);
+    window.addEventListener('drop', drop);
     return () => {
-      window.removeEventListener('dragover', refuse);
-      window.removeEventListener('drop', refuse);
+      window.removeEventListener('dragenter', enter);
+      window.removeEventListener('dragleave', leave);
+      window.removeEventListener('dragover', over);
+      window.removeEventListener('drop', drop);
     };
   }, []);
+  return dragging;
 }
 
 export interface DropZoneProps {

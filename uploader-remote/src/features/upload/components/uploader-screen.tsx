@@ -1,7 +1,9 @@
-import { useCallback, useMemo, useRef, type ChangeEvent } from 'react';
-import { confirmLeave, useLeaveGuard, useUser } from '@trailsense/shared';
+import { useCallback, useMemo, useRef, useState, type ChangeEvent } from 'react';
+import { confirmLeave, useBrand, useLeaveGuard, useUser } from '@trailsense/shared';
 import type { ControllerOptions } from '../controller/batch-controller';
 import { useBatchController } from '../hooks/use-batch-controller';
+import { useBatchPresence } from '../hooks/use-batch-presence';
+import { askOnce } from '../services/end-notification';
 import {
   allowanceUnknownMessage,
   checkingMessage,
@@ -12,6 +14,9 @@ import {
   overAllowanceQuestion,
   progressLabel,
   quotaMessage,
+  DROP_ANYWHERE,
+  KEEP_AWAKE_LABEL,
+  keepAwakeNote,
   heldForOthersMessage,
   resumeOfferMessage,
   sessionPauseMessage,
@@ -24,7 +29,7 @@ import { canUpload, percentOf } from '../model/upload-queue';
 import { filesFromInput, walkEntries } from '../services/folder-walk';
 import type { UploaderServices } from '../services/uploader-services';
 import { ConfirmDialog } from './confirm-dialog';
-import { DropZone, useNoDropNavigation, type Dropped } from './drop-zone';
+import { DropZone, usePageDrop, type Dropped } from './drop-zone';
 import { FileList } from './file-list';
 import { InfoTip } from './info-tip';
 import styles from './uploader.module.css';
@@ -109,7 +114,9 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
   const running = queue.batch.kind === 'running';
   const remaining = remainingOf(allowance);
   useLeaveGuard(running, LEAVE_MESSAGE);
-  useNoDropNavigation();
+  const [keepAwake, setKeepAwake] = useState(() => services.prefs.keepAwake());
+  const wakeStatus = useBatchPresence(state, services, useBrand().productName, keepAwake);
+  const sending = running && state.paused.length === 0;
   // One pass over the list per change of it, and none while a batch runs (every progress flush
   // changes the list, and the summary and notices are for before Upload).
   const facts = useMemo(
@@ -150,6 +157,7 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
       return { files: [...files.map((file) => ({ file, path: file.name })), ...walked.files], unreadable: walked.unreadable };
     });
   };
+  const dragging = usePageDrop(onDrop, running);
   const onResume = () => {
     if (state.offer?.folder) {
       void controller.resumeFromFolder();
@@ -175,6 +183,12 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
 
   return (
     <section className={styles.uploader} aria-labelledby="uploader-title">
+      {dragging && (
+        // Seen, not announced: the zone's text says the same to a screen reader.
+        <div className={styles.dropOverlay} aria-hidden="true" data-testid="drop-overlay">
+          <p>{running ? 'Files can be added when this batch ends.' : DROP_ANYWHERE}</p>
+        </div>
+      )}
       <h1 id="uploader-title">Upload Images</h1>
       <Greeting email={email} ranchId={ranchId} />
       {/* Both lines keep the place of their final text while it is fetched (no layout shift). */}
@@ -313,7 +327,11 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
           type="button"
           className={`${styles.button} ${styles.primary}`}
           disabled={!canUpload(queue, remaining)}
-          onClick={() => controller.requestUpload()}
+          onClick={() => {
+            // The member's click: the one moment the browser lets the uploader ask (once) to notify them at the end.
+            void askOnce(services.notifications, { asked: () => services.prefs.notificationsAsked(), markAsked: () => services.prefs.setNotificationsAsked() });
+            controller.requestUpload();
+          }}
         >
           Upload
         </button>
@@ -326,6 +344,23 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
           </button>
         )}
       </div>
+      <p className={styles.keepAwake}>
+        {wakeStatus !== 'unsupported' && (
+          <>
+            <input
+              id="uploader-keep-awake"
+              type="checkbox"
+              checked={keepAwake}
+              onChange={(event) => {
+                setKeepAwake(event.currentTarget.checked);
+                services.prefs.setKeepAwake(event.currentTarget.checked);
+              }}
+            />{' '}
+            <label htmlFor="uploader-keep-awake">{KEEP_AWAKE_LABEL}</label>{' '}
+          </>
+        )}
+        <span data-testid="keep-awake-note">{keepAwakeNote(wakeStatus, keepAwake, sending)}</span>
+      </p>
       <FileList files={queue.files} busy={running} onRemove={onRemove} onRetry={onRetry} thumbnails={services.thumbnails} />
 
       <p>

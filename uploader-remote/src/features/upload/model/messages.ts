@@ -179,3 +179,17 @@ export function notSentUnavailableNotice(count: number): string {
 export function heldForOthersMessage(held: number): string {
   return `${formatCount(held)} of your ranch’s remaining ${held === 1 ? 'image is' : 'images are'} held for an upload in progress.`;
 }
+
+/** The choice beside Upload (docs/product.md#a-batch-left-running). */
+export const KEEP_AWAKE_LABEL = 'Keep this computer awake while uploading';
+
+/** The one line under it: what the computer will do while this batch sends. */
+export function keepAwakeNote(status: 'unsupported' | 'off' | 'held' | 'waiting', wanted: boolean, sending: boolean): string {
+  if (status === 'unsupported') return 'This browser cannot keep the computer awake: if it goes to sleep, uploading stops until it wakes.';
+  if (!wanted) return 'The computer may go to sleep as it is set to: uploading stops while it sleeps.';
+  if (sending && status === 'held') return 'The computer stays awake until this batch ends.';
+  return 'While a batch sends, the computer stays awake.';
+}
+
+/** The overlay while files are dragged over the page. */
+export const DROP_ANYWHERE = 'Drop photos or a folder to add them';

@@ -3,6 +3,8 @@ import { amplifyIdToken, createAnalytics, createProductApi, createUploadsApi, op
 import { DEFAULT_RETRY } from '../model/retry';
 import { amplifyUpload, refreshAmplifyCredentials } from './amplify-storage';
 import { browserLocks, browserNetwork, browserSession, browserTabs } from './browser-ports';
+import { browserNotifications } from './end-notification';
+import { browserWakeLock } from './wake-lock';
 import { createWorkerProber } from './file-prober';
 import { abortableSleep, DEFAULT_STALL_MS } from './upload-engine';
 import { thumbnailCache } from './thumbnail-cache';
@@ -29,6 +31,8 @@ export function realUploaderServices(config: RuntimeConfig): UploaderServices {
     upload: amplifyUpload,
     refreshCredentials: () => refreshAmplifyCredentials(),
     network: browserNetwork,
+    wakeLock: browserWakeLock(),
+    notifications: browserNotifications(),
     locks: browserLocks,
     tabs: browserTabs(),
     session: browserSession(config.auth.userPoolClientId),

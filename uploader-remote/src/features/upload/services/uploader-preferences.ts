@@ -17,6 +17,12 @@ export interface UploaderPreferences {
    */
   openReservations(ranchId: string): string[];
   setOpenReservations(ranchId: string, reservations: readonly string[]): void;
+  /** Whether the computer is kept awake while a batch sends (default yes). */
+  keepAwake(): boolean;
+  setKeepAwake(keep: boolean): void;
+  /** Whether this browser was asked for notifications already (asked once, when a batch starts). */
+  notificationsAsked(): boolean;
+  setNotificationsAsked(): void;
 }
 
 /** A ranch keeps at most this many remembered cameras (the most recently used). */
@@ -25,6 +31,8 @@ export const MAX_REMEMBERED_CAMERAS = 50;
 const cameraItem = (ranchId: string) => `trailsense:cameras:${ranchId}`;
 const SPEED_ITEM = 'trailsense:upload-speed';
 const reservationsItem = (ranchId: string) => `trailsense:reservations:${ranchId}`;
+const KEEP_AWAKE_ITEM = 'trailsense:keep-awake';
+const NOTIFICATIONS_ASKED_ITEM = 'trailsense:notifications-asked';
 
 /** The part of Storage used (tests pass a Map-backed one). */
 export type PreferenceStorage = Pick<Storage, 'getItem' | 'setItem'>;
@@ -76,6 +84,10 @@ export function storedPreferences(storage: PreferenceStorage | null): UploaderPr
     setOpenReservations(ranchId, reservations) {
       write(reservationsItem(ranchId), [...reservations]);
     },
+    keepAwake: () => read(KEEP_AWAKE_ITEM) !== false,
+    setKeepAwake: (keep) => write(KEEP_AWAKE_ITEM, keep),
+    notificationsAsked: () => read(NOTIFICATIONS_ASKED_ITEM) === true,
+    setNotificationsAsked: () => write(NOTIFICATIONS_ASKED_ITEM, true),
   };
 }
 

@@ -5,7 +5,9 @@ import type { UploadTarget } from './amplify-storage';
 import type { FileProber } from './file-prober';
 import type { ThumbnailSource } from './thumbnail-cache';
 import type { Timers, UploadJob } from './upload-engine';
+import type { NotificationPort } from './end-notification';
 import type { UploaderPreferences } from './uploader-preferences';
+import type { WakeLockPort } from './wake-lock';
 
 /** The browser's idea of the network (navigator.onLine and its events). */
 export interface NetworkPort {
@@ -66,6 +68,10 @@ export interface UploaderServices {
   /** Fresh temporary credentials; rejects with `SessionEndedError` when the session is gone. */
   refreshCredentials: (signal: AbortSignal) => Promise<void>;
   network: NetworkPort;
+  /** Screen Wake Lock and the page's visibility (services/wake-lock.ts). */
+  wakeLock: WakeLockPort;
+  /** Desktop notifications (services/end-notification.ts). */
+  notifications: NotificationPort;
   locks: LockPort;
   tabs: TabChannel;
   session: SessionWatch;

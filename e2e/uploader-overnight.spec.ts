@@ -1,0 +1,79 @@
+/**
+ * A batch left running (docs/product.md#a-batch-left-running), in real Chromium against the
+ * production builds and the sandbox: the tab's title says how far it got and how it ended, the
+ * member who allowed notifications (permission granted in the context) is told when it ends,
+ * with the counts, and the keep-awake choice and its note are on the screen.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Page } from './support/test';
+import { accounts, startSignedIn } from './support/session';
+import { dropReservations, setPutStall, tempDir, writeJpegs } from './support/uploads';
+
+const progress = (page: Page) => page.getByText(/^Overall Progress: /);
+
+/** Records every notification the page makes (the real constructor still runs). */
+async function recordNotifications(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const Real = window.Notification;
+    const shown: { title: string; body: string }[] = [];
+    (window as unknown as { __notifications: typeof shown }).__notifications = shown;
+    class Recording extends Real {
+      constructor(title: string, options?: NotificationOptions) {
+        shown.push({ title, body: options?.body ?? '' });
+        super(title, options);
+      }
+    }
+    Object.defineProperty(Recording, 'permission', { get: () => Real.permission });
+    Object.defineProperty(Recording, 'requestPermission', { value: Real.requestPermission.bind(Real) });
+    window.Notification = Recording;
+  });
+}
+
+let dir: string;
+test.beforeEach(() => {
+  dir = tempDir('uploader-overnight-');
+});
+test.afterEach(async () => {
+  await setPutStall(0);
+  await dropReservations('cedar-creek');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('the tab title follows the batch ("N % uploaded — TrailSense", then how it ended), and a notification says it ended, with the counts', async ({
+  browser,
+}) => {
+  test.setTimeout(90_000);
+  const context = await browser.newContext({ permissions: ['notifications'] });
+  try {
+    const page = await context.newPage();
+    await recordNotifications(page);
+    await startSignedIn(page, accounts.subscriber);
+    // A stalled upload is retried after 5 s (?stall=5), so the batch stops part way for a while.
+    await page.goto('/uploader?stall=5');
+    await expect(page.getByText(/You have uploaded/)).toBeVisible();
+    const pageTitle = await page.title();
+    await expect(page.getByLabel('Keep this computer awake while uploading')).toBeChecked();
+
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Add Images' }).click();
+    await (await chooser).setFiles(writeJpegs(path.join(dir, 'card'), 4, { prefix: 'NIGHT_' }));
+    await expect(progress(page)).toHaveText('Overall Progress: 0 of 4 = 0%');
+    await setPutStall(1);
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await expect(page).toHaveTitle('75 % uploaded — TrailSense', { timeout: 20_000 });
+    await expect(page).toHaveTitle('Upload finished — TrailSense', { timeout: 30_000 });
+    await expect(progress(page)).toHaveText('Overall Progress: 4 of 4 = 100%');
+    expect(await page.evaluate(() => (window as unknown as { __notifications: unknown[] }).__notifications)).toEqual([
+      { title: 'TrailSense: upload finished', body: '4 sent, 0 skipped, 0 failed.' },
+    ]);
+
+    // A new selection: the page's own title again.
+    const again = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Add Images' }).click();
+    await (await again).setFiles(writeJpegs(path.join(dir, 'next'), 1, { prefix: 'NEXT_' }));
+    await expect(page).toHaveTitle(pageTitle);
+  } finally {
+    await context.close();
+  }
+});
