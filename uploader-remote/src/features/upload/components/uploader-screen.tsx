@@ -359,7 +359,9 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
             <label htmlFor="uploader-keep-awake">{KEEP_AWAKE_LABEL}</label>{' '}
           </>
         )}
-        <span data-testid="keep-awake-note">{keepAwakeNote(wakeStatus, keepAwake, sending)}</span>
+        <span className={styles.keepAwakeNote} data-testid="keep-awake-note">
+          {keepAwakeNote(wakeStatus, keepAwake, sending)}
+        </span>
       </p>
       <FileList files={queue.files} busy={running} onRemove={onRemove} onRetry={onRetry} thumbnails={services.thumbnails} />
 
