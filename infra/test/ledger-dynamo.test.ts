@@ -19,24 +19,13 @@ import type { CommandSender } from '../src/ledger/dynamo';
 import type { CountedObject, MonthChange } from '../src/ledger/port';
 import { countUnder, EMPTY_MONTH, grant, reservationId } from '../src/ledger/rules';
 import type { CountOutcome, MonthState } from '../src/ledger/rules';
+import { prng } from '../../test-support/prng';
 
 type Item = Record<string, AttributeValue>;
 
 const TABLE = 'ledger-table';
 const NOW = Date.parse('2026-11-10T12:00:00Z');
 const RESERVATION = reservationId('2026_11', 'aaaaaaaaaaaaaaaa');
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const keyOf = (key: Item | undefined) => `${key?.['pk']?.S}|${key?.['sk']?.S}`;
 

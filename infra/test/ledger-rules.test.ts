@@ -18,6 +18,7 @@ import {
   utcYearMonth,
 } from '../src/ledger/rules';
 import type { MonthState } from '../src/ledger/rules';
+import { prng } from '../../test-support/prng';
 
 const T0 = Date.parse('2026-11-10T12:00:00Z');
 const MINUTE = 60_000;
@@ -186,18 +187,6 @@ describe('countUnder', () => {
     expect(countUnder(EMPTY_MONTH, { id: A, ceiling: 10, now: T0 })).toEqual({ next: null, outcome: 'no-reservation' });
   });
 });
-
-/** mulberry32: a small seeded PRNG, so a failing interleaving can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('the invariant under random interleavings', () => {
   it('never lets total + live slots exceed the ceiling, nor count past it', () => {

@@ -7,17 +7,7 @@ import {
   formatMonthDayYearUTC,
   formatOneDecimal,
 } from '../src/features/upload/model/en-us-format';
-
-/** A reproducible stream of numbers in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng as random } from '../../test-support/prng';
 
 describe('formatInteger writes what Intl.NumberFormat("en-US") writes', () => {
   const intl = new Intl.NumberFormat('en-US');
