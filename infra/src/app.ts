@@ -13,7 +13,7 @@ import type { Environment } from './settings';
 import { AnalyticsStack } from './stacks/analytics-stack';
 import { RemoteHostingStack, ShellHostingStack } from './stacks/hosting-stack';
 import { IdentityStack } from './stacks/identity-stack';
-import { UploadsStack } from './stacks/uploads-stack';
+import { UploadsStack, uploadsStackProps } from './stacks/uploads-stack';
 
 /** The stacks of an environment, by part. */
 export const STACK_PARTS = ['Identity', 'Uploads', 'Analytics', 'Shell', 'AuthRemote', 'UploaderRemote'] as const;
@@ -110,13 +110,7 @@ export function buildApp(options: BuildOptions = {}): {
         new UploadsStack(app, stackName(settings.name, 'Uploads'), {
           ...name('Uploads'),
           description: 'TrailSense: upload bucket, object-created function, upload ledger, uploads API',
-          bucketName: runtimeConfig.storage.bucket,
-          siteOrigins: settings.siteOrigins,
-          ranchesTableName: settings.ranchesTableName,
-          // The Identity stack's outputs, copied into the runtime config (no cross-stack reference).
-          userPoolId: runtimeConfig.auth.userPoolId,
-          userPoolClientId: runtimeConfig.auth.userPoolClientId,
-          uploadsApiDomain: settings.uploadsApi,
+          ...uploadsStackProps(settings, runtimeConfig),
         }),
     ),
     analytics: timed(

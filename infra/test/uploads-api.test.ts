@@ -18,7 +18,7 @@ import {
   UPLOADS_API_THROTTLE,
   userPoolIssuer,
 } from '../src/stacks/uploads-api';
-import { UploadsStack } from '../src/stacks/uploads-stack';
+import { UploadsStack, uploadsStackProps } from '../src/stacks/uploads-stack';
 import type { UploadsStackProps } from '../src/stacks/uploads-stack';
 import { actionsOf, allStatements, exampleEnv, exampleEnvironment, isWildcardPrincipal, testApp } from './support/example';
 import type { Statement } from './support/example';
@@ -28,12 +28,7 @@ const { settings, runtimeConfig } = environment;
 
 const props = (): UploadsStackProps => ({
   env: exampleEnv(environment),
-  bucketName: runtimeConfig.storage.bucket,
-  siteOrigins: settings.siteOrigins,
-  ranchesTableName: settings.ranchesTableName,
-  userPoolId: runtimeConfig.auth.userPoolId,
-  userPoolClientId: runtimeConfig.auth.userPoolClientId,
-  uploadsApiDomain: settings.uploadsApi,
+  ...uploadsStackProps(settings, runtimeConfig),
 });
 
 let stack: UploadsStack;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { LEDGER_TABLE } from '../src/object-created/aws';
-import { OBJECT_CREATED_LEDGER_ACTIONS, UPLOAD_PREFIXES, UploadsStack } from '../src/stacks/uploads-stack';
+import { OBJECT_CREATED_LEDGER_ACTIONS, UPLOAD_PREFIXES, UploadsStack, uploadsStackProps } from '../src/stacks/uploads-stack';
 import { actionsOf, allStatements, exampleEnv, exampleEnvironment, isWildcardPrincipal, testApp } from './support/example';
 import type { Statement } from './support/example';
 
@@ -24,12 +24,7 @@ beforeAll(() => {
   const app = testApp();
   stack = new UploadsStack(app, 'Uploads', {
     env: exampleEnv(environment),
-    bucketName: runtimeConfig.storage.bucket,
-    siteOrigins: settings.siteOrigins,
-    ranchesTableName: settings.ranchesTableName,
-    userPoolId: runtimeConfig.auth.userPoolId,
-    userPoolClientId: runtimeConfig.auth.userPoolClientId,
-    uploadsApiDomain: settings.uploadsApi,
+    ...uploadsStackProps(settings, runtimeConfig),
   });
   template = Template.fromStack(stack);
   outdir = app.outdir;

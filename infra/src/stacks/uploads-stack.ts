@@ -30,7 +30,8 @@ import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { LEDGER_TABLE } from '../object-created/aws';
-import type { UploadsApiDomain } from '../settings';
+import type { RuntimeConfig } from '@trailsense/shared/config-types';
+import type { Settings, UploadsApiDomain } from '../settings';
 import { bundledFunction } from './node-function';
 import { UploadsApi } from './uploads-api';
 
@@ -70,6 +71,19 @@ export interface UploadsStackProps extends StackProps {
   userPoolClientId: string;
   /** The settings' `uploadsApi`: the uploads API's custom domain. */
   uploadsApiDomain?: UploadsApiDomain;
+}
+
+/** The stack's props from an environment's checked settings and runtime config (src/settings.ts), without a cross-stack reference. */
+export function uploadsStackProps(settings: Settings, runtimeConfig: RuntimeConfig): Omit<UploadsStackProps, keyof StackProps> {
+  return {
+    bucketName: runtimeConfig.storage.bucket,
+    siteOrigins: settings.siteOrigins,
+    ranchesTableName: settings.ranchesTableName,
+    // The Identity stack's outputs, copied into the runtime config.
+    userPoolId: runtimeConfig.auth.userPoolId,
+    userPoolClientId: runtimeConfig.auth.userPoolClientId,
+    uploadsApiDomain: settings.uploadsApi,
+  };
 }
 
 export class UploadsStack extends Stack {
