@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { chromium, type Browser, type Page } from '@playwright/test';
+import { chromium, type Browser } from '@playwright/test';
 import { formatLink, parseLink, startSandbox } from '../sandbox/src/index';
 import type { LinkSpec, Sandbox } from '../sandbox/src/index';
 import { openDb } from '../sandbox/src/db';
@@ -29,6 +29,7 @@ import { accounts, startSignedIn } from '../e2e/support/session';
 import { idTokenOf, jpegBytes, writeJpegs } from '../e2e/support/uploads';
 import { fingerprintOf } from '../test-support/fingerprint';
 import localConfig from '../config/local.json';
+import { chooseFiles, timeUpload } from './upload-page';
 
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'goodput,card,latency').split(',').map((s) => s.trim()));
 const LINKS = (process.env.BENCH_LINKS ?? '20:80:100,3:600:24').split(',').map((spec) => {
@@ -68,12 +69,6 @@ function delayProxy(target: number, link: LinkSpec): Promise<{ url: string; clos
   );
 }
 
-async function chooseFiles(page: Page, files: string[]) {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Add Images' }).click();
-  await (await chooser).setFiles(files);
-}
-
 /** Asks the uploads API for `count` slots (made-up fingerprints: slots are not bound to photos). */
 async function reserveSlots(base: string, idToken: string, count: number): Promise<string> {
   const fingerprints = Array.from({ length: count }, () => `v1-${1_000_000 + Math.floor(Math.random() * 1e6)}-${randomBytes(16).toString('hex')}`);
@@ -85,25 +80,6 @@ async function reserveSlots(base: string, idToken: string, count: number): Promi
   const answer = (await res.json()) as { reservation: string | null; granted: string[] };
   if (!answer.reservation || answer.granted.length < count) throw new Error(`reservation for ${count}: ${JSON.stringify(answer).slice(0, 200)}`);
   return answer.reservation;
-}
-
-/** Seconds from the Upload click to 100 %, in a fresh signed-in page. */
-async function timeUpload(browser: Browser, shellUrl: string, files: string[], query: string): Promise<number> {
-  const page = await browser.newPage();
-  try {
-    await startSignedIn(page, accounts.subscriber);
-    await page.goto(`${shellUrl}/uploader${query}`);
-    await page.getByText(/You have uploaded/).waitFor();
-    await chooseFiles(page, files);
-    await page.getByText(`Overall Progress: 0 of ${files.length} = 0%`).waitFor();
-    await page.getByText(/^Checking [\d,]+ files?…$/).waitFor({ state: 'hidden', timeout: 120_000 });
-    const start = Date.now();
-    await page.getByRole('button', { name: 'Upload', exact: true }).click();
-    await page.getByText(`Overall Progress: ${files.length} of ${files.length} = 100%`).waitFor({ timeout: 3_600_000 });
-    return (Date.now() - start) / 1000;
-  } finally {
-    await page.close();
-  }
 }
 
 async function goodput(browser: Browser, work: string): Promise<string[][]> {
@@ -128,7 +104,7 @@ async function goodput(browser: Browser, work: string): Promise<string[][]> {
           query = `?reservation=${await reserveSlots(localConfig.api.uploadsBaseUrl, await idTokenOf(page), count)}`;
           await page.close();
         }
-        results.set(variant, { seconds: await timeUpload(browser, stack.shellUrl, files, query), bytes });
+        results.set(variant, { seconds: await timeUpload(browser, stack.shellUrl, files, { query, afterChecks: true }), bytes });
       }
       const goodputOf = (r: { seconds: number; bytes: number }) => r.bytes / (capacity * r.seconds);
       const withSlots = results.get('with')!;
@@ -176,9 +152,7 @@ async function card(browser: Browser, work: string): Promise<string[][]> {
     await startSignedIn(page, accounts.subscriber);
     await page.goto(`${stack.shellUrl}/uploader`);
     await page.getByText(/You have uploaded/).waitFor();
-    const chooser = page.waitForEvent('filechooser');
-    await page.getByRole('button', { name: 'Add Images' }).click();
-    await (await chooser).setFiles(files);
+    await chooseFiles(page, files);
     const picked = Date.now();
     const notice = `${formatNumber(CARD)} files skipped: ${formatNumber(CARD)} already uploaded.`;
     // Nothing to go: no file listed to send at any moment, and every file decided.

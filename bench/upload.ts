@@ -26,6 +26,7 @@ import { jpegBytes, writeJpegs } from '../e2e/support/uploads';
 import { jpegWithExif } from '../uploader-remote/test/support/exif-jpeg';
 import { FINGERPRINT_SAMPLE_BYTES } from '../uploader-remote/src/features/upload/model/fingerprint';
 import { DEFAULT_CONCURRENCY } from '../uploader-remote/src/features/upload/model/concurrency';
+import { chooseFiles, timeUpload } from './upload-page';
 
 const FILES = Number(process.env.BENCH_FILES ?? 300);
 const PADDING = 1_500_000;
@@ -43,30 +44,6 @@ const LINK: LinkSpec = (() => {
   if ('error' in parsed || !parsed.link) throw new Error(`BENCH_LINK: ${'error' in parsed ? parsed.error : 'the link cannot be off here'}`);
   return parsed.link;
 })();
-
-async function chooseFiles(page: Page, files: string[]) {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Add Images' }).click();
-  await (await chooser).setFiles(files);
-}
-
-/** Uploads `files` in a fresh signed-in page with `?concurrency=N`; seconds from the Upload click to 100 %. */
-async function timeUpload(browser: Browser, shellUrl: string, files: string[], concurrency: number): Promise<number> {
-  const page = await browser.newPage();
-  try {
-    await startSignedIn(page, accounts.subscriber);
-    await page.goto(`${shellUrl}/uploader?concurrency=${concurrency}`);
-    await page.getByText(/You have uploaded/).waitFor();
-    await chooseFiles(page, files);
-    await page.getByText(`Overall Progress: 0 of ${files.length} = 0%`).waitFor();
-    const start = Date.now();
-    await page.getByRole('button', { name: 'Upload', exact: true }).click();
-    await page.getByText(`Overall Progress: ${files.length} of ${files.length} = 100%`).waitFor({ timeout: 3_600_000 });
-    return (Date.now() - start) / 1000;
-  } finally {
-    await page.close();
-  }
-}
 
 /**
  * `count` JPEGs of varied sizes (as a card's are: sizes decide which photos must be fingerprinted
@@ -355,7 +332,7 @@ async function loopback(browser: Browser, shellUrl: string, work: string): Promi
   const mb = big.reduce((n, f) => n + fs.statSync(f).size, 0) / 1e6;
   const runs: { concurrency: number; seconds: number }[] = [];
   for (const concurrency of [...new Set([1, 4, DEFAULT_CONCURRENCY])]) {
-    runs.push({ concurrency, seconds: await timeUpload(browser, shellUrl, big, concurrency) });
+    runs.push({ concurrency, seconds: await timeUpload(browser, shellUrl, big, { query: `?concurrency=${concurrency}` }) });
   }
   const base = runs[0]!.seconds;
   for (const r of runs) {
@@ -412,7 +389,7 @@ async function throughLink(browser: Browser, shellUrl: string, work: string, san
   const linkRuns: { concurrency: number; seconds: number; carried: number }[] = [];
   for (const concurrency of [DEFAULT_CONCURRENCY, 1]) {
     const before = sandbox.linkBytesSent();
-    const seconds = await timeUpload(browser, shellUrl, linked, concurrency);
+    const seconds = await timeUpload(browser, shellUrl, linked, { query: `?concurrency=${concurrency}` });
     linkRuns.push({ concurrency, seconds, carried: sandbox.linkBytesSent() - before });
   }
   const ideal = linkBytes / capacity;
