@@ -15,9 +15,6 @@ export interface ServerLookups {
   sizes(sizes: readonly number[]): Promise<ReadonlySet<number>>;
 }
 
-/** No server to ask (tests of the intake alone): nothing is known there. */
-const NO_SERVER: ServerLookups = { photos: () => Promise.resolve(new Set()), sizes: () => Promise.resolve(new Set()) };
-
 /** Files read per background step: one state update and one journal transaction per chunk. */
 const CHECK_CHUNK = 256;
 /** Files whose sizes are read per message to the worker: the first ones are listed soon. */
@@ -56,7 +53,7 @@ export class Intake {
     private readonly onListed: () => void,
     private readonly joinRunning: (files: readonly ListedFile[]) => void,
     /** What the ranch already has on the server (sent from any device or browser). */
-    private readonly server: ServerLookups = NO_SERVER,
+    private readonly server: ServerLookups,
   ) {}
 
   /** The server's answer for a chunk's photos; a failure is logged and leaves the decision to the upload's own reservation. */

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { UploaderState } from '../controller/batch-controller';
 import { uploadTitle, type TitleState } from '../model/page-title';
 import { endNotification, type BatchOutcome } from '../services/end-notification';
@@ -17,9 +17,17 @@ export function useBatchPresence(state: UploaderState, services: UploaderService
   const sending = running && state.paused.length === 0;
 
   const [wakeStatus, setWakeStatus] = useState<WakeLockStatus>(() => (services.wakeLock.request ? 'off' : 'unsupported'));
-  const keeper = useMemo(() => new WakeLockKeeper(services.wakeLock, setWakeStatus), [services]);
-  useEffect(() => () => keeper.dispose(), [keeper]);
-  useEffect(() => keeper.want(sending && keepAwake), [keeper, sending, keepAwake]);
+  // Made in an effect, not in render: it subscribes to the page's visibility.
+  const keeper = useRef<WakeLockKeeper | null>(null);
+  useEffect(() => {
+    const made = new WakeLockKeeper(services.wakeLock, setWakeStatus);
+    keeper.current = made;
+    return () => {
+      made.dispose();
+      keeper.current = null;
+    };
+  }, [services]);
+  useEffect(() => keeper.current?.want(sending && keepAwake), [services, sending, keepAwake]);
 
   // The batch's counts from its start, and its outcome once it ends (kept until the list changes).
   const started = useRef<{ uploaded: number; failures: number; stopping: boolean } | null>(null);
