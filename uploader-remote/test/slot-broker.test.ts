@@ -102,6 +102,17 @@ describe('SlotBroker', () => {
     expect(server.calls.filter((c) => c.kind === 'reserve')).toHaveLength(1);
   });
 
+  it('photos whose fingerprints the list does not know yet each get a slot, however many asks they wait behind', async () => {
+    // Upload clicked while the background checks still run: the list has no fingerprints, so each
+    // ask covers one photo, and six concurrent photos wait behind up to five others' asks.
+    const server = fakeServer(100);
+    const photos = fps(6);
+    const { b } = broker(server.api, []);
+    const answers = await Promise.all(photos.map((f) => b.take(f)));
+    expect(answers.map((a) => a.kind)).toEqual(Array(6).fill('slot'));
+    expect(server.calls.filter((c) => c.kind === 'reserve')).toHaveLength(6);
+  });
+
   it('asks a slice at a time, not the whole card', async () => {
     const server = fakeServer(1000);
     const photos = fps(120);

@@ -69,7 +69,9 @@ export class SlotBroker implements Slots {
 
   /** The slot (or the server's word) for the photo with this fingerprint. */
   async take(fingerprint: string): Promise<SlotAnswer> {
-    for (let tries = 0; ; tries++) {
+    // Only this photo's own asks count: waiting behind another photo's ask (whose slice may not
+    // hold this one, e.g. before the background checks have its fingerprint) is not a try.
+    for (let asked = 0; ;) {
       if (this.known.has(fingerprint)) return { kind: 'known' };
       const reservation = this.granted.get(fingerprint);
       if (reservation !== undefined) {
@@ -85,7 +87,10 @@ export class SlotBroker implements Slots {
         await this.asking.catch(() => undefined);
         continue;
       }
-      if (tries > 2) return { kind: 'unavailable', reason: 'no answer for this photo' };
+      // An answer always settles the photo asked for; a second ask is for one whose reservation
+      // lapsed meanwhile, a third would be a loop.
+      if (asked >= 2) return { kind: 'unavailable', reason: 'no answer for this photo' };
+      asked++;
       const asking = this.ask(fingerprint);
       this.asking = asking;
       try {
