@@ -220,6 +220,34 @@ describe('BatchController: pauses', () => {
   });
 });
 
+describe('BatchController: sleep and wake', () => {
+  it('after the computer sleeps, the uploads in flight start again by themselves; failures while the link comes back use no attempt; each photo is stored once', async () => {
+    const t = open();
+    t.world.autoAnswer = false;
+    t.controller.addFiles(photos(4));
+    await until(() => ready(t.state()));
+    t.controller.requestUpload();
+    await until(() => t.world.pending.size === 3, 'three uploads in flight');
+    const hung = [...t.world.pending.values()].map((p) => p.signal);
+
+    // The connections died in the suspend without a word: the wake restarts them.
+    t.world.wake(2 * 3600_000);
+    await until(() => hung.every((signal) => signal.aborted) && t.world.pending.size === 3, 'the uploads to start again');
+    // Wi-Fi is still coming back: more network errors than a photo has attempts (3), none counted.
+    for (let round = 0; round < 4; round++) {
+      await until(() => t.world.pending.size > 0, 'an attempt');
+      for (const pending of [...t.world.pending.values()]) pending.reject(Object.assign(new Error('Network Error'), { name: 'ERR_NETWORK' }));
+      await jest.advanceTimersByTimeAsync(1500);
+    }
+    t.world.autoAnswer = true;
+    for (const pending of [...t.world.pending.values()]) pending.resolve();
+    await until(() => idle(t.state()), 'the batch to end');
+    expect(t.world.stored.size).toBe(4);
+    expect(t.state().queue.failures).toBe(0);
+    expect(t.state().queue.files).toHaveLength(0);
+  });
+});
+
 describe('BatchController: the allowance', () => {
   it('a failed usage fetch disables Upload (fails closed) until Try again succeeds', async () => {
     const t = open(fakeServices({ world: { failUsage: true } }));

@@ -323,6 +323,60 @@ describe('runBatch', () => {
     expect(await batch.done).toMatchObject({ succeeded: 1, failed: 0 });
   });
 
+  it('restart (a wake) aborts the uploads in flight and sends them again at once, under the same keys, no attempt used', async () => {
+    const m = manualDeps();
+    const events: EngineEvent[] = [];
+    const batch = runBatch(jobs(3), options({ concurrency: 2, retry: { ...policy, maxAttempts: 1 } }), m.deps, (e) => events.push(e));
+    await settle();
+    const before = [...m.pending.values()].map((p) => p.signal);
+    batch.restart();
+    await settle();
+    expect(before.every((signal) => signal.aborted)).toBe(true);
+    // Started again without waiting for any timer.
+    expect(m.calls).toEqual(['k0.jpg', 'k1.jpg', 'k0.jpg', 'k1.jpg']);
+    for (; m.pending.size > 0; await settle()) m.first()[1].resolve();
+    expect(await batch.done).toEqual({ succeeded: 3, failed: 0, dropped: 0, notSent: 0, untouched: 0, stopped: false });
+    expect(events.filter((e) => e.type === 'started' && e.id === 'f0').map((e) => (e as { attempt: number }).attempt)).toEqual([1, 1]);
+  });
+
+  it('right after a wake, transient failures burn no attempt (the link is coming back); afterwards they count again', async () => {
+    const m = manualDeps();
+    let woke = true;
+    const events: EngineEvent[] = [];
+    const batch = runBatch(jobs(1), options({ retry: { ...policy, maxAttempts: 2 } }), { ...m.deps, wokeRecently: () => woke }, (e) => events.push(e));
+    const networkError = () => Object.assign(new Error('Network Error'), { name: 'ERR_NETWORK' });
+    // Five failures while the link comes back: more than the two attempts a file has.
+    for (let i = 0; i < 5; i++) {
+      await settle();
+      m.pending.get('f0')!.reject(networkError());
+      await jest.advanceTimersByTimeAsync(policy.baseDelayMs);
+    }
+    woke = false;
+    await settle();
+    m.pending.get('f0')!.reject(networkError());
+    await jest.advanceTimersByTimeAsync(policy.baseDelayMs);
+    await settle();
+    // The first counted failure used attempt 1 of 2: the file is tried once more, and goes.
+    m.pending.get('f0')!.resolve();
+    expect(await batch.done).toMatchObject({ succeeded: 1, failed: 0 });
+    expect(events.filter((e) => e.type === 'started').map((e) => (e as { attempt: number }).attempt)).toEqual([1, 1, 1, 1, 1, 1, 2]);
+  });
+
+  it('the scheduler under throttled timers: with every page timer held for a minute, the next file starts on the last one’s answer, not on a timer', async () => {
+    const m = manualDeps();
+    // Timers a hidden tab would wake once a minute: none of them may be on the way from one file to the next.
+    const throttled = {
+      setTimeout: (cb: () => void, ms: number) => setTimeout(cb, Math.max(ms, 60_000)),
+      clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    };
+    const slowSleep = (ms: number, signal: AbortSignal) => realSleep(Math.max(ms, 60_000), signal);
+    const batch = runBatch(jobs(40), options({ concurrency: 4, limit: 40 }), { ...m.deps, timers: throttled, sleep: slowSleep }, () => undefined);
+    const started = Date.now();
+    for (await settle(); m.pending.size > 0; await settle()) m.first()[1].resolve();
+    expect(await batch.done).toMatchObject({ succeeded: 40 });
+    expect(Date.now() - started).toBe(0);
+  });
+
   it('jobs added while it runs are sent too', async () => {
     const m = manualDeps();
     const batch = runBatch(jobs(1), options(), m.deps, () => undefined);

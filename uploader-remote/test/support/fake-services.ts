@@ -127,6 +127,8 @@ export interface FakeWorld {
   autoAnswer: boolean;
   setOnline(online: boolean): void;
   endSession(why?: SessionEndReason): void;
+  /** The computer woke after `sleptMs` (the background clock's wake). */
+  wake(sleptMs?: number): void;
   usageTotal: number;
   failUsage: boolean;
   /** The fake uploads API: photos the ranch has on the server (by fingerprint), from any device. */
@@ -168,6 +170,7 @@ export function fakeServices(
   let online = true;
   const networkListeners = new Set<(online: boolean) => void>();
   const sessionListeners = new Set<(why: SessionEndReason) => void>();
+  const wakeListeners = new Set<(sleptMs: number) => void>();
   const world: FakeWorld = {
     stored: new Map(),
     photos: new Map(),
@@ -181,6 +184,9 @@ export function fakeServices(
     },
     endSession(why = 'session-ended') {
       for (const l of sessionListeners) l(why);
+    },
+    wake(sleptMs = 60_000) {
+      for (const l of [...wakeListeners]) l(sleptMs);
     },
     usageTotal: 985,
     failUsage: false,
@@ -285,6 +291,7 @@ export function fakeServices(
         signal.addEventListener('abort', () => (clearTimeout(t), resolve()));
       }),
     timers: { setTimeout: (cb, ms) => setTimeout(cb, ms), clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>) },
+    wakes: { subscribe: (l) => (wakeListeners.add(l), () => void wakeListeners.delete(l)) },
     random: () => 0.5,
     setPausedWorkNotice: (text) => void world.notices.push(text),
     logError: jest.fn(),

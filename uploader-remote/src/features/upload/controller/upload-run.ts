@@ -3,6 +3,7 @@ import { groupCameras } from '../model/camera-match';
 import { progressAnnouncement, sessionPauseMessage } from '../model/messages';
 import type { PhotoExif } from '../model/photo-exif';
 import { remainingOf } from '../model/quota';
+import { WAKE_GRACE_MS } from '../model/retry';
 import { sliceSize } from '../model/slice-plan';
 import type { EngineEvent, ListedFile } from '../model/upload-queue';
 import type { UploadTarget } from '../services/amplify-storage';
@@ -233,6 +234,15 @@ export class UploadRun {
           logError: services.logError,
         });
 
+    // After a sleep (or a frozen page resumed), the connections in flight are dead and may hang:
+    // they start again at once, and for a while failures burn no attempt (model/retry.ts).
+    let wokeAt = Number.NEGATIVE_INFINITY;
+    const unsubscribeWakes = services.wakes.subscribe(() => {
+      wokeAt = now();
+      this.progress?.reset(wokeAt);
+      this.engine?.restart();
+    });
+
     const byId = new Map(files.map((f) => [f.id, f]));
     const admit = async (job: UploadJob): Promise<Admission> => {
       const file = byId.get(job.id) ?? store.getState().queue.files.find((f) => f.id === job.id);
@@ -309,6 +319,7 @@ export class UploadRun {
         admit,
         isOnline: services.network.online,
         networkLost: () => this.pause('offline'),
+        wokeRecently: () => now() - wokeAt < WAKE_GRACE_MS,
       },
       emit,
     );
@@ -320,6 +331,7 @@ export class UploadRun {
     else if (store.getState().paused.length > 0) engine.pause();
 
     const result = await engine.done;
+    unsubscribeWakes();
     if (timer !== null) services.timers.clearTimeout(timer);
     flush();
     // Slots not used go back to the ranch at once (else they lapse with their reservation).

@@ -15,6 +15,13 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 1000, maxDelayMs: 30_000 };
 
 /**
+ * For this long after the computer wakes (or the page is resumed), a transient failure burns no
+ * attempt: Wi-Fi takes seconds to come back after a suspend, often while the browser already says
+ * it is online. A minute covers a slow reconnect; a link still down after it counts as usual.
+ */
+export const WAKE_GRACE_MS = 60_000;
+
+/**
  * The wait after failed attempt `attempt` (1-based): exponential (base · 2^(attempt−1), capped),
  * with "equal jitter" — half fixed, half random — so files that failed together do not all come
  * back at the same instant, yet each wait is at least half the exponential step.

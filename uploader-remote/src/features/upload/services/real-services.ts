@@ -6,7 +6,8 @@ import { browserLocks, browserNetwork, browserSession, browserTabs } from './bro
 import { browserNotifications } from './end-notification';
 import { browserWakeLock } from './wake-lock';
 import { createWorkerProber } from './file-prober';
-import { abortableSleep, DEFAULT_STALL_MS } from './upload-engine';
+import { createBackgroundClock } from './background-clock';
+import { DEFAULT_STALL_MS } from './upload-engine';
 import { thumbnailCache } from './thumbnail-cache';
 import { pageStorage, storedPreferences } from './uploader-preferences';
 import type { UploaderServices } from './uploader-services';
@@ -20,6 +21,8 @@ export function realUploaderServices(config: RuntimeConfig): UploaderServices {
   const existing = made.get(config);
   if (existing) return existing;
   const prober = createWorkerProber();
+  // The uploader's waits and wakes, off the page's throttled timers (docs/product.md#a-batch-left-running).
+  const clock = createBackgroundClock({ lifecycle: document });
   const services: UploaderServices = {
     api: createProductApi({ baseUrl: config.api.baseUrl, getIdToken: amplifyIdToken }),
     uploads: createUploadsApi({ baseUrl: config.api.uploadsBaseUrl, getIdToken: amplifyIdToken }),
@@ -38,8 +41,9 @@ export function realUploaderServices(config: RuntimeConfig): UploaderServices {
     session: browserSession(config.auth.userPoolClientId),
     newId: () => crypto.randomUUID(),
     now: () => new Date(),
-    sleep: abortableSleep,
-    timers: { setTimeout: (callback, ms) => setTimeout(callback, ms), clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>) },
+    sleep: clock.sleep,
+    timers: clock.timers,
+    wakes: clock.wakes,
     random: Math.random,
     setPausedWorkNotice,
     logError: (message, error) => console.error(message, error),

@@ -44,6 +44,11 @@ export interface EngineDeps {
    * resumes it when the network is back); without this, the engine pauses itself.
    */
   networkLost?(): void;
+  /**
+   * Whether the computer woke from sleep (or the page was resumed) moments ago: a transient
+   * failure then is the link coming back, not the file, and burns no attempt.
+   */
+  wokeRecently?(): boolean;
 }
 
 export interface BatchOptions {
@@ -83,6 +88,11 @@ export interface RunningBatch {
    */
   pause(): void;
   resume(): void;
+  /**
+   * Aborts the uploads in flight and starts them again at once, without using up an attempt (after
+   * a sleep their connections are dead, and may hang rather than fail).
+   */
+  restart(): void;
   /** Adds jobs to the end of the queue (files checked while the batch runs). */
   add(jobs: readonly UploadJob[]): void;
   done: Promise<BatchResult>;
@@ -256,6 +266,17 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
         else pause();
         return 'requeued';
       }
+      if (classified.kind === 'transient' && deps.wokeRecently?.()) {
+        // The link is coming back after a sleep: try again soon, the attempt given back.
+        attempts.set(job.id, n - 1);
+        emit({ type: 'retrying', id: job.id, attempt: n, reason: classified.message });
+        try {
+          await deps.sleep(backoffDelay(1, options.retry, deps.random), current);
+        } catch {
+          // As below: the loop goes on.
+        }
+        continue;
+      }
       if (classified.kind === 'credentials') {
         // Expired temporary credentials are no fault of the file: refresh and go again, a few
         // times at most. A refresh that fails (the session is over) is the caller's to handle:
@@ -341,6 +362,12 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
       run = new AbortController();
       pump();
       finishIfIdle();
+    },
+    restart() {
+      if (paused || stopped || finished) return;
+      // As a pause and a resume at once: the aborted jobs come back to their places and start again.
+      run.abort('paused' satisfies AbortWhy);
+      run = new AbortController();
     },
     add(more) {
       if (stopped || finished) return;

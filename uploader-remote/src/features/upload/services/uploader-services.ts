@@ -4,6 +4,7 @@ import type { RetryPolicy } from '../model/retry';
 import type { UploadTarget } from './amplify-storage';
 import type { FileProber } from './file-prober';
 import type { ThumbnailSource } from './thumbnail-cache';
+import type { WakeSource } from './background-clock';
 import type { Timers, UploadJob } from './upload-engine';
 import type { NotificationPort } from './end-notification';
 import type { UploaderPreferences } from './uploader-preferences';
@@ -78,8 +79,11 @@ export interface UploaderServices {
   /** A random unique id (object keys are this plus the original extension). */
   newId: () => string;
   now: () => Date;
+  /** Waits, in the timer worker (background-clock.ts): at their pace in a hidden tab. */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   timers: Timers;
+  /** When the computer woke from sleep or the page was resumed (background-clock.ts). */
+  wakes: WakeSource;
   random: () => number;
   /** Tells the sign-in page why the user is there (shared/src/navigation/paused-work.ts). */
   setPausedWorkNotice: (text: string | null) => void;
