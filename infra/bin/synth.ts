@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildApp, DEFAULT_ENV, STACK_PARTS, stackName, trailSenseApp } from '../src/app';
+import { buildApp, DEFAULT_ENV, stackName, trailSenseApp } from '../src/app';
 
 const OUT_DIR = path.join(__dirname, '..', 'cdk.out');
 
@@ -27,15 +27,15 @@ function main(): void {
   const envName = envArgument(process.argv.slice(2));
   fs.rmSync(OUT_DIR, { recursive: true, force: true });
   const app = trailSenseApp({ outdir: OUT_DIR, context: { env: envName } });
-  const { environment, buildTimes } = buildApp({ app });
+  const { environment, parts, buildTimes } = buildApp({ app });
   const synthStarted = performance.now();
   const assembly = app.synth();
   const synthMs = performance.now() - synthStarted;
 
-  const rows = STACK_PARTS.map((part) => {
+  const rows = parts.map((part) => {
     const name = stackName(environment.settings.name, part);
     const template = assembly.getStackByName(name).template as { Resources?: Record<string, unknown> };
-    return [name, String(Object.keys(template.Resources ?? {}).length), seconds(buildTimes[part])];
+    return [name, String(Object.keys(template.Resources ?? {}).length), seconds(buildTimes[part] ?? 0)];
   });
   const header = ['stack', 'resources', 'time'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));

@@ -13,11 +13,21 @@ import type { Environment } from './settings';
 import { AnalyticsStack } from './stacks/analytics-stack';
 import { RemoteHostingStack, ShellHostingStack } from './stacks/hosting-stack';
 import { IdentityStack } from './stacks/identity-stack';
+import { CLOUDFRONT_METRICS_REGION } from './stacks/alarms';
+import { MonitoringStack } from './stacks/monitoring-stack';
 import { UploadsStack, uploadsStackProps } from './stacks/uploads-stack';
 
-/** The stacks of an environment, by part. */
-export const STACK_PARTS = ['Identity', 'Uploads', 'Analytics', 'Shell', 'AuthRemote', 'UploaderRemote'] as const;
+/**
+ * The stacks of an environment, by part. `MonitoringUsEast1` (the alarm topic of the CloudFront
+ * distributions' alarms, src/stacks/alarms.ts) only when the settings' region is not us-east-1.
+ */
+export const STACK_PARTS = ['Identity', 'Uploads', 'Analytics', 'Shell', 'AuthRemote', 'UploaderRemote', 'Monitoring', 'MonitoringUsEast1'] as const;
 export type StackPart = (typeof STACK_PARTS)[number];
+
+/** The parts an environment in `region` has. */
+export function stackPartsIn(region: string): StackPart[] {
+  return STACK_PARTS.filter((part) => part !== 'MonitoringUsEast1' || region !== CLOUDFRONT_METRICS_REGION);
+}
 
 /** A stack's CloudFormation name. */
 export function stackName(envName: string, part: StackPart): string {
@@ -53,6 +63,9 @@ export interface TrailSenseStacks {
   shell: ShellHostingStack;
   authRemote: RemoteHostingStack;
   uploaderRemote: RemoteHostingStack;
+  monitoring: MonitoringStack;
+  /** Absent when the settings' region is us-east-1 (the Monitoring stack's topic serves). */
+  monitoringUsEast1?: MonitoringStack;
 }
 
 export interface BuildOptions {
@@ -72,8 +85,10 @@ export function buildApp(options: BuildOptions = {}): {
   app: App;
   environment: Environment;
   stacks: TrailSenseStacks;
+  /** The parts built (stackPartsIn the settings' region), in STACK_PARTS order. */
+  parts: StackPart[];
   /** Milliseconds each stack took to build (bundling the function included), for bin/synth.ts's table. */
-  buildTimes: Record<StackPart, number>;
+  buildTimes: Partial<Record<StackPart, number>>;
 } {
   const app = options.app ?? trailSenseApp();
   const envName = (app.node.tryGetContext('env') as string | undefined) ?? DEFAULT_ENV;
@@ -84,7 +99,7 @@ export function buildApp(options: BuildOptions = {}): {
   const name = (part: StackPart) => ({ stackName: stackName(settings.name, part), env });
   const shellOrigin = httpsOrigin(settings.domains.shell);
 
-  const buildTimes = {} as Record<StackPart, number>;
+  const buildTimes: Partial<Record<StackPart, number>> = {};
   const timed = <T>(part: StackPart, make: () => T): T => {
     const started = performance.now();
     const stack = make();
@@ -119,6 +134,7 @@ export function buildApp(options: BuildOptions = {}): {
         new AnalyticsStack(app, stackName(settings.name, 'Analytics'), {
           ...name('Analytics'),
           description: 'TrailSense: the analytics events Firehose stream',
+          environmentName: settings.name,
           streamName: settings.analyticsStreamName,
         }),
     ),
@@ -128,6 +144,7 @@ export function buildApp(options: BuildOptions = {}): {
         new ShellHostingStack(app, stackName(settings.name, 'Shell'), {
           ...name('Shell'),
           description: 'TrailSense: hosting of the shell (marketing pages, app page, /config.json)',
+          environmentName: settings.name,
           domainName: settings.domains.shell,
           certificateArn: settings.certificateArn,
           runtimeConfig,
@@ -140,6 +157,7 @@ export function buildApp(options: BuildOptions = {}): {
         new RemoteHostingStack(app, stackName(settings.name, 'AuthRemote'), {
           ...name('AuthRemote'),
           description: 'TrailSense: hosting of auth-remote',
+          environmentName: settings.name,
           app: 'auth-remote',
           domainName: settings.domains.authRemote,
           certificateArn: settings.certificateArn,
@@ -152,16 +170,43 @@ export function buildApp(options: BuildOptions = {}): {
         new RemoteHostingStack(app, stackName(settings.name, 'UploaderRemote'), {
           ...name('UploaderRemote'),
           description: 'TrailSense: hosting of uploader-remote',
+          environmentName: settings.name,
           app: 'uploader-remote',
           domainName: settings.domains.uploaderRemote,
           certificateArn: settings.certificateArn,
           shellOrigin,
         }),
     ),
+    monitoring: timed(
+      'Monitoring',
+      () =>
+        new MonitoringStack(app, stackName(settings.name, 'Monitoring'), {
+          ...name('Monitoring'),
+          description: 'TrailSense: the alarm topic and its e-mail subscriptions, the dashboard',
+          environmentName: settings.name,
+          emails: settings.alarms.emails,
+          dashboard: true,
+        }),
+    ),
   };
+  const parts = stackPartsIn(settings.region);
+  if (parts.includes('MonitoringUsEast1')) {
+    stacks.monitoringUsEast1 = timed(
+      'MonitoringUsEast1',
+      () =>
+        new MonitoringStack(app, stackName(settings.name, 'MonitoringUsEast1'), {
+          stackName: stackName(settings.name, 'MonitoringUsEast1'),
+          env: { ...env, region: CLOUDFRONT_METRICS_REGION },
+          description: "TrailSense: the alarm topic in us-east-1, for the CloudFront distributions' alarms",
+          environmentName: settings.name,
+          emails: settings.alarms.emails,
+          dashboard: false,
+        }),
+    );
+  }
   for (const stack of Object.values(stacks) as Stack[]) {
     Tags.of(stack).add('project', 'trailsense');
     Tags.of(stack).add('environment', settings.name);
   }
-  return { app, environment, stacks, buildTimes };
+  return { app, environment, stacks, parts, buildTimes };
 }

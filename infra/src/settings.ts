@@ -10,7 +10,8 @@
  * analytics stream `analyticsStreamName` (which the runtime config must name as well), the uploads
  * API's user pool and web client the runtime config's `auth.userPoolId` and `auth.userPoolClientId`
  * (the Identity stack's outputs, copied there), its URL the runtime config's `api.uploadsBaseUrl`
- * (`https://<uploadsApi.domainName>` when the settings give the API a custom domain).
+ * (`https://<uploadsApi.domainName>` when the settings give the API a custom domain), and the
+ * alarm topic every stack's alarms notify `trailsense-<name>-alarms` (src/stacks/alarms.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,6 +53,14 @@ export interface Settings {
   siteOrigins: string[];
   /** The uploads API's custom domain; absent: the API is reached at its execute-api endpoint. */
   uploadsApi?: UploadsApiDomain;
+  /** Who hears of the environment's alarms (docs/operations.md#alarms). */
+  alarms: AlarmSettings;
+}
+
+/** The alarm topic's recipients. */
+export interface AlarmSettings {
+  /** The e-mail addresses subscribed to the alarm topic (each confirms its subscription once). */
+  emails: string[];
 }
 
 /** The uploads API's custom domain: a stable URL, known before the API exists. */
@@ -94,6 +103,8 @@ const IDENTITY_POOL_ID = /^[a-z]{2}(-gov)?-[a-z]+-\d:[0-9a-f-]{36}$/;
 const ROLE_ARN = /^arn:aws:iam::\d{12}:role\/[\w+=,.@/-]+$/;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 const STREAM_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** An address SNS can mail: something@host.tld, no spaces, no display name. */
+const EMAIL = /^[^\s@<>(),;:"]+@(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
 const FIELDS = new Set([
   '$comment',
@@ -110,6 +121,7 @@ const FIELDS = new Set([
   'analyticsStreamName',
   'siteOrigins',
   'uploadsApi',
+  'alarms',
 ]);
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -241,6 +253,8 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
     }
   }
 
+  const alarms = checkAlarms(raw.alarms, problems);
+
   if (identityPoolId && !userPoolId) problems.push('identityPoolId needs userPoolId: an existing identity pool signs in with an existing user pool.');
   if (identityPoolId && !authenticatedRoleArn) {
     problems.push(
@@ -276,8 +290,47 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
       analyticsStreamName: analyticsStreamName!,
       siteOrigins: siteOrigins!,
       ...(uploadsApi ? { uploadsApi } : {}),
+      alarms: alarms!,
     },
   };
+}
+
+/**
+ * The `alarms` setting, required: an environment nobody hears from is the silence alarms are for.
+ * Pushes its problems; the settings, or undefined when there is any.
+ */
+function checkAlarms(raw: unknown, problems: string[]): AlarmSettings | undefined {
+  const what = 'the e-mail addresses every alarm of the environment is sent to';
+  if (raw === undefined) {
+    problems.push(`alarms is missing (an object whose emails lists ${what}).`);
+    return undefined;
+  }
+  if (!isObject(raw)) {
+    problems.push(`alarms is not an object (emails: ${what}).`);
+    return undefined;
+  }
+  const before = problems.length;
+  for (const key of Object.keys(raw)) if (key !== 'emails') problems.push(`alarms.${key} is not a setting.`);
+  const { emails } = raw;
+  if (!Array.isArray(emails) || emails.length === 0) {
+    problems.push(
+      emails === undefined
+        ? `alarms.emails is missing (a non-empty list of ${what}).`
+        : `alarms.emails is ${JSON.stringify(emails)}, which is not a non-empty list of ${what}.`,
+    );
+    return undefined;
+  }
+  const seen = new Map<string, number>();
+  emails.forEach((value, index) => {
+    if (typeof value !== 'string' || !EMAIL.test(value)) {
+      problems.push(`alarms.emails[${index}] is ${JSON.stringify(value)}, which is not an e-mail address (name@host, nothing else).`);
+      return;
+    }
+    const first = seen.get(value.toLowerCase());
+    if (first !== undefined) problems.push(`alarms.emails[${index}] ${value} is alarms.emails[${first}] again: list each address once.`);
+    else seen.set(value.toLowerCase(), index);
+  });
+  return problems.length === before ? { emails: emails as string[] } : undefined;
 }
 
 /**

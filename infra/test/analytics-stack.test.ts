@@ -12,7 +12,11 @@ let template: Template;
 
 beforeAll(() => {
   template = Template.fromStack(
-    new AnalyticsStack(testApp(), 'Analytics', { env: exampleEnv(environment), streamName: environment.settings.analyticsStreamName }),
+    new AnalyticsStack(testApp(), 'Analytics', {
+      env: exampleEnv(environment),
+      environmentName: environment.settings.name,
+      streamName: environment.settings.analyticsStreamName,
+    }),
   );
 });
 

@@ -1,13 +1,13 @@
 /**
- * The whole app of an environment (src/app.ts): six stacks named `TrailSense-<env>-<Part>` in the
- * settings' account and region, that reference no other stack (each deploys alone), pass
+ * The whole app of an environment (src/app.ts): eight stacks named `TrailSense-<env>-<Part>` in the
+ * settings' account and region (the us-east-1 alarm topic's in us-east-1), that reference no other stack (each deploys alone), pass
  * CloudFormation's resource-schema validation (strict: a schema error fails synth), and need
  * nothing from an AWS account. Bundling is skipped here (uploads-stack.test.ts bundles for real).
  */
 import fs from 'node:fs';
 import type { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { buildApp, STACK_PARTS, stackName, trailSenseApp } from '../src/app';
+import { buildApp, STACK_PARTS, stackName, stackPartsIn, trailSenseApp } from '../src/app';
 import { SettingsError } from '../src/settings';
 import { allStatements, FIXTURE_ROUTES_FILE, isWildcardPrincipal } from './support/example';
 
@@ -22,12 +22,22 @@ beforeAll(() => {
   directory = built.app.synth().directory;
 });
 
-it('builds the example environment by default, six stacks named TrailSense-example-<Part>, in its account and region', () => {
+it('builds the example environment by default, eight stacks named TrailSense-example-<Part>, in its account and region but the us-east-1 topic', () => {
   const stacks = allStacks();
+  expect(built.parts).toEqual([...STACK_PARTS]);
   expect(stacks.map((stack) => stack.stackName)).toEqual(STACK_PARTS.map((part) => `TrailSense-example-${part}`));
   expect(STACK_PARTS.map((part) => stackName('production', part))).toContain('TrailSense-production-UploaderRemote');
-  for (const stack of stacks) expect([stack.account, stack.region]).toEqual(['123456789012', 'us-east-2']);
+  for (const stack of stacks) {
+    // CloudFront's alarms notify a topic in us-east-1, where its metrics are.
+    const region = stack.stackName.endsWith('-MonitoringUsEast1') ? 'us-east-1' : 'us-east-2';
+    expect([stack.stackName, stack.account, stack.region]).toEqual([stack.stackName, '123456789012', region]);
+  }
   expect(Object.keys(built.buildTimes)).toEqual([...STACK_PARTS]);
+});
+
+it('needs no second alarm topic when the environment is in us-east-1 already', () => {
+  expect(stackPartsIn('us-east-1')).toEqual(STACK_PARTS.filter((part) => part !== 'MonitoringUsEast1'));
+  expect(stackPartsIn('eu-west-1')).toEqual([...STACK_PARTS]);
 });
 
 it('passes CloudFormation’s schema validation with no finding', () => {

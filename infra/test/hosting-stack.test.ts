@@ -17,6 +17,16 @@ const { settings, runtimeConfig } = environment;
 const routes = fixtureRoutes();
 const shellOrigin = httpsOrigin(settings.domains.shell);
 
+/** A CloudFormation string (Fn::Join of strings and Refs) as text, each Ref as `${LogicalId}`. */
+function joined(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (join) return join[1].map(joined).join(join[0]);
+  const ref = (value as { Ref?: string }).Ref;
+  if (ref) return `\${${ref}}`;
+  throw new Error(`not a string: ${JSON.stringify(value)}`);
+}
+
 let shell: Template;
 let remote: Template;
 
@@ -25,6 +35,7 @@ beforeAll(() => {
   const env = exampleEnv(environment);
   const shellStack = new ShellHostingStack(app, 'Shell', {
     env,
+    environmentName: settings.name,
     domainName: settings.domains.shell,
     certificateArn: settings.certificateArn,
     runtimeConfig,
@@ -32,6 +43,7 @@ beforeAll(() => {
   });
   const remoteStack = new RemoteHostingStack(app, 'UploaderRemote', {
     env,
+    environmentName: settings.name,
     app: 'uploader-remote',
     domainName: settings.domains.uploaderRemote,
     certificateArn: settings.certificateArn,
@@ -44,6 +56,7 @@ beforeAll(() => {
 describe.each(['shell', 'remote'] as const)('every hosting stack (%s)', (which) => {
   const template = () => (which === 'shell' ? shell : remote);
   const domain = () => (which === 'shell' ? settings.domains.shell : settings.domains.uploaderRemote);
+  const part = () => (which === 'shell' ? 'Shell' : 'UploaderRemote');
 
   it('keeps its files in a private, encrypted, TLS-only bucket', () => {
     template().hasResourceProperties('AWS::S3::Bucket', {
@@ -73,8 +86,52 @@ describe.each(['shell', 'remote'] as const)('every hosting stack (%s)', (which) 
         Principal: { Service: 'cloudfront.amazonaws.com' },
         Condition: { StringEquals: { 'AWS:SourceArn': expect.anything() } },
       }),
+      // The distribution alarm's custom resource (below): this one alarm in us-east-1, nothing else.
+      expect.objectContaining({
+        Action: ['cloudwatch:PutMetricAlarm', 'cloudwatch:DeleteAlarms'],
+        Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:cloudwatch:us-east-1:123456789012:alarm:TrailSense-example-${part()}5xxRate`]] },
+      }),
+      { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } },
     ]);
     expect(allStatements(template()).filter((s) => s.Effect === 'Allow' && isWildcardPrincipal(s.Principal))).toEqual([]);
+  });
+
+  it('has the 5xx-rate alarm of its distribution in us-east-1, notifying the us-east-1 alarm topic', () => {
+    const alarms = Object.values(template().findResources('Custom::CloudFrontAlarm'));
+    expect(alarms).toHaveLength(1);
+    const call = (which: 'Create' | 'Update' | 'Delete') => JSON.parse(joined(alarms[0]!.Properties[which])) as Record<string, unknown>;
+    const [distributionId] = Object.keys(template().findResources('AWS::CloudFront::Distribution'));
+    const topic = 'arn:${AWS::Partition}:sns:us-east-1:123456789012:trailsense-example-alarms';
+    const name = `TrailSense-example-${part()}5xxRate`;
+    expect(call('Create')).toEqual({
+      service: 'CloudWatch',
+      action: 'PutMetricAlarm',
+      region: 'us-east-1',
+      parameters: {
+        AlarmName: name,
+        AlarmDescription: expect.stringContaining('docs/operations.md#alarms'),
+        ActionsEnabled: true,
+        AlarmActions: [topic],
+        OKActions: [topic],
+        Namespace: 'AWS/CloudFront',
+        MetricName: '5xxErrorRate',
+        Dimensions: [
+          { Name: 'DistributionId', Value: `\${${distributionId}}` },
+          { Name: 'Region', Value: 'Global' },
+        ],
+        Statistic: 'Average',
+        Period: 300,
+        Threshold: 5,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 2,
+        DatapointsToAlarm: 2,
+        TreatMissingData: 'notBreaching',
+      },
+      physicalResourceId: { id: name },
+    });
+    // A replaced distribution's new id reaches the alarm; a deleted stack takes its alarm along.
+    expect(call('Update')).toEqual(call('Create'));
+    expect(call('Delete')).toMatchObject({ action: 'DeleteAlarms', region: 'us-east-1', parameters: { AlarmNames: [name] } });
   });
 
   it('serves HTTPS only, at its domain, with the certificate from us-east-1', () => {

@@ -27,6 +27,7 @@ describe('the committed example', () => {
   it('is valid and names config/production.example.json', () => {
     expect(settings).toMatchObject({ name: 'example', region: 'us-east-2', analyticsStreamName: 'trailsense-example-events' });
     expect(settings.uploadsApi).toEqual({ domainName: 'uploads-api.trailsense.example', certificateArn: expect.stringMatching(/^arn:aws:acm:us-east-2:/) });
+    expect(settings.alarms).toEqual({ emails: ['ops@trailsense.example'] });
     expect(path.resolve(path.dirname(exampleFile), settings.runtimeConfig)).toBe(path.join(REPO_ROOT, 'config', 'production.example.json'));
   });
 
@@ -45,6 +46,16 @@ describe('the committed example', () => {
 });
 
 describe('a settings file with problems', () => {
+  it('takes several alarm recipients, and refuses settings without any', () => {
+    const emails = ['ops@trailsense.example', 'on-call+trailsense@ranch-ops.example'];
+    const checked = checkSettings({ ...exampleRaw, alarms: { emails } });
+    expect(checked.ok && checked.settings.alarms).toEqual({ emails });
+    const { alarms: _omitted, ...withoutAlarms } = exampleRaw;
+    expect(problemsOf(withoutAlarms)).toEqual([
+      'alarms is missing (an object whose emails lists the e-mail addresses every alarm of the environment is sent to).',
+    ]);
+  });
+
   it('takes no uploadsApi: the API is then reached at its execute-api endpoint', () => {
     const { uploadsApi: _omitted, ...withoutDomain } = exampleRaw;
     const checked = checkSettings(withoutDomain);
@@ -54,7 +65,7 @@ describe('a settings file with problems', () => {
 
   it('lists every missing field by name', () => {
     const problems = problemsOf({});
-    for (const field of ['name', 'region', 'certificateArn', 'runtimeConfig', 'ranchesTableName', 'analyticsStreamName', 'domains', 'siteOrigins']) {
+    for (const field of ['name', 'region', 'certificateArn', 'runtimeConfig', 'ranchesTableName', 'analyticsStreamName', 'domains', 'siteOrigins', 'alarms']) {
       expect(problems.some((p) => p.startsWith(`${field} is missing`))).toBe(true);
     }
     expect(problemsOf([])).toEqual(['the settings must be a JSON object.']);
@@ -110,6 +121,17 @@ describe('a settings file with problems', () => {
       /^uploadsApi\.certificateArn is in account 999999999999, not 123456789012/,
     ],
     [{ uploadsApi: { ...uploadsApi, stage: 'v1' } }, /^uploadsApi\.stage is not a setting/],
+    [{ alarms: ['ops@trailsense.example'] }, /^alarms is not an object \(emails: the e-mail addresses every alarm/],
+    [{ alarms: {} }, /^alarms\.emails is missing \(a non-empty list of the e-mail addresses/],
+    [{ alarms: { emails: [] } }, /^alarms\.emails is \[\], which is not a non-empty list/],
+    [{ alarms: { emails: 'ops@trailsense.example' } }, /^alarms\.emails is "ops@trailsense\.example", which is not a non-empty list/],
+    [
+      { alarms: { emails: ['ops@trailsense.example', 'Ops <ops@trailsense.example>'] } },
+      /^alarms\.emails\[1\] is "Ops <ops@trailsense\.example>", which is not an e-mail address/,
+    ],
+    [{ alarms: { emails: ['ops@trailsense'] } }, /^alarms\.emails\[0\] is "ops@trailsense", which is not an e-mail address/],
+    [{ alarms: { emails: ['ops@trailsense.example', 'OPS@trailsense.example'] } }, /^alarms\.emails\[1\] OPS@trailsense\.example is alarms\.emails\[0\] again/],
+    [{ alarms: { emails: ['ops@trailsense.example'], sms: ['+15550100'] } }, /^alarms\.sms is not a setting/],
   ])('%j → one problem naming the field', (change, message) => {
     const problems = problemsOf({ ...exampleRaw, ...change });
     expect(problems).toEqual([expect.stringMatching(message)]);

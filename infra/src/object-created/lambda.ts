@@ -1,7 +1,9 @@
 /**
  * The object-created function's Lambda entry (bundled with esbuild by the stack in src/stacks/):
  * handler.ts's core on the production adapters of aws.ts. Environment: LEDGER_TABLE_NAME (the
- * upload ledger) and RANCHES_TABLE_NAME (the ranch records), set by the stack.
+ * upload ledger) and RANCHES_TABLE_NAME (the ranch records), set by the stack, and
+ * METRICS_ENVIRONMENT (the environment's name: the decision lines carry the upload counts,
+ * metrics.ts).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -10,6 +12,7 @@ import { dynamoLedger } from '../ledger/dynamo';
 import { dynamoRanches, s3Objects } from './aws';
 import { handleObjectCreated } from './handler';
 import type { ObjectCreatedDeps } from './handler';
+import { decisionLogLine, METRICS_ENVIRONMENT_VARIABLE } from './metrics';
 
 function requiredEnv(name: string): string {
   const value = process.env[name];
@@ -32,6 +35,8 @@ function productionDeps(): ObjectCreatedDeps {
     ledger: dynamoLedger(dynamo, requiredEnv('LEDGER_TABLE_NAME'), { budgetMs: OBJECT_CREATED_RETRY_BUDGET_MS }),
     ranches: dynamoRanches(dynamo, requiredEnv('RANCHES_TABLE_NAME')),
     clock: { now: () => new Date() },
+    // CloudWatch reads the embedded metric format from Lambda's log lines as written (console.log's prefix included).
+    log: (decision) => console.log(JSON.stringify(decisionLogLine(decision, process.env[METRICS_ENVIRONMENT_VARIABLE], new Date()))),
   };
   return deps;
 }

@@ -3,14 +3,18 @@
  * the `firehose` adapter of docs/architecture.md#analytics-port), delivered to a private,
  * encrypted bucket. The stream's name comes from the settings, so the Identity stack can allow
  * PutRecord(Batch) on it (to the authenticated role only) without a reference to this stack.
+ * Alarm (src/stacks/alarms.ts): events left undelivered to the bucket.
  */
 import { CfnOutput, Duration, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import { Compression, DeliveryStream, S3Bucket, StreamEncryption } from 'aws-cdk-lib/aws-kinesisfirehose';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
+import { EnvironmentAlarms } from './alarms';
 
 export interface AnalyticsStackProps extends StackProps {
+  /** The settings' `name`: the alarm's name and topic. */
+  environmentName: string;
   /** The settings' `analyticsStreamName` (the runtime config's `analytics.streamName`). */
   streamName: string;
 }
@@ -41,6 +45,7 @@ export class AnalyticsStack extends Stack {
         compression: Compression.GZIP,
       }),
     });
+    new EnvironmentAlarms(this, props.environmentName).add('AnalyticsDeliveryStalled', (options) => this.stream.metric('DeliveryToS3.DataFreshness', options));
     new CfnOutput(this, 'DeliveryStreamName', { value: this.stream.deliveryStreamName, description: 'analytics.streamName' });
     new CfnOutput(this, 'EventsBucketName', { value: this.eventsBucket.bucketName });
   }

@@ -15,6 +15,9 @@
  *   page with status 404.
  * - A remote's distribution allows CORS for the shell's origin alone (its code runs in the shell's
  *   page, under the shell's policy) and sends the other security headers.
+ *
+ * Each distribution has its 5xx-rate alarm, in us-east-1 where CloudFront's metrics are
+ * (src/stacks/alarms.ts `distributionAlarm`).
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
@@ -46,6 +49,8 @@ import { responseHeaderBehaviors } from '../hosting/response-headers';
 import { routingFunctionCode } from '../hosting/routing-function';
 import type { ShellRoutes } from '../hosting/shell-routes';
 import { httpsOrigin } from '../settings';
+import { distributionAlarm, HOSTED_APPS } from './alarms';
+import type { HostedAppPart } from './alarms';
 
 /** The outputs every hosting stack has; the deploy command reads them (bucket to upload to, distribution to invalidate). */
 export const HOSTING_OUTPUTS = {
@@ -56,6 +61,9 @@ export const HOSTING_OUTPUTS = {
 } as const;
 
 interface StaticSiteProps {
+  /** The settings' `name` and the app's stack part: its distribution's alarm. */
+  environmentName: string;
+  part: HostedAppPart;
   /** The app's host name. */
   domainName: string;
   certificateArn: string;
@@ -112,6 +120,7 @@ export class StaticSite extends Construct {
         functionAssociations: props.functionAssociations,
       },
     });
+    distributionAlarm(this, props.environmentName, props.part, this.distribution);
   }
 }
 
@@ -129,6 +138,8 @@ function outputs(stack: Stack, site: StaticSite, domainName: string): void {
 }
 
 export interface ShellHostingStackProps extends StackProps {
+  /** The settings' `name`: the distribution's alarm. */
+  environmentName: string;
   domainName: string;
   certificateArn: string;
   /** The runtime config the shell serves (`/config.json`): the CSP is generated from it. */
@@ -155,6 +166,8 @@ export class ShellHostingStack extends Stack {
     });
     const notFound = `/${props.routes.notFound}`;
     this.site = new StaticSite(this, 'Site', {
+      environmentName: props.environmentName,
+      part: 'Shell',
       description: 'TrailSense shell',
       domainName: props.domainName,
       certificateArn: props.certificateArn,
@@ -176,8 +189,10 @@ export class ShellHostingStack extends Stack {
 }
 
 export interface RemoteHostingStackProps extends StackProps {
-  /** `auth-remote` or `uploader-remote`, for descriptions. */
-  app: string;
+  /** The settings' `name`: the distribution's alarm. */
+  environmentName: string;
+  /** `auth-remote` or `uploader-remote`: descriptions, the alarm's name. */
+  app: (typeof HOSTED_APPS)['AuthRemote' | 'UploaderRemote'];
   domainName: string;
   certificateArn: string;
   /** The shell's origin (`https://host`), the one origin allowed to read the remote's files. */
@@ -206,6 +221,8 @@ export class RemoteHostingStack extends Stack {
       customHeadersBehavior: { customHeaders: headers.customHeaders },
     });
     this.site = new StaticSite(this, 'Site', {
+      environmentName: props.environmentName,
+      part: props.app === HOSTED_APPS.AuthRemote ? 'AuthRemote' : 'UploaderRemote',
       description: `TrailSense ${props.app}`,
       domainName: props.domainName,
       certificateArn: props.certificateArn,

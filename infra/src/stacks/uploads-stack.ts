@@ -15,7 +15,11 @@
  * Docker, and runs on every object created under public/ and private/. It reads the ranch table of
  * the product's back end (an existing table, by name) and writes the ledger: GetItem on the ranch
  * table, GetItem and PutItem on the ledger (src/ledger/dynamo.ts: a count is a TransactWriteItems
- * of Puts, which needs PutItem on each item), nothing else.
+ * of Puts, which needs PutItem on each item), nothing else. Its decision lines carry the upload
+ * counts as metrics (src/object-created/metrics.ts).
+ *
+ * Alarms (src/stacks/alarms.ts): the function's failure queue not empty, its errors and throttles,
+ * the uploads API's 5xx rate and p99 latency.
  */
 import path from 'node:path';
 import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
@@ -30,8 +34,10 @@ import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { LEDGER_TABLE } from '../object-created/aws';
+import { METRICS_ENVIRONMENT_VARIABLE } from '../object-created/metrics';
 import type { RuntimeConfig } from '@trailsense/shared/config-types';
 import type { Settings, UploadsApiDomain } from '../settings';
+import { EnvironmentAlarms, percentOf } from './alarms';
 import { bundledFunction } from './node-function';
 import { UploadsApi } from './uploads-api';
 
@@ -59,6 +65,8 @@ export const OBJECT_CREATED_RANCH_ACTIONS = ['dynamodb:GetItem'] as const;
 const FUNCTION_ENTRY = path.join(__dirname, '..', 'object-created', 'lambda.ts');
 
 export interface UploadsStackProps extends StackProps {
+  /** The settings' `name`: the alarms' names and topic, the upload metrics' dimension. */
+  environmentName: string;
   /** The runtime config's `storage.bucket`. */
   bucketName: string;
   /** The https origins the browser uploads from. */
@@ -76,6 +84,7 @@ export interface UploadsStackProps extends StackProps {
 /** The stack's props from an environment's checked settings and runtime config (src/settings.ts), without a cross-stack reference. */
 export function uploadsStackProps(settings: Settings, runtimeConfig: RuntimeConfig): Omit<UploadsStackProps, keyof StackProps> {
   return {
+    environmentName: settings.name,
     bucketName: runtimeConfig.storage.bucket,
     siteOrigins: settings.siteOrigins,
     ranchesTableName: settings.ranchesTableName,
@@ -90,6 +99,8 @@ export class UploadsStack extends Stack {
   readonly bucket: Bucket;
   readonly ledger: Table;
   readonly objectCreated: NodejsFunction;
+  /** Where the object-created function's events go after its retries failed. */
+  readonly objectCreatedFailures: Queue;
   /** The uploads API (its metrics: metricServerError, metricLatency, …), and its function. */
   readonly uploadsApi: HttpApi;
   readonly uploadsApiFunction: NodejsFunction;
@@ -131,11 +142,11 @@ export class UploadsStack extends Stack {
     const ranches = Table.fromTableName(this, 'Ranches', props.ranchesTableName);
 
     // Events that still fail after Lambda's two retries land here, for a look and a replay.
-    const failures = new Queue(this, 'ObjectCreatedFailures', {
+    const failures = (this.objectCreatedFailures = new Queue(this, 'ObjectCreatedFailures', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
-    });
+    }));
 
     this.objectCreated = bundledFunction(this, 'ObjectCreated', {
       description: 'Counts, tags and (past the monthly limit) removes each uploaded object',
@@ -145,6 +156,7 @@ export class UploadsStack extends Stack {
       environment: {
         LEDGER_TABLE_NAME: this.ledger.tableName,
         RANCHES_TABLE_NAME: props.ranchesTableName,
+        [METRICS_ENVIRONMENT_VARIABLE]: props.environmentName,
         NODE_OPTIONS: '--enable-source-maps',
       },
       retryAttempts: 2,
@@ -201,6 +213,15 @@ export class UploadsStack extends Stack {
     });
     this.uploadsApi = this.uploadsApiParts.httpApi;
     this.uploadsApiFunction = this.uploadsApiParts.function;
+
+    const alarms = new EnvironmentAlarms(this, props.environmentName);
+    alarms.add('ObjectCreatedFailures', (options) => failures.metricApproximateNumberOfMessagesVisible(options));
+    alarms.add('ObjectCreatedErrors', (options) => this.objectCreated.metricErrors(options));
+    alarms.add('ObjectCreatedThrottles', (options) => this.objectCreated.metricThrottles(options));
+    alarms.add('UploadsApi5xxRate', (options) =>
+      percentOf(this.uploadsApi.metricServerError(options), this.uploadsApi.metricCount(options), options.period!, '5xx, % of requests'),
+    );
+    alarms.add('UploadsApiLatencyP99', (options) => this.uploadsApi.metricLatency(options));
 
     new CfnOutput(this, 'UploadBucketName', { value: this.bucket.bucketName, description: 'storage.bucket' });
     new CfnOutput(this, 'LedgerTableName', { value: this.ledger.tableName });
