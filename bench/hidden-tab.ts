@@ -18,14 +18,13 @@
  * `npm run bench:hidden`; BENCH_FILES (default 200 photos of ~2 MB), BENCH_LINK (default 20:80,
  * `<mbit>:<rttMs>`), BENCH_ROUNDS (default 1: visible then hidden; 2 adds hidden then visible).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import type { BrowserContext, Page } from '@playwright/test';
 import { formatLink, parseLink, startSandbox } from '../sandbox/src/index';
 import type { LinkSpec } from '../sandbox/src/index';
-import { CHROMIUM_FLAGS } from '../e2e/support/chromium';
+import { memberChromium } from '../e2e/support/chromium';
 import { startStack } from '../e2e/support/servers';
 import { accounts, startSignedIn } from '../e2e/support/session';
 import { writeJpegs } from '../e2e/support/uploads';
@@ -40,35 +39,6 @@ const LINK: LinkSpec = (() => {
   if ('error' in parsed || !parsed.link) throw new Error(`BENCH_LINK: ${'error' in parsed ? parsed.error : 'the link cannot be off here'}`);
   return parsed.link;
 })();
-
-/** Chromium as a member runs it: background throttling on, no focus emulation; reached over CDP. */
-async function throttlingChromium(work: string): Promise<{ browser: Browser; context: BrowserContext; child: ChildProcess }> {
-  const executable = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  const child = spawn(
-    executable,
-    [
-      '--headless',
-      '--no-sandbox',
-      ...CHROMIUM_FLAGS,
-      '--remote-debugging-port=0',
-      `--user-data-dir=${path.join(work, 'profile')}`,
-      `--enable-features=IntensiveWakeUpThrottling:grace_period_seconds/${GRACE_SECONDS}`,
-      'about:blank',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  const endpoint = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /DevTools listening on (ws:\S+)/.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`${executable} exited (${code}) before listening: ${output.slice(-500)}`)));
-  });
-  const browser = await chromium.connectOverCDP(endpoint, { noDefaults: true, isLocal: true });
-  return { browser, context: browser.contexts()[0]!, child };
-}
 
 /** A chained timer in the page (each one set from the last one's callback), the kind Chromium throttles hardest. */
 const installTimerProbe = () => {
@@ -143,7 +113,7 @@ async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-hidden-'));
   const sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), reset: true, quiet: true, link: LINK });
   const stack = await startStack(3000);
-  const { browser, child } = await throttlingChromium(work);
+  const { browser, child } = await memberChromium(path.join(work, 'profile'), GRACE_SECONDS);
   const runs: Run[] = [];
   try {
     const context = browser.contexts()[0]!;

@@ -2,13 +2,15 @@
  * A batch left running (docs/product.md#a-batch-left-running), in real Chromium against the
  * production builds and the sandbox: the tab's title says how far it got and how it ended, the
  * member who allowed notifications (permission granted in the context) is told when it ends,
- * with the counts, and the keep-awake choice and its note are on the screen.
+ * with the counts, and the keep-awake choice and its note are on the screen; a page frozen and
+ * resumed with the network gone meanwhile (a laptop's sleep) finishes its batch by itself.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from './support/test';
+import { memberChromium } from './support/chromium';
 import { accounts, startSignedIn } from './support/session';
-import { dropReservations, setPutStall, tempDir, writeJpegs } from './support/uploads';
+import { bucketObjects, dropReservations, heldPuts, newObjects, setPutStall, tempDir, writeJpegs } from './support/uploads';
 
 const progress = (page: Page) => page.getByText(/^Overall Progress: /);
 
@@ -76,4 +78,65 @@ test('the tab title follows the batch ("N % uploaded — TrailSense", then how i
   } finally {
     await context.close();
   }
+});
+
+/**
+ * Six photos, two of whose uploads hang as a suspend leaves them (their connections never answer;
+ * the stall watchdog would give up only after a minute); then the lid closes: the page, hidden, is
+ * frozen (Chromium's page lifecycle: every timer and worker of the page stops) for 3 s, the
+ * network gone meanwhile when `offline`, and resumed. The batch must end by itself within
+ * seconds: each photo stored once, none failed. Playwright's own Chromium never hides or freezes a
+ * page, so this runs in a Chromium started as a member's is (support/chromium.ts memberChromium),
+ * against the same servers.
+ */
+async function sleepMidBatch(offline: boolean): Promise<void> {
+  const { browser, context, child } = await memberChromium(path.join(dir, 'profile'));
+  try {
+    const page = await context.newPage();
+    await startSignedIn(page, accounts.subscriber);
+    await page.goto(`${test.info().project.use.baseURL}/uploader`);
+    await expect(page.getByText(/You have uploaded/)).toBeVisible();
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Add Images' }).click();
+    await (await chooser).setFiles(writeJpegs(path.join(dir, 'card'), 6, { prefix: 'SLEEP_' }));
+    await expect(progress(page)).toHaveText('Overall Progress: 0 of 6 = 0%');
+    await expect(page.getByText(/^Checking [\d,]+ files?…$/)).toBeHidden({ timeout: 30_000 });
+    const before = bucketObjects();
+    const heldBefore = await heldPuts();
+
+    await setPutStall(2);
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await expect.poll(heldPuts, { timeout: 20_000 }).toBe(heldBefore + 2);
+
+    // Another tab in front hides the uploader's; then it is frozen, and resumed.
+    const cover = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Page.setWebLifecycleState', { state: 'frozen' });
+    if (offline) await context.setOffline(true);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    if (offline) await context.setOffline(false);
+    await cdp.send('Page.setWebLifecycleState', { state: 'active' });
+    await cover.close();
+
+    // Well before the stall watchdog's minute: the wake itself starts the hung uploads again.
+    await expect(progress(page)).toHaveText('Overall Progress: 6 of 6 = 100%', { timeout: 20_000 });
+    const stored = newObjects(before);
+    expect(stored).toHaveLength(6);
+    expect(new Set(stored.map((o) => o.key)).size).toBe(6);
+    await expect(page.getByText(/Problem with Storage\.put operation/)).toHaveCount(0);
+    await expect(page).toHaveTitle('Upload finished — TrailSense');
+  } finally {
+    await browser.close().catch(() => undefined);
+    child.kill();
+  }
+}
+
+test('a page frozen mid-batch with two uploads hung: on resume they start again at once, each photo stored once', async () => {
+  test.setTimeout(90_000);
+  await sleepMidBatch(false);
+});
+
+test('a page frozen mid-batch with the network gone meanwhile goes on by itself when resumed: each photo stored once, none failed', async () => {
+  test.setTimeout(90_000);
+  await sleepMidBatch(true);
 });

@@ -1,5 +1,6 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import type { LaunchOptions } from '@playwright/test';
+import { chromium, type Browser, type BrowserContext, type LaunchOptions } from '@playwright/test';
 
 /** Flags that keep Chromium off the network it cannot reach (docs/architecture.md#browser-tests). */
 export const CHROMIUM_FLAGS = [
@@ -23,4 +24,40 @@ export function chromiumLaunchOptions(): LaunchOptions {
     ...(executablePath ? { executablePath } : {}),
     args: [...CHROMIUM_FLAGS],
   };
+}
+
+/**
+ * Chromium as a member runs it, for what Playwright's own launch hides: Playwright starts Chromium
+ * with background throttling off and emulates focus, so its pages are always visible, never
+ * throttled and never frozen. This one is started by hand without those flags and driven over
+ * CDP with `noDefaults`: a tab opened in front of another hides it, Chromium throttles the hidden
+ * tab's timers (intensive throttling after `graceSeconds` hidden, 300 as in Chrome), and
+ * `Page.setWebLifecycleState` can freeze it. Close the browser and kill the child when done.
+ */
+export async function memberChromium(profileDir: string, graceSeconds = 300): Promise<{ browser: Browser; context: BrowserContext; child: ChildProcess }> {
+  const executable = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  const child = spawn(
+    executable,
+    [
+      '--headless',
+      '--no-sandbox',
+      ...CHROMIUM_FLAGS,
+      '--remote-debugging-port=0',
+      `--user-data-dir=${profileDir}`,
+      `--enable-features=IntensiveWakeUpThrottling:grace_period_seconds/${graceSeconds}`,
+      'about:blank',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /DevTools listening on (ws:\S+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`${executable} exited (${code}) before listening: ${output.slice(-500)}`)));
+  });
+  const browser = await chromium.connectOverCDP(endpoint, { noDefaults: true, isLocal: true });
+  return { browser, context: browser.contexts()[0]!, child };
 }
