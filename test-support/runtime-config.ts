@@ -15,6 +15,6 @@ export const testConfig: RuntimeConfig = {
   },
   storage: { bucket: 'trailsense-test', region: 'us-east-2', dangerouslyConnectToHttpEndpointForTesting: true },
   api: { baseUrl: 'http://localhost:4103', uploadsBaseUrl: 'http://localhost:4103' },
-  analytics: { provider: 'sandbox', endpoint: 'http://localhost:4104/events' },
+  analytics: { provider: 'sandbox', endpoint: 'http://localhost:4104/events', vitalsSampleRate: 1 },
   remotes: { auth: 'http://localhost:3001/mf-manifest.json', uploader: 'http://localhost:3002/mf-manifest.json' },
 };

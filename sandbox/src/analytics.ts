@@ -1,8 +1,10 @@
 /**
  * The analytics sink: the sandbox adapter of the site's analytics port posts the events of docs/product.md#analytics-events
- * here (POST /events); tests and people read them back (GET /events?ranchid=...).
+ * and docs/monitoring.md here (POST /events); tests, people and `npm run report` read them back
+ * (GET /events?ranchid=..., GET /events?name=...; the report reads the database itself).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { isMonitoringEventName, MONITORING_EVENT_NAMES, parseMonitoringEvent } from '@trailsense/shared/analytics-events';
 import type { AnalyticsEvent, SandboxDb } from './db';
 import { formatApiFault } from './fault';
 import type { ApiFault } from './fault';
@@ -16,17 +18,19 @@ const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 
 export function parseEvent(body: Record<string, unknown> | undefined): { ok: true; event: AnalyticsEvent } | { ok: false; message: string } {
   if (!body) return { ok: false, message: 'Body must be a JSON object' };
   const { name, ranchid } = body;
+  // The monitoring events (docs/monitoring.md): exact fields, no ranch.
+  if (isMonitoringEventName(name)) return parseMonitoringEvent(body);
+  if (name !== 'imageUpload' && name !== 'uploadFailure') {
+    return { ok: false, message: `name must be one of imageUpload, uploadFailure, ${MONITORING_EVENT_NAMES.join(', ')}` };
+  }
   if (!isText(ranchid)) return { ok: false, message: 'ranchid must be a non-empty string' };
   if (name === 'imageUpload') {
     if (!isText(body['key'])) return { ok: false, message: 'key must be a non-empty string' };
     if (!isCount(body['uploadCount'])) return { ok: false, message: 'uploadCount must be a non-negative integer' };
     return { ok: true, event: { name, ranchid, key: body['key'], uploadCount: body['uploadCount'] } };
   }
-  if (name === 'uploadFailure') {
-    if (!isCount(body['failureCount'])) return { ok: false, message: 'failureCount must be a non-negative integer' };
-    return { ok: true, event: { name, ranchid, failureCount: body['failureCount'] } };
-  }
-  return { ok: false, message: 'name must be imageUpload or uploadFailure' };
+  if (!isCount(body['failureCount'])) return { ok: false, message: 'failureCount must be a non-negative integer' };
+  return { ok: true, event: { name, ranchid, failureCount: body['failureCount'] } };
 }
 
 /**
@@ -185,7 +189,9 @@ export function createAnalytics(deps: { db: SandboxDb; log: (line: string) => vo
     }
     if (req.method === 'GET') {
       req.resume();
-      return sendJson(res, 200, { events: deps.db.events(url.searchParams.get('ranchid') ?? undefined) });
+      const name = url.searchParams.get('name');
+      const events = deps.db.events(url.searchParams.get('ranchid') ?? undefined);
+      return sendJson(res, 200, { events: name === null ? events : events.filter((event) => event.name === name) });
     }
     if (req.method !== 'POST') {
       req.resume();

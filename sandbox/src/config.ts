@@ -57,7 +57,7 @@ export function runtimeConfigFor(contract: LocalContract, ports: SandboxPorts): 
     auth: { ...contract.auth, userPoolEndpoint: gateway, identityPoolEndpoint: gateway },
     storage: { ...contract.storage, dangerouslyConnectToHttpEndpointForTesting: true },
     api: { baseUrl: `http://localhost:${ports.api}`, uploadsBaseUrl: `http://localhost:${ports.api}` },
-    analytics: { provider: 'sandbox', endpoint: `http://localhost:${ports.analytics}/events` },
+    analytics: { provider: 'sandbox', endpoint: `http://localhost:${ports.analytics}/events`, vitalsSampleRate: 1 },
     remotes: contract.remotes,
   };
 }

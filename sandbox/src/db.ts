@@ -7,6 +7,7 @@
  */
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { EMPTY_MONTH, type MonthState } from '@trailsense/infra/ledger';
+import type { MonitoringEvent, UploadAnalyticsEvent } from '@trailsense/shared/analytics-events';
 
 /** Each entry moves the schema one version up; append, never edit, once released. */
 const MIGRATIONS: readonly string[] = [
@@ -42,6 +43,13 @@ const MIGRATIONS: readonly string[] = [
    INSERT OR IGNORE INTO months (ranch_id, yearmo, total, holds, version) SELECT ranch_id, yearmo, COUNT(*), '{}', 1 FROM uploads GROUP BY ranch_id, yearmo;
    CREATE TABLE photos (ranch_id TEXT NOT NULL, fingerprint TEXT NOT NULL, size INTEGER NOT NULL, key TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (ranch_id, fingerprint));
    CREATE INDEX photos_by_size ON photos (ranch_id, size);`,
+  // The monitoring events (docs/monitoring.md) carry no ranch: ranchid may be null, and each
+  // event's own fields are kept whole as JSON in `data` (the upload events keep their columns).
+  `CREATE TABLE events_v6 (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, ranchid TEXT, key TEXT, upload_count INTEGER, failure_count INTEGER, data TEXT, received_at TEXT NOT NULL);
+   INSERT INTO events_v6 (id, name, ranchid, key, upload_count, failure_count, data, received_at)
+     SELECT id, name, ranchid, key, upload_count, failure_count, NULL, received_at FROM events;
+   DROP TABLE events;
+   ALTER TABLE events_v6 RENAME TO events;`,
 ];
 
 /** How long a revoked token's id is kept: its refresh token's lifetime (30 days), after which it is dead anyway. */
@@ -63,19 +71,19 @@ export interface Entitlement {
   expiresDate: string;
 }
 
-/** An analytics event as docs/product.md#analytics-events names its fields. */
-export type AnalyticsEvent =
-  { name: 'imageUpload'; ranchid: string; key: string; uploadCount: number } | { name: 'uploadFailure'; ranchid: string; failureCount: number };
+/** An analytics event as docs/product.md#analytics-events and docs/monitoring.md name its fields. */
+export type AnalyticsEvent = UploadAnalyticsEvent | MonitoringEvent;
 
 export type StoredEvent = AnalyticsEvent & { id: number; receivedAt: string };
 
 interface EventRow {
   id: number;
   name: string;
-  ranchid: string;
+  ranchid: string | null;
   key: string | null;
   upload_count: number | null;
   failure_count: number | null;
+  data: string | null;
   received_at: string;
 }
 
@@ -181,7 +189,7 @@ export function openDb(file: string) {
       [],
       { bucket: string; key: string; ranch_id: string | null; claimed_ranch_id: string | null; yearmo: string; reason: string; at: string }
     >('SELECT * FROM refusals ORDER BY id'),
-    insertEvent: db.prepare('INSERT INTO events (name, ranchid, key, upload_count, failure_count, received_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    insertEvent: db.prepare('INSERT INTO events (name, ranchid, key, upload_count, failure_count, data, received_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     events: db.prepare<[], EventRow>('SELECT * FROM events ORDER BY id'),
     eventsByRanch: db.prepare<[string], EventRow>('SELECT * FROM events WHERE ranchid = ? ORDER BY id'),
     signOut: db.prepare('INSERT INTO sign_outs (sub, at_seconds) VALUES (?, ?) ON CONFLICT (sub) DO UPDATE SET at_seconds = excluded.at_seconds'),
@@ -191,10 +199,23 @@ export function openDb(file: string) {
     isRevoked: db.prepare<[string], { n: number }>('SELECT 1 AS n FROM revoked_tokens WHERE jti = ?'),
   };
 
-  const toEvent = (row: EventRow): StoredEvent =>
-    row.name === 'imageUpload'
-      ? { id: row.id, receivedAt: row.received_at, name: 'imageUpload', ranchid: row.ranchid, key: row.key ?? '', uploadCount: row.upload_count ?? 0 }
-      : { id: row.id, receivedAt: row.received_at, name: 'uploadFailure', ranchid: row.ranchid, failureCount: row.failure_count ?? 0 };
+  const toEvent = (row: EventRow): StoredEvent => {
+    if (row.name === 'imageUpload') {
+      return {
+        id: row.id,
+        receivedAt: row.received_at,
+        name: 'imageUpload',
+        ranchid: row.ranchid ?? '',
+        key: row.key ?? '',
+        uploadCount: row.upload_count ?? 0,
+      };
+    }
+    if (row.name === 'uploadFailure') {
+      return { id: row.id, receivedAt: row.received_at, name: 'uploadFailure', ranchid: row.ranchid ?? '', failureCount: row.failure_count ?? 0 };
+    }
+    // Stored by addEvent from an event the sink validated (src/analytics.ts).
+    return { ...(JSON.parse(row.data ?? '{}') as MonitoringEvent), id: row.id, receivedAt: row.received_at };
+  };
 
   return {
     raw: db,
@@ -273,8 +294,10 @@ export function openDb(file: string) {
     addEvent(event: AnalyticsEvent, receivedAt: string): number {
       const info =
         event.name === 'imageUpload'
-          ? stmt.insertEvent.run(event.name, event.ranchid, event.key, event.uploadCount, null, receivedAt)
-          : stmt.insertEvent.run(event.name, event.ranchid, null, null, event.failureCount, receivedAt);
+          ? stmt.insertEvent.run(event.name, event.ranchid, event.key, event.uploadCount, null, null, receivedAt)
+          : event.name === 'uploadFailure'
+            ? stmt.insertEvent.run(event.name, event.ranchid, null, null, event.failureCount, null, receivedAt)
+            : stmt.insertEvent.run(event.name, null, null, null, null, JSON.stringify(event), receivedAt);
       return Number(info.lastInsertRowid);
     },
     events: (ranchid?: string): StoredEvent[] => (ranchid === undefined ? stmt.events.all() : stmt.eventsByRanch.all(ranchid)).map(toEvent),

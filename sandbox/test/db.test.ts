@@ -88,3 +88,27 @@ it('carries the counts so far into the ledger’s months when it migrates a data
     migrated.close();
   }
 });
+
+it('keeps the upload events when it migrates to events without a ranch, and stores the monitoring events whole', () => {
+  const file = path.join(dir, 'sandbox.db');
+  // A database of schema version 5: events.ranchid is NOT NULL and there is no data column.
+  const old = openDb(file);
+  old.raw.exec(`DROP TABLE events;
+    CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, ranchid TEXT NOT NULL, key TEXT, upload_count INTEGER, failure_count INTEGER, received_at TEXT NOT NULL);
+    INSERT INTO events (name, ranchid, key, upload_count, failure_count, received_at) VALUES ('imageUpload', 'cedar-creek', 'public/cedar-creek/a.jpg', 1, NULL, '2026-11-26T00:00:00Z');
+    PRAGMA user_version = 5;`);
+  old.close();
+
+  const migrated = openDb(file);
+  try {
+    const vital = { name: 'webVital', metric: 'LCP', value: 1200, rating: 'good', route: '/', navigationType: 'navigate' } as const;
+    migrated.addEvent(vital, '2026-11-26T00:00:01Z');
+    expect(migrated.events()).toEqual([
+      { id: 1, receivedAt: '2026-11-26T00:00:00Z', name: 'imageUpload', ranchid: 'cedar-creek', key: 'public/cedar-creek/a.jpg', uploadCount: 1 },
+      { id: 2, receivedAt: '2026-11-26T00:00:01Z', ...vital },
+    ]);
+    expect(migrated.events('cedar-creek')).toHaveLength(1);
+  } finally {
+    migrated.close();
+  }
+});

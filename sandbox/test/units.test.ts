@@ -234,6 +234,12 @@ describe('parseEvent', () => {
     expect(parseEvent({ name: 'imageUpload', ranchid: 'r', key: 'k', uploadCount: 1.5 })).toMatchObject({ ok: false });
     expect(parseEvent(undefined)).toMatchObject({ ok: false });
   });
+
+  it('accepts the monitoring events without a ranch, exactly as documented', () => {
+    const vital = { name: 'webVital', metric: 'TTFB', value: 80, rating: 'good', route: '/', navigationType: 'navigate' };
+    expect(parseEvent(vital)).toEqual({ ok: true, event: vital });
+    expect(parseEvent({ ...vital, ranchid: 'cedar-creek' })).toEqual({ ok: false, message: 'ranchid is not a field of webVital' });
+  });
 });
 
 describe('parseArgs', () => {

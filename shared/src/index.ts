@@ -29,7 +29,18 @@ export {
   type UploaderProps,
 } from './contracts/remote-contracts';
 export { sharedInstanceId } from './instance';
-export type { Analytics, AnalyticsEvent } from './analytics/events';
+export type {
+  Analytics,
+  AnalyticsEvent,
+  UploadAnalyticsEvent,
+  MonitoringEvent,
+  WebVitalEvent,
+  VitalName,
+  BatchOutcomeEvent,
+  BatchFailures,
+  ClientErrorEvent,
+  ClientErrorKind,
+} from './analytics/events';
 export { addLeaveGuard, activeLeaveMessage, confirmLeave, useLeaveGuard } from './navigation/leave-guard';
 export { setPausedWorkNotice, pausedWorkNotice, usePausedWorkNotice } from './navigation/paused-work';
 export { RemoteFrame, type RemoteFrameProps } from './remote-kit/remote-frame';

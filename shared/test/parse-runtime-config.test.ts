@@ -75,6 +75,24 @@ describe('parseRuntimeConfig', () => {
     expect(problemsOf(raw)[0]).toMatch(/"analytics.provider" is "pinpoint", which is not one of/);
   });
 
+  it('takes the vitals sample rate as a share from 0 to 1, optional, its problem listed with the others', () => {
+    const raw = valid();
+    const ok = parseRuntimeConfig(raw);
+    expect(ok.ok && ok.config.analytics).toMatchObject({ provider: 'sandbox', vitalsSampleRate: 1 });
+    raw.analytics = { provider: 'firehose', region: 'us-east-2', streamName: 'events' };
+    const absent = parseRuntimeConfig(raw);
+    expect(absent.ok && absent.config.analytics).toEqual({ provider: 'firehose', region: 'us-east-2', streamName: 'events' });
+    raw.analytics = { provider: 'firehose', region: 'us-east-2', streamName: 'events', vitalsSampleRate: 1.5 };
+    raw.storage!.bucket = 'Bad_Bucket';
+    expect(problemsOf(raw)).toEqual([
+      '"storage.bucket" is "Bad_Bucket", which is not an S3 bucket name (lower case letters, digits, dots and hyphens).',
+      '"analytics.vitalsSampleRate" is "1.5", which is not a number from 0 to 1.',
+    ]);
+    raw.storage!.bucket = 'trailsense-local-uploads';
+    raw.analytics = { provider: 'sandbox', endpoint: 'http://localhost:4104/events', vitalsSampleRate: '25%' };
+    expect(problemsOf(raw)).toEqual(['"analytics.vitalsSampleRate" must be a number from 0 to 1.']);
+  });
+
   it('rejects a non-boolean switch', () => {
     const raw = valid();
     raw.auth!.signUpEnabled = 'yes';

@@ -61,7 +61,25 @@ export interface ApiConfig {
   uploadsBaseUrl: string;
 }
 
-export type AnalyticsConfig = { provider: 'sandbox'; endpoint: string } | { provider: 'firehose'; region: string; streamName: string } | { provider: 'none' };
+/**
+ * Where analytics events go (docs/architecture.md#analytics-port). `vitalsSampleRate` is the share
+ * of page views whose Core Web Vitals are recorded, 0–1 (docs/monitoring.md#sampling): 1 in
+ * config/local.json and config/e2e.json; absent, {@link DEFAULT_VITALS_SAMPLE_RATE}
+ * (`vitalsSampleRate()` reads it).
+ */
+export type AnalyticsConfig =
+  | { provider: 'sandbox'; endpoint: string; vitalsSampleRate?: number }
+  | { provider: 'firehose'; region: string; streamName: string; vitalsSampleRate?: number }
+  | { provider: 'none' };
+
+/** Production's share of page views measured, when the config names none (docs/monitoring.md#sampling). */
+export const DEFAULT_VITALS_SAMPLE_RATE = 0.25;
+
+/** The share of page views whose vitals are recorded (0 when analytics is off). */
+export function vitalsSampleRate(config: AnalyticsConfig): number {
+  if (config.provider === 'none') return 0;
+  return config.vitalsSampleRate ?? DEFAULT_VITALS_SAMPLE_RATE;
+}
 
 export interface RemotesConfig {
   auth: string;

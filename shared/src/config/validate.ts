@@ -1,5 +1,6 @@
 import {
   boolean,
+  number,
   check,
   custom,
   getDotPath,
@@ -82,6 +83,15 @@ const region = () => matching(REGION, 'an AWS region such as us-east-2');
 
 const flag = () => boolean('must be true or false.');
 
+/** An optional share from 0 to 1 (0.25 is a quarter). */
+const share = () =>
+  optional(
+    pipe(
+      number('must be a number from 0 to 1.'),
+      check((v) => Number.isFinite(v) && v >= 0 && v <= 1, isNot('a number from 0 to 1')),
+    ),
+  );
+
 /** A brand field: absent or empty takes the default brand's value, which the check accepts. */
 const brandField = (key: keyof Brand, test?: (value: string) => boolean, expected?: string) =>
   optional(
@@ -132,8 +142,8 @@ const runtimeConfigSchema = section({
     variant(
       'provider',
       [
-        object({ provider: literal('sandbox'), endpoint: httpUrl() }),
-        object({ provider: literal('firehose'), region: region(), streamName: text() }),
+        object({ provider: literal('sandbox'), endpoint: httpUrl(), vitalsSampleRate: share() }),
+        object({ provider: literal('firehose'), region: region(), streamName: text(), vitalsSampleRate: share() }),
         object({ provider: literal('none') }),
       ],
       isNot('one of "sandbox", "firehose", "none"'),

@@ -1,0 +1,97 @@
+/**
+ * Client errors as analytics events (docs/monitoring.md#clienterror): what an error says with
+ * anything personal scrubbed, and a per-page gate that reports each distinct error once and at
+ * most a few a minute. Pure: the clock is injected.
+ */
+import type { ClientErrorEvent, ClientErrorKind } from './events';
+
+/** An error as the page saw it, before scrubbing. */
+export interface ClientErrorInput {
+  kind: ClientErrorKind;
+  /** The error's text (`TypeError: x is undefined`). */
+  message: string;
+  /** The script URL it was thrown in, when the browser says. */
+  source?: string;
+  /** The remote module, for a remote that did not load. */
+  module?: string;
+}
+
+const MAX_MESSAGE = 300;
+const EMAIL = /[^\s@"'<>()]+@[^\s@"'<>()]+\.[a-z]{2,}/gi;
+const URL_IN_TEXT = /\b(https?:\/\/[^\s?#"'<>]*)[?#][^\s"'<>]*/gi;
+/** Long digit runs: phone numbers, ids, card numbers. */
+const LONG_NUMBER = /\d{6,}/g;
+
+/** `text` without e-mail addresses, URL queries and fragments, or long numbers; at most 300 characters. */
+export function scrubText(text: string): string {
+  const scrubbed = text.replace(EMAIL, '<email>').replace(URL_IN_TEXT, '$1').replace(LONG_NUMBER, '<number>').trim();
+  return scrubbed.length > MAX_MESSAGE ? `${scrubbed.slice(0, MAX_MESSAGE - 1)}…` : scrubbed;
+}
+
+/** A script URL's path (no origin, query or fragment), or undefined when it is not a URL. */
+export function scriptPath(source: string | undefined): string | undefined {
+  if (!source) return undefined;
+  try {
+    const path = new URL(source).pathname;
+    return path ? scrubText(path) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The event for an error on `route`, from the build `release`. */
+export function clientErrorEvent(input: ClientErrorInput, route: string, release: string, suppressed = 0): ClientErrorEvent {
+  const source = scriptPath(input.source);
+  return {
+    name: 'clientError',
+    kind: input.kind,
+    message: scrubText(input.message) || '(no message)',
+    ...(source ? { source } : {}),
+    ...(input.module ? { module: scrubText(input.module) } : {}),
+    route,
+    release,
+    suppressed,
+  };
+}
+
+export interface ErrorGateOptions {
+  /** At most this many reports in any `windowMs`. */
+  perWindow: number;
+  windowMs: number;
+  /** At most this many reports for the page's life. */
+  perPage: number;
+}
+
+/** 5 a minute and 20 a page: a broken release shows in minutes, a loop that throws sends little. */
+export const DEFAULT_ERROR_GATE: ErrorGateOptions = { perWindow: 5, windowMs: 60_000, perPage: 20 };
+
+/** What the gate says of one error: report it (with how many it held back before), or not. */
+export type GateVerdict = { report: true; suppressed: number } | { report: false };
+
+/**
+ * Per page: an error the same as one already reported (kind, message, source, module) is not
+ * reported again; beyond the rate or the page's total, errors are held back and counted, and the
+ * next one reported says how many.
+ */
+export function createErrorGate(now: () => number, options: ErrorGateOptions = DEFAULT_ERROR_GATE): (event: ClientErrorEvent) => GateVerdict {
+  const seen = new Set<string>();
+  const sentAt: number[] = [];
+  let total = 0;
+  let held = 0;
+  return (event) => {
+    const signature = [event.kind, event.message, event.source ?? '', event.module ?? ''].join('\n');
+    if (seen.has(signature)) return { report: false };
+    const at = now();
+    while (sentAt.length > 0 && at - sentAt[0]! >= options.windowMs) sentAt.shift();
+    if (total >= options.perPage || sentAt.length >= options.perWindow) {
+      held++;
+      return { report: false };
+    }
+    seen.add(signature);
+    sentAt.push(at);
+    total++;
+    const suppressed = held;
+    held = 0;
+    return { report: true, suppressed };
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * Validation of the monitoring events (docs/monitoring.md) as they arrive at a sink: the sandbox's
+ * (sandbox/src/analytics.ts) and the report's reader (scripts/report.mjs). Exact: a field not in
+ * the schema is refused, so personal data cannot ride along in an extra field. Pure.
+ */
+import type { BatchFailures, ClientErrorKind, MonitoringEvent, VitalName, WebVitalEvent } from './events';
+
+export type { BatchFailures, ClientErrorEvent, MonitoringEvent, UploadAnalyticsEvent, WebVitalEvent, BatchOutcomeEvent } from './events';
+
+export type EventCheck = { ok: true; event: MonitoringEvent } | { ok: false; message: string };
+
+/** The event names this module validates. */
+export const MONITORING_EVENT_NAMES = ['webVital', 'batchOutcome', 'clientError'] as const;
+
+const VITALS: readonly VitalName[] = ['LCP', 'INP', 'CLS', 'TTFB'];
+const RATINGS: readonly WebVitalEvent['rating'][] = ['good', 'needs-improvement', 'poor'];
+const NAVIGATION_TYPES: readonly WebVitalEvent['navigationType'][] = [
+  'navigate',
+  'reload',
+  'back-forward',
+  'back-forward-cache',
+  'prerender',
+  'restore',
+  'soft-navigation',
+];
+const ERROR_KINDS: readonly ClientErrorKind[] = ['error', 'rejection', 'remote-load'];
+const FAILURE_KINDS: readonly (keyof BatchFailures)[] = ['upload', 'stalled', 'limit', 'unavailable', 'unreadable'];
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+const isText =
+  (max: number) =>
+  (v: unknown): v is string =>
+    typeof v === 'string' && v.length > 0 && v.length <= max;
+const oneOf =
+  <T extends string>(values: readonly T[]) =>
+  (v: unknown): v is T =>
+    typeof v === 'string' && (values as readonly string[]).includes(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+type Field = [name: string, test: (v: unknown) => boolean, expected: string, optional?: boolean];
+
+/** The first problem of `body` against `fields`: a missing or malformed field, or one not in the list. */
+function problem(body: Record<string, unknown>, fields: readonly Field[]): string | null {
+  for (const [name, test, expected, optional] of fields) {
+    const value = body[name];
+    if (value === undefined && optional) continue;
+    if (!test(value)) return `${name} must be ${expected}`;
+  }
+  const known = new Set(['name', ...fields.map(([name]) => name)]);
+  const extra = Object.keys(body).find((key) => !known.has(key));
+  return extra === undefined ? null : `${extra} is not a field of ${String(body['name'])}`;
+}
+
+const ROUTE: Field = ['route', isText(64), 'a route of at most 64 characters'];
+
+const SCHEMAS: Record<(typeof MONITORING_EVENT_NAMES)[number], readonly Field[]> = {
+  webVital: [
+    ['metric', oneOf(VITALS), `one of ${VITALS.join(', ')}`],
+    ['value', isAmount, 'a non-negative number'],
+    ['rating', oneOf(RATINGS), `one of ${RATINGS.join(', ')}`],
+    ROUTE,
+    ['navigationType', oneOf(NAVIGATION_TYPES), `one of ${NAVIGATION_TYPES.join(', ')}`],
+  ],
+  batchOutcome: [
+    ['photos', isCount, 'a non-negative integer'],
+    ['bytes', isCount, 'a non-negative integer'],
+    ['durationMs', isCount, 'a non-negative integer'],
+    ['goodputBytesPerSecond', isAmount, 'a non-negative number'],
+    ['retries', isCount, 'a non-negative integer'],
+    [
+      'failures',
+      (v) => isObject(v) && Object.keys(v).length === FAILURE_KINDS.length && FAILURE_KINDS.every((kind) => isCount(v[kind])),
+      `an object of non-negative integers: ${FAILURE_KINDS.join(', ')}`,
+    ],
+    ['hiddenMs', isCount, 'a non-negative integer'],
+    ['skippedDuplicates', isCount, 'a non-negative integer'],
+    ['stopped', (v) => typeof v === 'boolean', 'true or false'],
+  ],
+  clientError: [
+    ['kind', oneOf(ERROR_KINDS), `one of ${ERROR_KINDS.join(', ')}`],
+    ['message', isText(300), 'a non-empty string of at most 300 characters'],
+    ['source', isText(300), 'a non-empty string of at most 300 characters', true],
+    ['module', isText(100), 'a non-empty string of at most 100 characters', true],
+    ROUTE,
+    ['release', isText(100), 'a non-empty string of at most 100 characters'],
+    ['suppressed', isCount, 'a non-negative integer'],
+  ],
+};
+
+/** Whether `name` is a monitoring event's name. */
+export function isMonitoringEventName(name: unknown): name is MonitoringEvent['name'] {
+  return typeof name === 'string' && (MONITORING_EVENT_NAMES as readonly string[]).includes(name);
+}
+
+/** Validates one monitoring event; the message names the first thing wrong. */
+export function parseMonitoringEvent(body: unknown): EventCheck {
+  if (!isObject(body)) return { ok: false, message: 'Body must be a JSON object' };
+  const { name } = body;
+  if (!isMonitoringEventName(name)) return { ok: false, message: `name must be one of ${MONITORING_EVENT_NAMES.join(', ')}` };
+  const wrong = problem(body, SCHEMAS[name]);
+  return wrong === null ? { ok: true, event: body as unknown as MonitoringEvent } : { ok: false, message: wrong };
+}

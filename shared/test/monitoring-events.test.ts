@@ -1,0 +1,208 @@
+import { clientErrorEvent, createErrorGate, scrubText, scriptPath } from '../src/analytics/client-errors';
+import { parseMonitoringEvent } from '../src/analytics/event-schema';
+import type { ClientErrorEvent } from '../src/analytics/events';
+import { monitoringDelivery, vitalsSampleRate } from '../src/analytics/monitoring';
+import { sampledPageView, webVitalEvent } from '../src/analytics/vitals';
+
+/** Personal data a test member has: none of it may appear in an event. */
+const PERSONAL = ['subscriber@trailsense.example', 'cedar-creek', 'IMG_0042.JPG', 'public/cedar-creek/3f2a.jpg', 'Dale'];
+const carriesNoPersonalData = (event: unknown) => {
+  const text = JSON.stringify(event);
+  for (const value of PERSONAL) expect(text).not.toContain(value);
+};
+
+describe('sampledPageView', () => {
+  it('measures a page view when the draw falls under the rate', () => {
+    expect(sampledPageView(0.25, () => 0.1)).toBe(true);
+    expect(sampledPageView(0.25, () => 0.25)).toBe(false);
+    expect(sampledPageView(0.25, () => 0.9)).toBe(false);
+  });
+
+  it('measures every page view at 1 and none at 0', () => {
+    expect(sampledPageView(1, () => 0.999_999)).toBe(true);
+    expect(sampledPageView(0, () => 0)).toBe(false);
+  });
+
+  it('measures about the rate’s share of many page views', () => {
+    let seed = 1;
+    const random = () => ((seed = (seed * 16_807) % 2_147_483_647) - 1) / 2_147_483_646;
+    let measured = 0;
+    for (let i = 0; i < 10_000; i++) if (sampledPageView(0.25, random)) measured++;
+    expect(measured / 10_000).toBeCloseTo(0.25, 1);
+  });
+});
+
+describe('vitalsSampleRate', () => {
+  it('takes the config’s rate, production’s default when it names none, and 0 with analytics off', () => {
+    expect(vitalsSampleRate({ provider: 'sandbox', endpoint: 'http://localhost:4104/events', vitalsSampleRate: 1 })).toBe(1);
+    expect(vitalsSampleRate({ provider: 'firehose', region: 'us-east-2', streamName: 's' })).toBe(0.25);
+    expect(vitalsSampleRate({ provider: 'none' })).toBe(0);
+  });
+});
+
+describe('monitoringDelivery', () => {
+  it('sends to the sandbox at once, to Firehose only with a session, and nowhere with analytics off', () => {
+    expect(monitoringDelivery({ provider: 'sandbox', endpoint: 'http://localhost:4104/events' }, false)).toBe('now');
+    expect(monitoringDelivery({ provider: 'firehose', region: 'us-east-2', streamName: 's' }, true)).toBe('with-session');
+    expect(monitoringDelivery({ provider: 'firehose', region: 'us-east-2', streamName: 's' }, false)).toBe('off');
+    expect(monitoringDelivery({ provider: 'none' }, true)).toBe('off');
+  });
+});
+
+describe('webVitalEvent', () => {
+  it('makes an event of LCP, INP, CLS and TTFB on the route, times in whole ms and CLS to 4 decimals', () => {
+    expect(webVitalEvent({ name: 'LCP', value: 1234.56, rating: 'good', navigationType: 'navigate' }, '/login')).toEqual({
+      name: 'webVital',
+      metric: 'LCP',
+      value: 1235,
+      rating: 'good',
+      route: '/login',
+      navigationType: 'navigate',
+    });
+    expect(webVitalEvent({ name: 'CLS', value: 0.123_456, rating: 'needs-improvement', navigationType: 'reload' }, '/')).toMatchObject({ value: 0.1235 });
+    expect(webVitalEvent({ name: 'INP', value: 88, rating: 'good', navigationType: 'navigate' }, '/uploader')).toMatchObject({ metric: 'INP' });
+    expect(webVitalEvent({ name: 'TTFB', value: 40.4, rating: 'good', navigationType: 'navigate' }, '/')).toMatchObject({ value: 40 });
+  });
+
+  it('records no other metric', () => {
+    expect(webVitalEvent({ name: 'FCP', value: 900, rating: 'good', navigationType: 'navigate' }, '/')).toBeNull();
+  });
+
+  it('makes events the sink accepts, with nothing personal', () => {
+    const event = webVitalEvent({ name: 'LCP', value: 2000, rating: 'good', navigationType: 'navigate' }, '/profile');
+    expect(parseMonitoringEvent(event)).toEqual({ ok: true, event });
+    carriesNoPersonalData(event);
+  });
+});
+
+describe('scrubText', () => {
+  it('removes e-mail addresses, URL queries and fragments, and long numbers', () => {
+    expect(scrubText('User subscriber@trailsense.example not found')).toBe('User <email> not found');
+    expect(scrubText('GET https://api.trailsense.example/ranches?email=a%40b.c#x failed')).toBe('GET https://api.trailsense.example/ranches failed');
+    expect(scrubText('card 4111111111111111, code 42')).toBe('card <number>, code 42');
+  });
+
+  it('keeps at most 300 characters', () => {
+    const scrubbed = scrubText('x'.repeat(1000));
+    expect(scrubbed).toHaveLength(300);
+    expect(scrubbed.endsWith('…')).toBe(true);
+  });
+});
+
+describe('scriptPath', () => {
+  it('keeps the path of a script URL only', () => {
+    expect(scriptPath('http://localhost:3000/static/js/main.1a2b.js?v=subscriber@trailsense.example#L1')).toBe('/static/js/main.1a2b.js');
+    expect(scriptPath('not a url')).toBeUndefined();
+    expect(scriptPath(undefined)).toBeUndefined();
+  });
+});
+
+describe('clientErrorEvent', () => {
+  it('makes an event with the scrubbed message, the script’s path, the route and the release', () => {
+    const event = clientErrorEvent(
+      { kind: 'error', message: 'TypeError: no ranch for subscriber@trailsense.example', source: 'https://trailsense.example/static/js/app.js?x=1' },
+      '/uploader',
+      '0.1.0',
+    );
+    expect(event).toEqual({
+      name: 'clientError',
+      kind: 'error',
+      message: 'TypeError: no ranch for <email>',
+      source: '/static/js/app.js',
+      route: '/uploader',
+      release: '0.1.0',
+      suppressed: 0,
+    });
+    expect(parseMonitoringEvent(event)).toEqual({ ok: true, event });
+    carriesNoPersonalData(event);
+  });
+
+  it('names the remote module that did not load, and an empty message as such', () => {
+    expect(clientErrorEvent({ kind: 'remote-load', message: '', module: 'uploader/Uploader' }, '/uploader', '0.1.0')).toMatchObject({
+      kind: 'remote-load',
+      message: '(no message)',
+      module: 'uploader/Uploader',
+    });
+  });
+});
+
+describe('createErrorGate', () => {
+  const error = (message: string): ClientErrorEvent => clientErrorEvent({ kind: 'error', message }, '/', '0.1.0');
+
+  it('reports an error once per page, however often it happens', () => {
+    let now = 0;
+    const admit = createErrorGate(() => now);
+    expect(admit(error('boom'))).toEqual({ report: true, suppressed: 0 });
+    now += 10 * 60_000;
+    expect(admit(error('boom'))).toEqual({ report: false });
+    expect(admit(clientErrorEvent({ kind: 'rejection', message: 'boom' }, '/', '0.1.0'))).toEqual({ report: true, suppressed: 0 });
+  });
+
+  it('reports at most the rate in a window, and the next one reported says how many it held back', () => {
+    let now = 0;
+    const admit = createErrorGate(() => now, { perWindow: 2, windowMs: 60_000, perPage: 20 });
+    expect(admit(error('a')).report).toBe(true);
+    now = 1000;
+    expect(admit(error('b')).report).toBe(true);
+    expect(admit(error('c'))).toEqual({ report: false });
+    expect(admit(error('d'))).toEqual({ report: false });
+    now = 59_999;
+    expect(admit(error('e'))).toEqual({ report: false });
+    now = 60_000;
+    expect(admit(error('f'))).toEqual({ report: true, suppressed: 3 });
+    // One held back is not lost for good: it may be reported once there is room.
+    now = 61_000;
+    expect(admit(error('c'))).toEqual({ report: true, suppressed: 0 });
+  });
+
+  it('reports no more than the page’s total', () => {
+    let now = 0;
+    const admit = createErrorGate(() => now, { perWindow: 5, windowMs: 1000, perPage: 3 });
+    const reported = ['a', 'b', 'c', 'd', 'e'].filter((m) => {
+      now += 5000;
+      return admit(error(m)).report;
+    });
+    expect(reported).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('parseMonitoringEvent', () => {
+  const outcome = {
+    name: 'batchOutcome',
+    photos: 3,
+    bytes: 3_000_000,
+    durationMs: 6000,
+    goodputBytesPerSecond: 500_000,
+    retries: 1,
+    failures: { upload: 1, stalled: 0, limit: 0, unavailable: 0, unreadable: 0 },
+    hiddenMs: 0,
+    skippedDuplicates: 2,
+    stopped: false,
+  };
+
+  it('accepts the three monitoring events', () => {
+    expect(parseMonitoringEvent(outcome)).toEqual({ ok: true, event: outcome });
+  });
+
+  it('names the first field that is wrong', () => {
+    expect(parseMonitoringEvent({ ...outcome, photos: -1 })).toEqual({ ok: false, message: 'photos must be a non-negative integer' });
+    expect(parseMonitoringEvent({ ...outcome, failures: { upload: 1 } })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^failures must be/) as unknown,
+    });
+    expect(parseMonitoringEvent({ name: 'webVital', metric: 'FID', value: 1, rating: 'good', route: '/', navigationType: 'navigate' })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^metric must be one of/) as unknown,
+    });
+    expect(parseMonitoringEvent({ name: 'pageView' })).toMatchObject({ ok: false });
+    expect(parseMonitoringEvent([])).toEqual({ ok: false, message: 'Body must be a JSON object' });
+  });
+
+  it('refuses a field not in the schema, so nothing personal rides along', () => {
+    expect(parseMonitoringEvent({ ...outcome, email: 'subscriber@trailsense.example' })).toEqual({
+      ok: false,
+      message: 'email is not a field of batchOutcome',
+    });
+    expect(parseMonitoringEvent({ ...outcome, ranchid: 'cedar-creek' })).toMatchObject({ ok: false });
+  });
+});
