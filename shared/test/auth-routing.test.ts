@@ -35,8 +35,27 @@ describe('safeReturnPath', () => {
     ['a relative path', 'uploader'],
     ['the login page itself', '/login'],
     ['nothing', null],
+    ['a dot segment before a protocol-relative URL', '/.//evil.example'],
+    ['dot segments that climb to a protocol-relative URL', '/a/..//evil.example/x'],
+    ['an encoded dot segment', '/%2e//evil.example'],
   ])('refuses %s', (_label, raw) => {
     expect(safeReturnPath(raw)).toBeNull();
+  });
+
+  it.each([
+    '/uploader?camera=2#list',
+    '/a/../profile',
+    '/./uploader',
+    '/.//evil.example',
+    '/%2e//evil.example',
+    '/x/%2e%2e/delete',
+    '/about/',
+    '/a//b',
+    '/.///evil.example',
+    '/..//..//evil',
+  ])('is idempotent: what it returns for %s it returns again for its own answer', (raw) => {
+    const once = safeReturnPath(raw);
+    if (once !== null) expect(safeReturnPath(once)).toBe(once);
   });
 });
 

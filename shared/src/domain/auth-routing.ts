@@ -60,5 +60,8 @@ export function safeReturnPath(raw: string | null | undefined): string | null {
     return null;
   }
   if (url.origin !== 'https://site.invalid' || url.pathname === LOGIN_PATH) return null;
+  // Dot segments are resolved above: `/.//evil.example` becomes `//evil.example`, which a browser
+  // reads as another host. What comes out must pass this check again (the function is idempotent).
+  if (url.pathname.startsWith('//')) return null;
   return `${url.pathname}${url.search}${url.hash}`;
 }
