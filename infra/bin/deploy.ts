@@ -1,14 +1,17 @@
 /**
  * `npm run deploy -w <app> -- --target s3://bucket[/prefix] …`: uploads the app's build to its
  * hosting bucket, hashed files first and entry files last, keeps the previous release's files,
- * and invalidates the changed entry files (infra/README.md "Deploy command"). Exits non-zero on
- * any failure.
+ * and invalidates the changed entry files; with `--rollback`, makes the previous release live
+ * again. One at a time per app (the deploy lock). infra/README.md "Deploy command". Exits
+ * non-zero on any failure.
  */
 import path from 'node:path';
 import { parseDeployArgs, UsageError, USAGE } from '../src/deploy/cli';
-import { deploy, DeployInputError, formatResult } from '../src/deploy/deploy';
+import { deploy, DeployInputError, formatResult, formatRollback, rollback } from '../src/deploy/deploy';
 import { DeployError } from '../src/deploy/execute';
+import { LockError } from '../src/deploy/lock';
 import { PlanError } from '../src/deploy/plan';
+import { RollbackError } from '../src/deploy/rollback-plan';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -21,9 +24,15 @@ async function main(): Promise<number> {
     console.error(`deploy: ${error.message}\n\n${USAGE}`);
     return 2;
   }
+  const output = { log: (line: string) => console.log(`  ${line}`), warn: (line: string) => console.error(`deploy: warning: ${line}`) };
   try {
-    const { plan, result } = await deploy({ ...options, log: (line) => console.log(`  ${line}`) });
-    console.log(formatResult(options.target, plan, result));
+    if (options.rollback) {
+      const { plan, result, choice } = await rollback({ ...options, ...output });
+      console.log(formatRollback(options.target, plan, result, choice));
+    } else {
+      const { plan, result } = await deploy({ ...options, ...output });
+      console.log(formatResult(options.target, plan, result));
+    }
     return 0;
   } catch (error) {
     if (error instanceof DeployError) {
@@ -31,7 +40,7 @@ async function main(): Promise<number> {
       console.error(`  files uploaded before it stopped: ${error.result.uploaded.files}; deleted: ${error.result.deleted}.`);
       return 1;
     }
-    if (error instanceof DeployInputError || error instanceof PlanError) {
+    if (error instanceof DeployInputError || error instanceof PlanError || error instanceof LockError || error instanceof RollbackError) {
       console.error(`deploy: ${error.message}`);
       return 1;
     }

@@ -7,8 +7,9 @@ import { parseDeployArgs, UsageError } from '../src/deploy/cli';
 import { DeployError, eachBounded, executePlan } from '../src/deploy/execute';
 import type { CdnPort, ObjectStorePort } from '../src/deploy/execute';
 import { contentTypeOf, IMMUTABLE, NO_CACHE } from '../src/deploy/files';
-import { parseReleaseRecord, planDeploy, PlanError } from '../src/deploy/plan';
-import type { LocalFile, PlanInput, StoredRelease } from '../src/deploy/plan';
+import { entryCopyKey, parseReleaseRecord, planDeploy, PlanError } from '../src/deploy/plan';
+import type { LocalFile, PlanInput, StoredObject, StoredRelease } from '../src/deploy/plan';
+import { chooseRollback, planRollback, RollbackError } from '../src/deploy/rollback-plan';
 
 const NOW = new Date('2026-05-04T10:21:33.123Z');
 
@@ -56,9 +57,13 @@ function input(extra: Partial<PlanInput> = {}): PlanInput {
   return { app: 'uploader-remote', files: REMOTE_BUILD, stored: [], releases: [], keep: 2, releaseId: 'abc123', now: NOW, ...extra };
 }
 
-/** What a previous deploy of `files` left: the objects and its record. */
-function deployed(plan: ReturnType<typeof planDeploy>) {
-  const stored = plan.release.files.map((f) => ({ key: f.path, etag: f.md5, size: f.size }));
+/** What a previous deploy of `files` left: the objects (its entry files' copies too) and its record. */
+function deployed(plan: ReturnType<typeof planDeploy>, lastModified?: Date) {
+  const at = lastModified ? { lastModified } : {};
+  const copies = plan.release.files.filter((f) => f.kind === 'entry').map((f) => ({ key: entryCopyKey(f.md5), etag: f.md5, size: f.size, ...at }));
+  const record = { key: plan.releaseKey, etag: `md5-of-${plan.releaseKey}`, size: 1, ...at };
+  const objects = [...plan.release.files.map((f) => ({ key: f.path, etag: f.md5, size: f.size, ...at })), ...copies, record];
+  const stored = [...new Map(objects.map((o) => [o.key, o])).values()];
   const release: StoredRelease = { key: plan.releaseKey, record: plan.release };
   return { stored, release };
 }
@@ -69,6 +74,8 @@ describe('planDeploy', () => {
     expect(plan.steps.map((s) => [s.name, s.parallel, s.uploads.map((u) => u.path)])).toEqual([
       ['hashed files', true, ['114.5436204ded.js', '325.e8d85c681d.js', '853.6a29b46991.css', '__federation_expose_Uploader.51af695600.js']],
       ['companion files', true, ['325.e8d85c681d.js.LICENSE.txt']],
+      // Each entry file's copy (by MD5), before any entry file: what a rollback puts back.
+      ['entry file copies', true, ['index.html', 'main.js', 'mf-manifest.json', 'mf-stats.json', 'remoteEntry.js']],
       ['other entry files', true, ['main.js', 'mf-stats.json']],
       ['pages', true, ['index.html']],
       ['remoteEntry.js', false, ['remoteEntry.js']],
@@ -82,6 +89,13 @@ describe('planDeploy', () => {
       'remoteEntry.js.br',
     ]);
     expect(plan.releaseKey).toBe('_releases/2026-05-04T10-21-33.123Z-abc123.json');
+    expect(plan.steps.find((s) => s.copies)?.uploads.map((u) => entryCopyKey(u.md5))).toEqual([
+      '_releases/entry-files/md5-of-index.html',
+      '_releases/entry-files/md5-of-main.js',
+      '_releases/entry-files/md5-of-mf-manifest.json',
+      '_releases/entry-files/md5-of-mf-stats.json',
+      '_releases/entry-files/md5-of-remoteEntry.js',
+    ]);
   });
 
   test('the shell: config.json, then routes.json, then the pages last', () => {
@@ -89,6 +103,21 @@ describe('planDeploy', () => {
     expect(plan.steps.map((s) => [s.name, s.uploads.map((u) => u.path)])).toEqual([
       ['hashed files', ['105.5438cbda79.js', '25.b3c45e448b.js', 'main.deef52792e.css', 'main.eeddb1335a.js']],
       ['companion files', ['25.b3c45e448b.js.LICENSE.txt']],
+      [
+        'entry file copies',
+        [
+          '404.html',
+          'about.html',
+          'app.html',
+          'badges/app-store.svg',
+          'config.json',
+          'favicon.svg',
+          'index.html',
+          'policy.css',
+          'privacypolicy.html',
+          'routes.json',
+        ],
+      ],
       ['other entry files', ['badges/app-store.svg', 'favicon.svg', 'policy.css']],
       ['config.json', ['config.json']],
       ['routes.json', ['routes.json']],
@@ -124,7 +153,11 @@ describe('planDeploy', () => {
     expect(again.release.files).toEqual(first.release.files);
 
     const changed = REMOTE_BUILD.map((f) => (f.path === 'remoteEntry.js' ? file('remoteEntry.js', 'new') : f));
-    expect(planDeploy(input({ files: changed, stored, releases: [release] })).steps.flatMap((s) => s.uploads.map((u) => u.path))).toEqual(['remoteEntry.js']);
+    const steps = planDeploy(input({ files: changed, stored, releases: [release] })).steps;
+    expect(steps.map((s) => [s.name, s.uploads.map((u) => u.md5)])).toEqual([
+      ['entry file copies', ['new']],
+      ['remoteEntry.js', ['new']],
+    ]);
     // Same bytes, but no record says with which headers: uploaded again.
     expect(planDeploy(input({ stored })).unchanged).toEqual([]);
     // A record with other headers: uploaded again.
@@ -155,11 +188,20 @@ describe('planDeploy', () => {
     const stored = [...afterA.stored, ...afterB.stored.filter((o) => !afterA.stored.some((s) => s.key === o.key))];
     const releases = [afterB.release, afterA.release];
     const c = planDeploy(input({ files: build('c'), stored, releases, releaseId: 'ccc', now: new Date('2026-03-01T00:00:00Z') }));
-    // A's chunk and companion go; its page (an entry file) stays; B's files and the shared chunk stay.
-    expect(c.deletions).toEqual(['chunk.aaaaaaaaaa.js', 'chunk.aaaaaaaaaa.js.LICENSE.txt']);
+    // A's chunk, companion and entry-file copies go; its page (an entry file) stays; B's files and the shared chunk stay.
+    expect(c.deletions).toEqual([
+      '_releases/entry-files/a',
+      '_releases/entry-files/md5-of-only-a.html',
+      'chunk.aaaaaaaaaa.js',
+      'chunk.aaaaaaaaaa.js.LICENSE.txt',
+    ]);
     expect(c.expiredReleases).toEqual([afterA.release.key]);
     expect(planDeploy(input({ files: build('c'), stored, releases, keep: 3 })).deletions).toEqual([]);
     expect(planDeploy(input({ files: build('c'), stored, releases, keep: 1 })).deletions).toEqual([
+      '_releases/entry-files/a',
+      '_releases/entry-files/b',
+      '_releases/entry-files/md5-of-only-a.html',
+      '_releases/entry-files/md5-of-only-b.html',
       'chunk.aaaaaaaaaa.js',
       'chunk.aaaaaaaaaa.js.LICENSE.txt',
       'chunk.bbbbbbbbbb.js',
@@ -167,12 +209,59 @@ describe('planDeploy', () => {
     ]);
   });
 
-  test('files no record lists are never deleted; a first deploy deletes nothing', () => {
-    const stored = ['old.0123456789.js', 'index.html', 'legacy.txt'].map((key) => ({ key, etag: 'x', size: 1 }));
-    const plan = planDeploy(input({ stored, keep: 1 }));
-    expect(plan.deletions).toEqual([]);
-    expect(plan.unknown).toEqual(['legacy.txt', 'old.0123456789.js']);
-    expect(planDeploy(input()).deletions).toEqual([]);
+  test('N releases kept: with keep N the files of the N-1 releases before the new one stay, older ones go', () => {
+    const build = (marker: string) => [
+      file(`chunk.${marker.repeat(10)}.js`),
+      file('index.html', marker),
+      file('remoteEntry.js', marker),
+      file('mf-manifest.json', marker),
+    ];
+    let stored: ReturnType<typeof deployed>['stored'] = [];
+    const releases: StoredRelease[] = [];
+    for (const [i, marker] of ['a', 'b', 'c', 'd'].entries()) {
+      const plan = planDeploy(input({ files: build(marker), stored, releases, keep: 10, releaseId: marker.repeat(3), now: new Date(Date.UTC(2026, i, 1)) }));
+      const after = deployed(plan);
+      stored = [...stored.filter((o) => !after.stored.some((n) => n.key === o.key)), ...after.stored];
+      releases.push(after.release);
+    }
+    const chunksDeleted = (keep: number) =>
+      planDeploy(input({ files: build('e'), stored, releases, keep, now: new Date('2026-06-01T00:00:00Z') })).deletions.filter((k) => k.startsWith('chunk.'));
+    expect(chunksDeleted(5)).toEqual([]);
+    expect(chunksDeleted(4)).toEqual(['chunk.aaaaaaaaaa.js']);
+    expect(chunksDeleted(3)).toEqual(['chunk.aaaaaaaaaa.js', 'chunk.bbbbbbbbbb.js']);
+    expect(chunksDeleted(1)).toEqual(['chunk.aaaaaaaaaa.js', 'chunk.bbbbbbbbbb.js', 'chunk.cccccccccc.js', 'chunk.dddddddddd.js']);
+    const plan = planDeploy(input({ files: build('e'), stored, releases, keep: 3, now: new Date('2026-06-01T00:00:00Z') }));
+    expect(plan.expiredReleases).toEqual([releases[1]!.key, releases[0]!.key]);
+  });
+
+  test('files no record lists: pruned once older than the kept releases (hashed and companions only), never when their age is unknown', () => {
+    const a = deployed(planDeploy(input({ releaseId: 'aaa', now: new Date('2026-01-01T00:00:00Z') })), new Date('2026-01-01T00:00:01Z'));
+    const unrecorded = (lastModified?: Date) =>
+      ['old.0123456789.js', 'old.0123456789.js.LICENSE.txt', 'index.html', 'legacy.txt', '_releases/notes.txt'].map((key) => ({
+        key,
+        etag: 'x',
+        size: 1,
+        ...(lastModified ? { lastModified } : {}),
+      }));
+    // A first deploy keeps every file it does not know of: nothing says how old it is against a release.
+    const first = planDeploy(input({ stored: unrecorded(new Date('2025-01-01T00:00:00Z')) }));
+    expect(first.deletions).toEqual([]);
+    expect(first.unknown).toEqual(['legacy.txt', 'old.0123456789.js', 'old.0123456789.js.LICENSE.txt']);
+    // Before release A (the one kept besides the new one): a failed deploy's leftovers, or older. Pruned.
+    const before = planDeploy(
+      input({ stored: [...a.stored, ...unrecorded(new Date('2025-12-31T00:00:00Z'))], releases: [a.release], now: new Date('2026-02-01T00:00:00Z') }),
+    );
+    expect(before.deletions).toEqual(['old.0123456789.js', 'old.0123456789.js.LICENSE.txt']);
+    expect(before.unrecordedDeletions).toBe(2);
+    expect(before.unknown).toEqual(['legacy.txt']);
+    // After release A (a failed deploy since): kept, until A is no longer among the kept releases.
+    const after = unrecorded(new Date('2026-01-15T00:00:00Z'));
+    expect(planDeploy(input({ stored: [...a.stored, ...after], releases: [a.release], now: new Date('2026-02-01T00:00:00Z') })).deletions).toEqual([]);
+    expect(planDeploy(input({ stored: [...a.stored, ...after], releases: [a.release], keep: 1, now: new Date('2026-02-01T00:00:00Z') })).deletions).toEqual(
+      expect.arrayContaining(['old.0123456789.js', 'old.0123456789.js.LICENSE.txt']),
+    );
+    // No Last-Modified: never.
+    expect(planDeploy(input({ stored: [...a.stored, ...unrecorded()], releases: [a.release], keep: 1 })).unrecordedDeletions).toBe(0);
   });
 
   test('invalidation: only the changed entry files, `/` for index.html, and the shell’s routed paths', () => {
@@ -227,6 +316,90 @@ describe('planDeploy', () => {
     expect(parseReleaseRecord('k', JSON.stringify(plan.release))).toEqual(plan.release);
     expect(() => parseReleaseRecord('_releases/x.json', '{"format":2}')).toThrow('_releases/x.json is not a release record');
     expect(() => parseReleaseRecord('_releases/y.json', 'nope')).toThrow('_releases/y.json is not JSON');
+  });
+});
+
+describe('rollback', () => {
+  const WHERE = 's3://hosting/';
+  const build = (marker: string) => [
+    file(`chunk.${marker.repeat(10)}.js`),
+    file('index.html', `index-${marker}`),
+    file('main.js', `main-${marker}`),
+    file('remoteEntry.js', `entry-${marker}`),
+    file('mf-manifest.json', `manifest-${marker}`),
+  ];
+  /** Releases deployed one after another (keep 10: nothing pruned); the bucket after them. */
+  function history(markers: string[]) {
+    let stored: StoredObject[] = [];
+    const releases: StoredRelease[] = [];
+    markers.forEach((marker, i) => {
+      const plan = planDeploy(input({ files: build(marker), stored, releases, keep: 10, releaseId: `${marker}${i}`, now: new Date(Date.UTC(2026, 0, i + 1)) }));
+      const after = deployed(plan);
+      stored = [...stored.filter((o) => !after.stored.some((n) => n.key === o.key)), ...after.stored];
+      releases.push(after.release);
+    });
+    return { stored, releases };
+  }
+  const LATER = new Date('2026-03-01T00:00:00Z');
+
+  test('makes the previous release live again: its entry files from their copies, in the deploy’s order, and records it', () => {
+    const { stored, releases } = history(['a', 'b']);
+    const choice = chooseRollback('uploader-remote', releases, WHERE);
+    expect([choice.live.key, choice.target.key]).toEqual([releases[1]!.key, releases[0]!.key]);
+    const plan = planRollback({ app: 'uploader-remote', choice, stored, releaseId: 'r01', now: LATER, where: WHERE });
+    expect(plan.steps.map((s) => [s.name, s.uploads.map((u) => u.md5)])).toEqual([
+      ['other entry files', ['main-a']],
+      ['pages', ['index-a']],
+      ['remoteEntry.js', ['entry-a']],
+      ['mf-manifest.json', ['manifest-a']],
+    ]);
+    expect(plan.unchanged.map((f) => f.path)).toEqual(['chunk.aaaaaaaaaa.js']);
+    expect(plan.release).toMatchObject({
+      app: 'uploader-remote',
+      files: releases[0]!.record.files,
+      rollback: { from: releases[1]!.key, to: releases[0]!.key },
+    });
+    expect(plan.releaseKey).toBe('_releases/2026-03-01T00-00-00.000Z-r01.json');
+    expect(plan.deletions).toEqual([]);
+    expect(plan.expiredReleases).toEqual([]);
+    expect(plan.invalidationPaths).toEqual(['/', '/index.html', '/main.js', '/mf-manifest.json', '/remoteEntry.js']);
+  });
+
+  test('a second rollback goes one release further back, not forward to the release undone; the same build deployed twice is passed over', () => {
+    const { stored, releases } = history(['a', 'b', 'b', 'c']);
+    const first = chooseRollback('uploader-remote', releases, WHERE);
+    expect(first.target.key).toBe(releases[2]!.key);
+    const plan = planRollback({ app: 'uploader-remote', choice: first, stored, releaseId: 'r01', now: LATER, where: WHERE });
+    const afterRollback = [...releases, { key: plan.releaseKey, record: plan.release }];
+    // Live: b (the rollback). Before it: c was undone, and b was deployed twice: a.
+    expect(chooseRollback('uploader-remote', afterRollback, WHERE).target.key).toBe(releases[0]!.key);
+  });
+
+  test('refuses with what to do instead: nothing recorded, no release before the live one, another app’s bucket', () => {
+    expect(() => chooseRollback('uploader-remote', [], WHERE)).toThrow(
+      new RollbackError('No release of uploader-remote is recorded in s3://hosting/: there is nothing to roll back to.'),
+    );
+    const { releases } = history(['a', 'a']);
+    expect(() => chooseRollback('uploader-remote', releases, WHERE)).toThrow(
+      /No release of uploader-remote before the live one, .* Deploy the build you want instead/,
+    );
+    expect(() => chooseRollback('shell', history(['a', 'b']).releases, WHERE)).toThrow(/holds releases of uploader-remote .* not of shell/);
+  });
+
+  test('refuses a release whose hashed files were pruned, or whose entry files have no copy', () => {
+    const { stored, releases } = history(['a', 'b']);
+    const choice = chooseRollback('uploader-remote', releases, WHERE);
+    const without = (key: string) => stored.filter((o) => o.key !== key);
+    expect(() => planRollback({ app: 'uploader-remote', choice, stored: without('chunk.aaaaaaaaaa.js'), releaseId: 'r', now: LATER, where: WHERE })).toThrow(
+      /its files chunk\.aaaaaaaaaa\.js are no longer in the bucket \(pruned\)\. Deploy its build again instead\./,
+    );
+    expect(() => planRollback({ app: 'uploader-remote', choice, stored: without(entryCopyKey('main-a')), releaseId: 'r', now: LATER, where: WHERE })).toThrow(
+      /no copy of its entry files main\.js is in the bucket/,
+    );
+    // A clock behind the live record would hide the rollback's record behind it.
+    expect(() => planRollback({ app: 'uploader-remote', choice, stored, releaseId: 'r', now: new Date('2025-01-01T00:00:00Z'), where: WHERE })).toThrow(
+      /clock .* is behind the newest release record/,
+    );
   });
 });
 
@@ -355,6 +528,17 @@ describe('parseDeployArgs', () => {
     expect(options.credentials).toBeUndefined();
   });
 
+  test('--rollback and --break-lock', () => {
+    expect(parse(['auth-remote', '--target', 's3://site-bucket', '--rollback', '--break-lock'])).toMatchObject({
+      app: 'auth-remote',
+      rollback: true,
+      breakLock: true,
+    });
+    const plain = parse(['auth-remote', '--target', 's3://site-bucket']);
+    expect(plain.rollback).toBeUndefined();
+    expect(plain.breakLock).toBeUndefined();
+  });
+
   test.each([
     [[], 'Which app?'],
     [['website'], 'Unknown app "website"'],
@@ -365,6 +549,11 @@ describe('parseDeployArgs', () => {
     [['shell', '--target', 's3://bucket', '--distribution', 'not an id'], '--distribution must be a CloudFront distribution id'],
     [['shell', '--target', 's3://bucket', '--endpoint', 'ftp://x'], '--endpoint must be an http(s) URL'],
     [['shell', '--target', 's3://bucket', '--bogus'], "Unknown option '--bogus'"],
+    [
+      ['shell', '--target', 's3://bucket', '--rollback', '--keep', '3'],
+      "--rollback puts back the previous release's own files and prunes nothing: --keep would be ignored.",
+    ],
+    [['shell', '--target', 's3://bucket', '--rollback', '--config', 'c.json'], '--config would be ignored'],
   ])('refuses %j', (args, message) => {
     expect(() => parse(args)).toThrow(UsageError);
     expect(() => parse(args)).toThrow(message);

@@ -7,13 +7,14 @@
  * its routed paths invalidated — and the command line itself.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { deploy } from '../src/deploy/deploy';
+import { deploy, rollback } from '../src/deploy/deploy';
 import type { DeployOptions } from '../src/deploy/deploy';
 import { DeployError } from '../src/deploy/execute';
 import { IMMUTABLE, NO_CACHE } from '../src/deploy/files';
@@ -93,6 +94,14 @@ async function keys(prefix = ''): Promise<string[]> {
 }
 
 const fixtureText = (release: FixtureRelease, file: string) => fs.readFileSync(path.join(release.dir, file), 'utf8');
+/** The keys of a release's entry files' copies (what a rollback puts back). */
+const entryCopies = (release: FixtureRelease) =>
+  ENTRY_FILES.map(
+    (file) =>
+      `_releases/entry-files/${createHash('md5')
+        .update(fs.readFileSync(path.join(release.dir, file)))
+        .digest('hex')}`,
+  ).sort();
 
 beforeAll(async () => {
   [s3, cloudFront] = await Promise.all([startS3Emulator(), startCloudFrontStub()]);
@@ -115,7 +124,8 @@ describe('deploying releases one after another', () => {
     expect(result.uploaded.files).toBe(deployedFiles(releases.A).length);
     expect(result.excluded).toBe(4);
     expect(result.deleted).toBe(0);
-    expect(await keys()).toEqual([...deployedFiles(releases.A), plan.releaseKey].sort());
+    expect(result.copied).toBe(4);
+    expect(await keys()).toEqual([...deployedFiles(releases.A), plan.releaseKey, ...entryCopies(releases.A)].sort());
     for (const file of deployedFiles(releases.A)) {
       const object = await get(file);
       expect(object.body).toBe(fixtureText(releases.A, file));
@@ -168,8 +178,11 @@ describe('deploying releases one after another', () => {
     // B's record (deployed twice) is the previous release: its chunks stay.
     for (const chunk of [releases.B.lazyChunk, releases.B.vendorChunk, releases.C.lazyChunk]) expect(now).toContain(chunk);
     for (const file of ENTRY_FILES) expect(now).toContain(file);
-    expect(result.deleted).toBe(3);
-    expect(now.filter((k) => k.startsWith('_releases/'))).toHaveLength(2);
+    // A's three hashed files and its four entry-file copies; B's and C's copies stay.
+    expect(result.deleted).toBe(7);
+    for (const copy of entryCopies(releases.A)) expect(now).not.toContain(copy);
+    for (const copy of [...entryCopies(releases.B), ...entryCopies(releases.C)]) expect(now).toContain(copy);
+    expect(now.filter((k) => /^_releases\/[^/]+\.json$/.test(k))).toHaveLength(2);
   });
 
   test('a failure mid-upload stops the deploy with the previous release’s entry files in place', async () => {
@@ -201,19 +214,85 @@ describe('deploying releases one after another', () => {
     }
   });
 
-  test('a bucket with files no record lists: nothing of them is deleted', async () => {
+  test('a bucket with files no record lists: kept while their age against the releases is unknown, pruned once older than the kept ones', async () => {
     const prefix = 'legacy/';
-    for (const file of ['index.html', 'old.0123456789.js']) {
+    for (const file of ['index.html', 'old.0123456789.js', 'robots.txt']) {
       await fetch(s3.url(prefix + file), { method: 'PUT', body: 'unrecorded', headers: { 'Content-Type': 'text/plain' } });
     }
     const target = { bucket: s3.bucket, prefix };
+    // S3's Last-Modified has whole seconds here: let the records be written in a later second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     const first = await deploy(options(releases.A, { target }));
-    expect(first.result.unknownKept).toBe(1);
-    const { result } = await deploy(options(releases.B, { target, keep: 1 }));
+    expect(first.result.deleted).toBe(0);
+    expect(first.result.unknownKept).toBe(2);
+    // Release A is kept besides B, and the unrecorded files are older than A: the hashed one goes, robots.txt (an entry name) never.
+    const { result } = await deploy(options(releases.B, { target }));
     const now = await keys(prefix);
-    expect(now).toContain('old.0123456789.js');
-    expect(now).not.toContain(releases.A.lazyChunk);
+    expect(now).not.toContain('old.0123456789.js');
+    expect(now).toContain('robots.txt');
+    expect(now).toContain(releases.A.lazyChunk);
+    expect(result.deleted).toBe(1);
     expect(result.unknownKept).toBe(1);
+  });
+});
+
+describe('rolling back', () => {
+  const prefix = 'rollback/';
+  const target = () => ({ bucket: s3.bucket, prefix });
+  const bytes = async (key: string) => Buffer.from(await (await fetch(s3.url(prefix + key))).arrayBuffer());
+  const records = async () => (await keys(prefix)).filter((k) => /^_releases\/[^/]+\.json$/.test(k));
+
+  test('makes the previous release live again: its entry files byte for byte, invalidated, recorded', async () => {
+    const a = await deploy(options(releases.A, { target: target() }));
+    const b = await deploy(options(releases.B, { target: target() }));
+    for (const file of ENTRY_FILES) expect((await bytes(file)).equals(fs.readFileSync(path.join(releases.B.dir, file)))).toBe(true);
+    cloudFront.requests.length = 0;
+    const { plan, result, choice } = await rollback(options(releases.A, { target: target(), distributionId: 'E2STUB', cloudfrontEndpoint: cloudFront.url }));
+    expect([choice.live.key, choice.target.key]).toEqual([b.plan.releaseKey, a.plan.releaseKey]);
+    expect(await records()).toEqual([a.plan.releaseKey, b.plan.releaseKey, plan.releaseKey]);
+    for (const file of ENTRY_FILES) expect((await bytes(file)).equals(fs.readFileSync(path.join(releases.A.dir, file)))).toBe(true);
+    for (const file of ENTRY_FILES) expect((await get(file, prefix)).cacheControl).toBe(NO_CACHE);
+    expect((await get('index.html', prefix)).contentType).toBe('text/html; charset=utf-8');
+    // Release A's chunks were kept (the previous release), so its pages load them.
+    for (const chunk of [releases.A.lazyChunk, releases.A.vendorChunk]) expect((await get(chunk, prefix)).body).toBe(fixtureText(releases.A, chunk));
+    expect(result).toMatchObject({ uploaded: { files: 4 }, deleted: 0, invalidationId: 'I1STUB' });
+    expect(cloudFront.requests).toEqual([{ distribution: 'E2STUB', paths: ['/', '/index.html', '/main.js', '/mf-manifest.json', '/remoteEntry.js'] }]);
+    const record = JSON.parse((await get(plan.releaseKey, prefix)).body);
+    expect(record.rollback).toEqual({ from: choice.live.key, to: choice.target.key });
+    expect(record.files).toEqual(choice.target.record.files);
+    expect(await keys(prefix)).not.toContain('_releases/deploy.lock');
+  });
+
+  test('no release before the one restored: a second rollback is refused and changes nothing', async () => {
+    const before = await keys(prefix);
+    await expect(rollback(options(releases.A, { target: target() }))).rejects.toThrow(
+      /No release of uploader-remote before the live one, .* there is no previous release to roll back to/,
+    );
+    expect(await keys(prefix)).toEqual(before);
+  });
+
+  test('the next deploy counts the rollback as the live release: the undone release’s chunks are pruned, the restored ones kept', async () => {
+    const { result } = await deploy(options(releases.C, { target: target() }));
+    const now = await keys(prefix);
+    for (const chunk of [releases.A.lazyChunk, releases.A.vendorChunk, releases.C.lazyChunk]) expect(now).toContain(chunk);
+    for (const chunk of [releases.B.lazyChunk, releases.B.vendorChunk]) expect(now).not.toContain(chunk);
+    expect(result.expiredReleases).toBe(2);
+    expect(await records()).toHaveLength(2);
+  });
+
+  test('pruning keeps N releases: with --keep 3 three releases’ chunks stay, with --keep 1 only the new one’s', async () => {
+    const n = { bucket: s3.bucket, prefix: 'keep/' };
+    for (const release of [releases.A, releases.B, releases.C]) await deploy(options(release, { target: n, keep: 3 }));
+    const chunks = (release: FixtureRelease) => [release.lazyChunk, release.vendorChunk, `${release.vendorChunk}.LICENSE.txt`];
+    await deploy(options(releases.D, { target: n, keep: 3 }));
+    let now = await keys('keep/');
+    for (const chunk of [...chunks(releases.B), ...chunks(releases.C), ...chunks(releases.D)]) expect(now).toContain(chunk);
+    for (const chunk of chunks(releases.A)) expect(now).not.toContain(chunk);
+    await deploy(options(releases.A, { target: n, keep: 1 }));
+    now = await keys('keep/');
+    for (const chunk of chunks(releases.A)) expect(now).toContain(chunk);
+    for (const chunk of [...chunks(releases.B), ...chunks(releases.C), ...chunks(releases.D)]) expect(now).not.toContain(chunk);
+    expect(now.filter((k) => k.startsWith('_releases/entry-files/')).sort()).toEqual(entryCopies(releases.A));
   });
 });
 
@@ -239,7 +318,15 @@ describe('the shell', () => {
     cloudFront.requests.length = 0;
     const { result, plan } = await deploy(shellOptions(shell, PRODUCTION_CONFIG, { dryRun: true }));
     expect(result).toMatchObject({ dryRun: true, uploaded: { files: 12 }, excluded: 3 });
-    expect(plan.steps.map((s) => s.name)).toEqual(['hashed files', 'companion files', 'other entry files', 'config.json', 'routes.json', 'pages']);
+    expect(plan.steps.map((s) => s.name)).toEqual([
+      'hashed files',
+      'companion files',
+      'entry file copies',
+      'other entry files',
+      'config.json',
+      'routes.json',
+      'pages',
+    ]);
     expect(await keys('shell/')).toEqual([]);
     expect(cloudFront.requests).toEqual([]);
   });
@@ -318,6 +405,35 @@ describe('the command line', () => {
     expect(out.stdout).toMatch(/uploaded\s+7\s/);
     expect(out.stdout).toMatch(/not uploaded \(\.map, \.br, \.gz\)\s+4/);
     expect((await get('mf-manifest.json', 'cli/')).body).toBe(fixtureText(releases.A, 'mf-manifest.json'));
+  });
+
+  test('--rollback puts the previous release back and prints what it did', async () => {
+    const where = ['--target', `s3://${s3.bucket}/cli`, '--endpoint', s3.endpoint];
+    expect((await run(['uploader-remote', ...where, '--dist', releases.B.dir])).code).toBe(0);
+    const out = await run(['uploader-remote', ...where, '--rollback']);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/rolled back to _releases\/\S+\.json \(deployed /);
+    expect(out.stdout).toMatch(/entry files restored\s+4\s/);
+    expect((await get('mf-manifest.json', 'cli/')).body).toBe(fixtureText(releases.A, 'mf-manifest.json'));
+    const held = await fetch(s3.url('cli/_releases/deploy.lock'), {
+      method: 'PUT',
+      body: JSON.stringify({
+        format: 1,
+        app: 'uploader-remote',
+        operation: 'deploy',
+        holder: 'bo@laptop (pid 7)',
+        acquiredAt: new Date().toISOString(),
+        token: 't',
+      }),
+    });
+    expect(held.status).toBe(200);
+    const refused = await run(['uploader-remote', ...where, '--dist', releases.C.dir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^deploy: Another deploy of uploader-remote holds the lock s3:\/\/hosting\/cli\/_releases\/deploy\.lock: bo@laptop \(pid 7\), a deploy of uploader-remote, since /,
+    );
+    await fetch(s3.url('cli/_releases/deploy.lock'), { method: 'DELETE' });
   });
 
   test('refuses bad arguments, a missing build and the shell without a valid config', async () => {

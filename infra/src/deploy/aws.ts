@@ -1,12 +1,14 @@
 /**
  * The deploy command's adapters on AWS: the hosting bucket through @aws-sdk/client-s3 (list,
- * read a release record, put with Content-Type and Cache-Control, delete in batches) and the
- * distribution through @aws-sdk/client-cloudfront (CreateInvalidation). With an endpoint (an
- * S3-compatible server such as the sandbox's s3rver) requests are path-style.
+ * read a release record or an entry file's copy, put with Content-Type and Cache-Control, delete
+ * in batches, the lock's conditional writes) and the distribution through
+ * @aws-sdk/client-cloudfront (CreateInvalidation). With an endpoint (an S3-compatible server such
+ * as the sandbox's s3rver) requests are path-style.
  */
 import { CloudFrontClient, CreateInvalidationCommand } from '@aws-sdk/client-cloudfront';
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { CdnPort, ObjectStorePort } from './execute';
+import type { LockPort } from './lock';
 import type { StoredObject } from './plan';
 
 export interface Target {
@@ -39,7 +41,14 @@ export interface BucketStore extends ObjectStorePort {
   list(): Promise<StoredObject[]>;
   listKeys(under: string): Promise<string[]>;
   getText(key: string): Promise<string>;
+  getBytes(key: string): Promise<Buffer>;
+  lock: LockPort;
   destroy(): void;
+}
+
+/** The HTTP status of an S3 error answer, or undefined for another failure. */
+function statusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
 }
 
 export function s3Store(target: Target, options: AwsOptions): BucketStore {
@@ -61,7 +70,12 @@ export function s3Store(target: Target, options: AwsOptions): BucketStore {
       const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix + under, ContinuationToken: token }));
       for (const item of page.Contents ?? []) {
         if (!item.Key) continue;
-        found.push({ key: item.Key.slice(prefix.length), etag: (item.ETag ?? '').replace(/"/g, '').toLowerCase(), size: item.Size ?? 0 });
+        found.push({
+          key: item.Key.slice(prefix.length),
+          etag: (item.ETag ?? '').replace(/"/g, '').toLowerCase(),
+          size: item.Size ?? 0,
+          ...(item.LastModified ? { lastModified: item.LastModified } : {}),
+        });
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -74,6 +88,66 @@ export function s3Store(target: Target, options: AwsOptions): BucketStore {
     async getText(key) {
       const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + key }));
       return (await answer.Body?.transformToString('utf-8')) ?? '';
+    },
+    async getBytes(key) {
+      const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + key }));
+      return Buffer.from((await answer.Body?.transformToByteArray()) ?? []);
+    },
+    lock: {
+      async create(key, body) {
+        try {
+          await client.send(
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: prefix + key,
+              Body: body,
+              ContentType: 'application/json',
+              CacheControl: 'no-store',
+              IfNoneMatch: '*',
+            }),
+          );
+          return 'created';
+        } catch (error) {
+          if (statusOf(error) === 412) return 'exists';
+          if (statusOf(error) === 409) return 'conflict';
+          throw error;
+        }
+      },
+      async replace(key, body, etag) {
+        try {
+          await client.send(
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: prefix + key,
+              Body: body,
+              ContentType: 'application/json',
+              CacheControl: 'no-store',
+              IfMatch: `"${etag}"`,
+            }),
+          );
+          return true;
+        } catch (error) {
+          // 412: another ETag now; 404: gone; 409: another write of it under way.
+          if ([404, 409, 412].includes(statusOf(error) ?? 0)) return false;
+          throw error;
+        }
+      },
+      async read(key) {
+        try {
+          const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + key }));
+          return {
+            text: (await answer.Body?.transformToString('utf-8')) ?? '',
+            etag: (answer.ETag ?? '').replace(/"/g, ''),
+            ...(answer.LastModified ? { lastModified: answer.LastModified } : {}),
+          };
+        } catch (error) {
+          if (statusOf(error) === 404) return undefined;
+          throw error;
+        }
+      },
+      async remove(key) {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + key }));
+      },
     },
     async put(key, body, headers) {
       await client.send(

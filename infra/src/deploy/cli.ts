@@ -2,6 +2,7 @@
  * The deploy command's arguments (infra/bin/deploy.ts; infra/README.md "Deploy command"):
  *   deploy <app> --target s3://bucket[/prefix] [--distribution ID] [--config file] [--region r]
  *          [--endpoint url] [--cloudfront-endpoint url] [--keep N] [--concurrency N] [--dist dir] [--dry-run]
+ *          [--rollback] [--break-lock]
  * Paths are relative to the directory npm was started in (INIT_CWD), as the user typed them.
  */
 import path from 'node:path';
@@ -16,7 +17,11 @@ export const USAGE = `Usage: npm run deploy -w <app> -- --target s3://<bucket>[/
   --target s3://bucket[/prefix]  the app's hosting bucket (the hosting stack's BucketName output)
   --distribution <id>            invalidate the changed entry files on this CloudFront distribution
   --config <file>                the shell only, required: the environment's runtime config (/config.json)
-  --keep <n>                     releases whose files are kept, the new one included (default 2)
+  --keep <n>                     releases whose files are kept, the new one included (default 2);
+                                 older hashed files, companions and entry-file copies are pruned
+  --rollback                     make the previous release live again (its entry files, from the
+                                 copies each deploy keeps); no build, --config or --keep
+  --break-lock                   break the deploy lock of a deploy that died, if older than 30 minutes
   --dry-run                      plan and print, write nothing
   --region <region>              the bucket's region (default: the AWS chain's, e.g. AWS_REGION)
   --endpoint <url>               an S3-compatible endpoint, e.g. the sandbox's s3rver (path-style)
@@ -72,6 +77,8 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
         concurrency: { type: 'string' },
         dist: { type: 'string' },
         'dry-run': { type: 'boolean' },
+        rollback: { type: 'boolean' },
+        'break-lock': { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -83,6 +90,13 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
   if (!isAppName(app)) throw new UsageError(`Unknown app ${JSON.stringify(app)}: give one of ${APPS.join(', ')}.`);
   if (extra.length > 0) throw new UsageError(`Unexpected argument(s): ${extra.join(' ')}.`);
   if (!values.target) throw new UsageError('--target s3://<bucket>[/<prefix>] is required.');
+  if (values.rollback) {
+    const pointless = (['config', 'dist', 'keep'] as const).filter((name) => values[name] !== undefined);
+    if (pointless.length > 0)
+      throw new UsageError(
+        `--rollback puts back the previous release's own files and prunes nothing: ${pointless.map((n) => `--${n}`).join(', ')} would be ignored.`,
+      );
+  }
   let target;
   try {
     target = parseTarget(values.target);
@@ -115,5 +129,7 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
     keep: positiveInteger('keep', values.keep, 2),
     concurrency: positiveInteger('concurrency', values.concurrency, 8),
     dryRun: values['dry-run'] ?? false,
+    ...(values.rollback ? { rollback: true } : {}),
+    ...(values['break-lock'] ? { breakLock: true } : {}),
   };
 }

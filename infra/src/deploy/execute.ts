@@ -7,8 +7,10 @@
  * stops the deploy: no later step starts, so the entry files of the previous release stay in
  * place and keep naming files that are all still there; no record is written and nothing is
  * deleted. The invalidation comes after the record (the release is then complete in the bucket),
- * the pruning last: a failed prune leaves more files than needed, never fewer.
+ * the pruning last: a failed prune leaves more files than needed, never fewer. A rollback's plan
+ * (rollback-plan.ts) has entry files only, read from their copies, and prunes nothing.
  */
+import { entryCopyKey } from './plan';
 import type { DeployPlan, ReleaseFile } from './plan';
 
 /** The bucket, keys relative to the target prefix. */
@@ -32,10 +34,14 @@ export interface ExecuteOptions {
   dryRun: boolean;
   /** One line per completed action (progress). */
   log?: (line: string) => void;
+  /** Runs before pruning, and stops it by throwing (the deploy lock is no longer this deploy's). */
+  beforePrune?: () => Promise<void>;
 }
 
 export interface DeployResult {
   uploaded: { files: number; bytes: number };
+  /** Entry files copied under `_releases/entry-files/` for a rollback. */
+  copied: number;
   unchanged: { files: number; bytes: number };
   excluded: number;
   deleted: number;
@@ -84,8 +90,10 @@ function describe(error: unknown): string {
 
 export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Promise<DeployResult> {
   const log = options.log ?? (() => undefined);
+  const rollback = plan.release.rollback !== undefined;
   const result: DeployResult = {
     uploaded: { files: 0, bytes: 0 },
+    copied: 0,
     unchanged: { files: plan.unchanged.length, bytes: sum(plan.unchanged) },
     excluded: plan.excluded.length,
     deleted: 0,
@@ -96,10 +104,11 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
     dryRun: options.dryRun,
   };
   if (options.dryRun) {
-    const uploads = plan.steps.flatMap((s) => s.uploads);
+    const uploads = plan.steps.filter((s) => !s.copies).flatMap((s) => s.uploads);
     return {
       ...result,
       uploaded: { files: uploads.length, bytes: sum(uploads) },
+      copied: plan.steps.filter((s) => s.copies).reduce((n, s) => n + s.uploads.length, 0),
       deleted: plan.deletions.length,
       expiredReleases: plan.expiredReleases.length,
     };
@@ -108,13 +117,20 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
   for (const step of plan.steps) {
     try {
       await eachBounded(step.uploads, step.parallel ? options.concurrency : 1, async (file) => {
-        await options.store.put(file.path, await options.read(file), { contentType: file.contentType, cacheControl: file.cacheControl });
-        result.uploaded.files += 1;
-        result.uploaded.bytes += file.size;
+        const key = step.copies ? entryCopyKey(file.md5) : file.path;
+        await options.store.put(key, await options.read(file), { contentType: file.contentType, cacheControl: file.cacheControl });
+        if (step.copies) {
+          result.copied += 1;
+        } else {
+          result.uploaded.files += 1;
+          result.uploaded.bytes += file.size;
+        }
       });
     } catch (error) {
       throw new DeployError(
-        `Upload failed in step "${step.name}": ${describe(error)}. Nothing after it was uploaded: the previous release's entry files are still in place.`,
+        rollback
+          ? `The rollback stopped in step "${step.name}": ${describe(error)}. The entry files of the steps before it are restored, the others not; every file either names is in the bucket. Run the rollback again.`
+          : `Upload failed in step "${step.name}": ${describe(error)}. Nothing after it was uploaded: the previous release's entry files are still in place.`,
         result,
         error,
       );
@@ -128,7 +144,11 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
       cacheControl: 'no-cache',
     });
   } catch (error) {
-    throw new DeployError(`The release is uploaded but its record ${plan.releaseKey} could not be written: ${describe(error)}. Deploy again.`, result, error);
+    throw new DeployError(
+      `The ${rollback ? "rollback's entry files are restored" : 'release is uploaded'} but its record ${plan.releaseKey} could not be written: ${describe(error)}. ${rollback ? 'Run the rollback again' : 'Deploy again'}.`,
+      result,
+      error,
+    );
   }
   log(`recorded ${plan.releaseKey}`);
 
@@ -145,7 +165,9 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
     log(`invalidation ${result.invalidationId}: ${plan.invalidationPaths.join(' ')}`);
   }
 
+  if (plan.deletions.length === 0 && plan.expiredReleases.length === 0) return result;
   try {
+    await options.beforePrune?.();
     for (let i = 0; i < plan.deletions.length; i += 1000) {
       const batch = plan.deletions.slice(i, i + 1000);
       await options.store.deleteMany(batch);
@@ -158,6 +180,9 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
   } catch (error) {
     throw new DeployError(`The release is live, but pruning older releases failed: ${describe(error)}. The next deploy prunes again.`, result, error);
   }
-  if (plan.deletions.length > 0) log(`pruned ${plan.deletions.length} files of ${plan.expiredReleases.length} older release(s)`);
+  if (plan.deletions.length > 0) {
+    const unrecorded = plan.unrecordedDeletions > 0 ? ` (${plan.unrecordedDeletions} in no release record)` : '';
+    log(`pruned ${plan.deletions.length} files${unrecorded} of ${plan.expiredReleases.length} older release(s)`);
+  }
   return result;
 }

@@ -9,11 +9,14 @@
  * its pages, `remoteEntry.js`, and `mf-manifest.json` last of all (the file the shell reads first).
  * A page that reads an entry file uploaded so far finds every file it names already there.
  *
- * Releases: every deploy ends by writing a record of its files (`_releases/<time>-<id>.json`).
- * A hashed file (or companion) is deleted only when a record older than the last `keep` releases
- * (the new one included) lists it and none of the kept ones does: a tab opened on the previous
- * release keeps finding its chunks. A file no record lists is never deleted (an older, unrecorded
- * release may still be in use), nor is an entry file.
+ * Releases: every deploy ends by writing a record of its files (`_releases/<time>-<id>.json`),
+ * and keeps a copy of each entry file under `_releases/entry-files/<md5>` (uploaded before the
+ * entry files themselves) so that a rollback (rollback-plan.ts) can put them back. Pruning deletes
+ * hashed files, companions and entry-file copies that none of the last `keep` releases (the new
+ * one included) lists, when they are older than those releases: listed only by older records, or
+ * listed by none (left by a failed deploy, or uploaded before this command) and last modified
+ * before the oldest kept release's record was written. A tab opened on the previous release keeps
+ * finding its chunks. Entry files and unrecorded files of other names are never deleted.
  */
 import { cacheControlOf, contentTypeOf, exclusionOf, isHashed, kindOf } from './files';
 import type { AppName, FileKind } from './files';
@@ -32,6 +35,8 @@ export interface StoredObject {
   /** The ETag without quotes. */
   etag: string;
   size: number;
+  /** S3's Last-Modified. Unknown: an unrecorded object is never pruned. */
+  lastModified?: Date;
 }
 
 export interface ReleaseFile {
@@ -51,6 +56,8 @@ export interface ReleaseRecord {
   /** ISO time of the deploy. */
   createdAt: string;
   files: ReleaseFile[];
+  /** A rollback's record: the release it undid (`from`) and the one whose files it made live again (`to`), record keys. */
+  rollback?: { from: string; to: string };
 }
 
 export interface StoredRelease {
@@ -84,6 +91,8 @@ export interface UploadStep {
   /** Whether the step's uploads may run at once (bounded) or one after another, in order. */
   parallel: boolean;
   uploads: ReleaseFile[];
+  /** The uploads are the entry files' copies (at `entryCopyKey(md5)`), not the served files. */
+  copies?: boolean;
 }
 
 export interface DeployPlan {
@@ -96,8 +105,10 @@ export interface DeployPlan {
   /** In the release, already in the bucket with the same content and headers. */
   unchanged: ReleaseFile[];
   excluded: { path: string; reason: string }[];
-  /** Keys of hashed files (and companions) that only releases past `keep` list. */
+  /** Keys of hashed files, companions and entry-file copies older than the last `keep` releases and listed by none of them. */
   deletions: string[];
+  /** Of the deletions, those no record lists (a failed deploy's, or older than the records). */
+  unrecordedDeletions: number;
   /** Records of the releases past `keep`, deleted after their files. */
   expiredReleases: string[];
   /** Keys in the bucket no record lists: kept. */
@@ -106,7 +117,29 @@ export interface DeployPlan {
   invalidationPaths: string[];
 }
 
+/** The deploy command's own objects: release records, entry-file copies, the lock. Not served (src/stacks/hosting-stack.ts). */
 export const RELEASES_PREFIX = '_releases/';
+/** Where each release's entry files are copied, by content, for a rollback. */
+export const ENTRY_COPIES_PREFIX = `${RELEASES_PREFIX}entry-files/`;
+
+export function entryCopyKey(md5: string): string {
+  return `${ENTRY_COPIES_PREFIX}${md5}`;
+}
+
+/** `_releases/<name>.json`: a release record (not a copy, not the lock). */
+export function isReleaseRecordKey(key: string): boolean {
+  return /^_releases\/[^/]+\.json$/.test(key);
+}
+
+/** The keys of the bucket a release's files occupy that pruning may delete: its hashed files and companions, its entry files' copies. */
+function prunableKeysOf(files: readonly ReleaseFile[]): string[] {
+  return files.map((f) => (f.kind === 'entry' ? entryCopyKey(f.md5) : f.path));
+}
+
+/** Newest first: a release record's name starts with its time. */
+export function newestFirst(releases: readonly StoredRelease[]): StoredRelease[] {
+  return [...releases].sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+}
 
 export class PlanError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -131,14 +164,18 @@ function isPage(path: string): boolean {
   return path.endsWith('.html');
 }
 
-/** The steps an app's release is uploaded in. */
-function orderSteps(app: AppName, uploads: ReleaseFile[]): UploadStep[] {
+/**
+ * The steps an app's release is uploaded in (a rollback's: its entry files alone). The entry
+ * files' copies go up before any entry file, so a live entry file always has its copy.
+ */
+export function orderSteps(app: AppName, uploads: ReleaseFile[], copies: ReleaseFile[] = []): UploadStep[] {
   const byPath = (a: ReleaseFile, b: ReleaseFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   const take = (test: (f: ReleaseFile) => boolean) => uploads.filter(test).sort(byPath);
   const special = app === 'shell' ? ['config.json', 'routes.json'] : ['remoteEntry.js', 'mf-manifest.json'];
   const steps: UploadStep[] = [
     { name: 'hashed files', parallel: true, uploads: take((f) => f.kind === 'hashed') },
     { name: 'companion files', parallel: true, uploads: take((f) => f.kind === 'companion') },
+    { name: 'entry file copies', parallel: true, uploads: [...copies].sort((a, b) => (a.md5 < b.md5 ? -1 : 1)), copies: true },
     { name: 'other entry files', parallel: true, uploads: take((f) => f.kind === 'entry' && !isPage(f.path) && !special.includes(f.path)) },
   ];
   const one = (path: string): UploadStep => ({ name: path, parallel: false, uploads: take((f) => f.path === path) });
@@ -151,7 +188,7 @@ function orderSteps(app: AppName, uploads: ReleaseFile[]): UploadStep[] {
 }
 
 /** The viewer paths to invalidate for the entry files uploaded. */
-function invalidationPathsFor(changed: ReleaseFile[], routes: RoutedPaths | undefined): string[] {
+export function invalidationPathsFor(changed: ReleaseFile[], routes: RoutedPaths | undefined): string[] {
   const paths = new Set<string>();
   const changedPaths = new Set(changed.filter((f) => f.kind === 'entry').map((f) => f.path));
   for (const path of changedPaths) {
@@ -164,6 +201,19 @@ function invalidationPathsFor(changed: ReleaseFile[], routes: RoutedPaths | unde
     if (changedPaths.has(routes.app)) for (const route of routes.appPaths) paths.add(encodeURI(route));
   }
   return [...paths].sort();
+}
+
+/** What is wrong with writing a new record of `app` among `releases` (another app's bucket; a clock behind the newest record). */
+export function releaseProblems(app: AppName, releases: readonly StoredRelease[], now: Date): string[] {
+  const problems: string[] = [];
+  const foreign = releases.find((r) => r.record.app !== app);
+  if (foreign) problems.push(`the target holds releases of ${foreign.record.app} (${foreign.key}), not of ${app}: is it the right bucket?`);
+  const newest = newestFirst(releases)[0];
+  // The newest record is the live release (a rollback relies on it): a new one must not sort before it.
+  if (newest && `${RELEASES_PREFIX}${releaseName(now, '')}` < newest.key.slice(0, newest.key.indexOf('Z-') + 2)) {
+    problems.push(`this machine's clock (${now.toISOString()}) is behind the newest release record (${newest.key}): set the clock right first.`);
+  }
+  return problems;
 }
 
 export function planDeploy(input: PlanInput): DeployPlan {
@@ -185,8 +235,7 @@ export function planDeploy(input: PlanInput): DeployPlan {
   for (const path of REQUIRED[input.app]) {
     if (!present.has(path)) problems.push(`${path} is missing: ${input.app}'s release must have it.`);
   }
-  const foreign = input.releases.find((r) => r.record.app !== input.app);
-  if (foreign) problems.push(`the target holds releases of ${foreign.record.app} (${foreign.key}), not of ${input.app}: is it the right bucket?`);
+  problems.push(...releaseProblems(input.app, input.releases, input.now));
   if (problems.length > 0) throw new PlanError(problems);
 
   const hashedPaths = new Set(shipped.filter((f) => isHashed(f.path)).map((f) => f.path));
@@ -197,8 +246,7 @@ export function planDeploy(input: PlanInput): DeployPlan {
     })
     .sort((a, b) => (a.path < b.path ? -1 : 1));
 
-  // Newest first: a release record's name starts with its time.
-  const releases = [...input.releases].sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+  const releases = newestFirst(input.releases);
   const storedByKey = new Map(input.stored.map((o) => [o.key, o]));
   const recorded = (path: string) => {
     for (const release of releases) {
@@ -227,33 +275,53 @@ export function planDeploy(input: PlanInput): DeployPlan {
   const name = releaseName(input.now, input.releaseId);
   const release: ReleaseRecord = { format: 1, app: input.app, id: input.releaseId, createdAt: input.now.toISOString(), files };
 
+  const copies = new Map<string, ReleaseFile>();
+  for (const file of files) {
+    if (file.kind === 'entry' && !storedByKey.has(entryCopyKey(file.md5)) && !copies.has(file.md5)) copies.set(file.md5, file);
+  }
+
   const kept = releases.slice(0, input.keep - 1);
   const expired = releases.slice(input.keep - 1);
-  const keptPaths = new Set([...files, ...kept.flatMap((r) => r.record.files)].map((f) => f.path));
-  const expiredPaths = new Set(
-    expired
-      .flatMap((r) => r.record.files)
-      .filter((f) => f.kind !== 'entry')
-      .map((f) => f.path),
-  );
+  const keptFiles = [...files, ...kept.flatMap((r) => r.record.files)];
+  const keptKeys = new Set([...keptFiles.map((f) => f.path), ...prunableKeysOf(keptFiles)]);
+  const expiredKeys = new Set(expired.flatMap((r) => prunableKeysOf(r.record.files)));
+  const allFiles = [...files, ...releases.flatMap((r) => r.record.files)];
+  const everRecorded = new Set([...allFiles.map((f) => f.path), ...prunableKeysOf(allFiles)]);
+  // Unrecorded objects are older than the kept releases when last modified (S3's clock, as the
+  // record's) before the oldest kept one's record was written. With fewer records than that, the
+  // release before the first record is unknown: nothing unrecorded is old enough. With keep 1,
+  // everything in the bucket before this deploy is older than the one release kept.
+  const oldestKept = input.keep === 1 ? undefined : kept.length === input.keep - 1 ? kept[kept.length - 1] : null;
+  const cutoff =
+    oldestKept === undefined ? Infinity : oldestKept === null ? -Infinity : (storedByKey.get(oldestKept.key)?.lastModified?.getTime() ?? -Infinity);
+  const storedHashed = new Set(input.stored.map((o) => o.key).filter((key) => isHashed(key)));
+  const prunableName = (key: string) => key.startsWith(ENTRY_COPIES_PREFIX) || (!key.startsWith(RELEASES_PREFIX) && kindOf(key, storedHashed) !== 'entry');
+  let unrecordedDeletions = 0;
   const deletions = input.stored
+    .filter((o) => {
+      if (keptKeys.has(o.key)) return false;
+      if (expiredKeys.has(o.key)) return true;
+      const old = !everRecorded.has(o.key) && prunableName(o.key) && o.lastModified !== undefined && o.lastModified.getTime() < cutoff;
+      if (old) unrecordedDeletions += 1;
+      return old;
+    })
     .map((o) => o.key)
-    .filter((key) => expiredPaths.has(key) && !keptPaths.has(key))
     .sort();
-  const everRecorded = new Set([...keptPaths, ...releases.flatMap((r) => r.record.files.map((f) => f.path))]);
+  const deleted = new Set(deletions);
   const unknown = input.stored
     .map((o) => o.key)
-    .filter((key) => !key.startsWith(RELEASES_PREFIX) && !everRecorded.has(key))
+    .filter((key) => !key.startsWith(RELEASES_PREFIX) && !everRecorded.has(key) && !deleted.has(key))
     .sort();
 
   return {
     app: input.app,
     releaseKey: `${RELEASES_PREFIX}${name}.json`,
     release,
-    steps: orderSteps(input.app, uploads),
+    steps: orderSteps(input.app, uploads, [...copies.values()]),
     unchanged,
     excluded: excluded.sort((a, b) => (a.path < b.path ? -1 : 1)),
     deletions,
+    unrecordedDeletions,
     expiredReleases: expired.map((r) => r.key),
     unknown,
     invalidationPaths: invalidationPathsFor(uploads, input.routes),
@@ -280,13 +348,18 @@ export function parseReleaseRecord(key: string, text: string): ReleaseRecord {
       typeof file.cacheControl === 'string'
     );
   };
+  const rollbackOk = (r: unknown) => {
+    const rollback = r as Partial<NonNullable<ReleaseRecord['rollback']>> | null | undefined;
+    return rollback === undefined || (typeof rollback?.from === 'string' && typeof rollback.to === 'string');
+  };
   if (
     record?.format !== 1 ||
     typeof record.app !== 'string' ||
     typeof record.id !== 'string' ||
     typeof record.createdAt !== 'string' ||
     !Array.isArray(record.files) ||
-    !record.files.every(fileOk)
+    !record.files.every(fileOk) ||
+    !rollbackOk(record.rollback)
   ) {
     throw new Error(`${key} is not a release record the deploy command understands (format 1).`);
   }

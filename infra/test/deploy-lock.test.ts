@@ -1,0 +1,203 @@
+/**
+ * The deploy lock (src/deploy/lock.ts): one deploy or rollback of an app at a time, through a
+ * conditional write of `_releases/deploy.lock` (If-None-Match: *). Against the S3 emulator
+ * (support/s3-emulator.ts, patched for conditional writes: s3-emulator.test.ts): a deploy while
+ * the lock is held is refused naming who holds it and since when, and leaves the bucket alone;
+ * of writers racing for the lock exactly one wins, and deploys started at once never overlap; a stale lock is broken only with --break-lock and
+ * only once stale; the lock is gone after a deploy, a failed one too. With an in-memory bucket:
+ * the lock is released only by its holder, and a deploy whose lock was broken stops before it
+ * prunes.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { s3Store } from '../src/deploy/aws';
+import { deploy, rollback } from '../src/deploy/deploy';
+import type { DeployOptions } from '../src/deploy/deploy';
+import { acquireLock, LOCK_KEY, LOCK_STALE_AFTER_MS, LockError } from '../src/deploy/lock';
+import type { LockPort } from '../src/deploy/lock';
+import { startS3Emulator } from './support/s3-emulator';
+import type { S3Emulator } from './support/s3-emulator';
+import { writeFixtureRelease } from './support/fixture-release';
+import type { FixtureRelease } from './support/fixture-release';
+
+let s3: S3Emulator;
+let work: string;
+let release: FixtureRelease;
+
+beforeAll(async () => {
+  s3 = await startS3Emulator('locked');
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-deploy-lock-'));
+  release = writeFixtureRelease(path.join(work, 'A'), 'A');
+});
+afterAll(async () => {
+  await s3?.stop();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+const options = (prefix: string, extra: Partial<DeployOptions> = {}): DeployOptions => ({
+  app: 'uploader-remote',
+  distDir: release.dir,
+  target: { bucket: s3.bucket, prefix },
+  endpoint: s3.endpoint,
+  region: 'us-east-1',
+  credentials,
+  keep: 2,
+  dryRun: false,
+  ...extra,
+});
+
+async function keys(prefix: string): Promise<string[]> {
+  const res = await fetch(`${s3.endpoint}/${s3.bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}`);
+  return [...(await res.text()).matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => (m[1] as string).slice(prefix.length)).sort();
+}
+
+/** Another deploy's lock, as it writes it. */
+async function holdLock(prefix: string, acquiredAt: Date, holder = 'ana@ci-runner-7 (pid 4242)') {
+  const body = JSON.stringify({ format: 1, app: 'uploader-remote', operation: 'deploy', holder, acquiredAt: acquiredAt.toISOString(), token: 'theirs' });
+  const res = await fetch(s3.url(prefix + LOCK_KEY), { method: 'PUT', body, headers: { 'If-None-Match': '*' } });
+  expect(res.status).toBe(200);
+}
+
+describe('against the S3 emulator', () => {
+  test('a deploy while another holds the lock is refused, naming who and since when, and writes nothing', async () => {
+    const prefix = 'held/';
+    const since = new Date();
+    await holdLock(prefix, since);
+    const error = await deploy(options(prefix)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LockError);
+    expect((error as LockError).message).toBe(
+      `Another deploy of uploader-remote holds the lock s3://locked/held/_releases/deploy.lock: ana@ci-runner-7 (pid 4242), a deploy of uploader-remote, since ${(error as LockError).message.match(/since (\S+) /)?.[1]} (under a minute ago). ` +
+        'Wait for it to finish and try again. A lock left by a deploy that was killed can be broken with --break-lock once it is older than 30 minutes.',
+    );
+    expect(Math.abs(Date.parse((error as LockError).message.match(/since (\S+) /)![1]!) - since.getTime())).toBeLessThan(2000);
+    await expect(rollback(options(prefix))).rejects.toThrow(/Another deploy of uploader-remote holds the lock/);
+    expect(await keys(prefix)).toEqual([LOCK_KEY]);
+  });
+
+  test('--break-lock breaks only a stale lock, and says whose it broke', async () => {
+    const prefix = 'stale/';
+    await holdLock(prefix, new Date());
+    await expect(deploy(options(prefix, { breakLock: true }))).rejects.toThrow(/not stale yet, --break-lock breaks only a lock older than 30 minutes/);
+    // Half an hour later (the deploy's clock; the lock's own time and S3's are both older).
+    const warnings: string[] = [];
+    const later = new Date(Date.now() + LOCK_STALE_AFTER_MS + 60_000);
+    const refused = await deploy(options(prefix, { now: later })).catch((e: unknown) => e);
+    expect((refused as Error).message).toMatch(/The lock is older than 30 minutes: if that deploy was killed, break the lock with --break-lock\./);
+    const { result } = await deploy(options(prefix, { now: later, breakLock: true, warn: (line) => warnings.push(line) }));
+    expect(result.uploaded.files).toBeGreaterThan(0);
+    expect(warnings).toEqual([expect.stringMatching(/^broke the stale lock s3:\/\/locked\/stale\/_releases\/deploy\.lock of ana@ci-runner-7 \(pid 4242\)/)]);
+    expect(await keys(prefix)).not.toContain(LOCK_KEY);
+  });
+
+  test('deploys started at once never run at the same time: each runs alone or is refused by the lock', async () => {
+    const prefix = 'race/';
+    const spans: { start: number; end: number }[] = [];
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3, 4].map(async (n) => {
+        let start = 0;
+        // The first progress line comes after the lock was taken and the bucket read.
+        const done = await deploy(options(prefix, { keep: 10, lockHolder: `runner-${n}`, releaseId: `00000${n}`, log: () => (start ||= performance.now()) }));
+        spans.push({ start: start || performance.now(), end: performance.now() });
+        return done;
+      }),
+    );
+    const won = outcomes.filter((o) => o.status === 'fulfilled');
+    const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    for (const { reason } of lost) expect(reason).toBeInstanceOf(LockError);
+    spans.sort((a, b) => a.start - b.start);
+    for (let i = 1; i < spans.length; i++) expect(spans[i]!.start).toBeGreaterThanOrEqual(spans[i - 1]!.end);
+    expect((await keys(prefix)).filter((k) => /^_releases\/[^/]+\.json$/.test(k))).toHaveLength(won.length);
+    expect(await keys(prefix)).not.toContain(LOCK_KEY);
+  });
+
+  test('a race for the lock object itself: one writer wins, whatever S3 answers the others (412 or 409)', async () => {
+    const store = s3Store({ bucket: s3.bucket, prefix: 'bare/' }, { endpoint: s3.endpoint, region: 'us-east-1', credentials });
+    try {
+      const attempts = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, n) => acquireLock(store.lock, { app: 'shell', operation: 'deploy', holder: `h${n}`, where: 'bare', retryDelayMs: 20 })),
+      );
+      expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+      for (const a of attempts) if (a.status === 'rejected') expect(a.reason).toBeInstanceOf(LockError);
+      const winner = attempts.find((a) => a.status === 'fulfilled')!.value;
+      expect(JSON.parse((await store.lock.read(LOCK_KEY))!.text)).toMatchObject({ holder: winner.info.holder, token: winner.info.token });
+      expect(await winner.release()).toBeUndefined();
+      expect(await store.lock.read(LOCK_KEY)).toBeUndefined();
+    } finally {
+      store.destroy();
+    }
+  });
+
+  test('a dry run takes no lock; it warns that a real deploy would be refused now', async () => {
+    const prefix = 'dry/';
+    await holdLock(prefix, new Date());
+    const warnings: string[] = [];
+    const { result } = await deploy(options(prefix, { dryRun: true, warn: (line) => warnings.push(line) }));
+    expect(result.dryRun).toBe(true);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^s3:\/\/locked\/dry\/_releases\/deploy\.lock is held \(.*ana@ci-runner-7.*\): a real deploy would be refused now\.$/),
+    ]);
+  });
+});
+
+/** A bucket's lock object in memory, with S3's answers. */
+function memoryPort(): LockPort & { object?: { text: string; etag: string } } {
+  let n = 0;
+  const port: LockPort & { object?: { text: string; etag: string } } = {
+    async create(_key, body) {
+      if (port.object) return 'exists';
+      port.object = { text: body.toString(), etag: `e${++n}` };
+      return 'created';
+    },
+    async replace(_key, body, etag) {
+      if (port.object?.etag !== etag) return false;
+      port.object = { text: body.toString(), etag: `e${++n}` };
+      return true;
+    },
+    async read() {
+      return port.object ? { ...port.object } : undefined;
+    },
+    async remove() {
+      delete port.object;
+    },
+  };
+  return port;
+}
+
+describe('the lock’s rules', () => {
+  const base = { app: 'auth-remote' as const, operation: 'deploy' as const, where: 's3://b/_releases/deploy.lock' };
+
+  test('broken while held: the holder’s confirm fails (no pruning then) and its release leaves the new holder’s lock', async () => {
+    const port = memoryPort();
+    const t0 = new Date('2026-05-01T10:00:00Z');
+    const first = await acquireLock(port, { ...base, holder: 'first', now: () => t0 });
+    await expect(first.confirm()).resolves.toBeUndefined();
+    const late = new Date(t0.getTime() + LOCK_STALE_AFTER_MS);
+    const second = await acquireLock(port, { ...base, holder: 'second', now: () => late, breakStale: true });
+    expect(second.broke).toMatch(/^first, a deploy of auth-remote, since 2026-05-01T10:00:00.000Z \(30 minutes ago\)$/);
+    await expect(first.confirm()).rejects.toThrow(
+      /^the lock s3:\/\/b\/_releases\/deploy\.lock was broken while this ran and is now held by second, a deploy of auth-remote/,
+    );
+    expect(await first.release()).toBe("the lock s3://b/_releases/deploy.lock was broken while this ran; the new holder's lock is left in place.");
+    expect(JSON.parse(port.object!.text)).toMatchObject({ holder: 'second' });
+    expect(await second.release()).toBeUndefined();
+    expect(port.object).toBeUndefined();
+  });
+
+  test('an unreadable lock object is still a lock', async () => {
+    const port = memoryPort();
+    port.object = { text: 'not json', etag: 'x' };
+    await expect(acquireLock(port, { ...base, holder: 'me' })).rejects.toThrow(/holds the lock s3:\/\/b\/_releases\/deploy\.lock: an unreadable lock, since/);
+  });
+
+  test('S3’s 409 (another write of the lock under way) is retried, then the lock is taken', async () => {
+    const port = memoryPort();
+    const create = port.create.bind(port);
+    let conflicts = 2;
+    port.create = async (key, body) => (conflicts-- > 0 ? 'conflict' : create(key, body));
+    const lock = await acquireLock(port, { ...base, holder: 'me', retryDelayMs: 1 });
+    expect(lock.info.holder).toBe('me');
+  });
+});
