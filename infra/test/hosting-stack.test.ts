@@ -96,6 +96,22 @@ describe.each(['shell', 'remote'] as const)('every hosting stack (%s)', (which) 
     expect(allStatements(template()).filter((s) => s.Effect === 'Allow' && isWildcardPrincipal(s.Principal))).toEqual([]);
   });
 
+  it("never serves the deploy command's release records, entry-file copies or lock (_releases/)", () => {
+    const denied = allStatements(template()).filter((s) => s.Effect === 'Deny' && (s.Principal as { Service?: string }).Service === 'cloudfront.amazonaws.com');
+    expect(denied).toEqual([
+      {
+        Sid: 'DeployRecordsNotServed',
+        Effect: 'Deny',
+        Action: 's3:GetObject',
+        Principal: { Service: 'cloudfront.amazonaws.com' },
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^SiteBucket/), 'Arn'] }, '/_releases/*']] },
+      },
+    ]);
+    // The bucket the distribution reads is that bucket.
+    const [bucketId] = Object.keys(template().findResources('AWS::S3::Bucket'));
+    expect((denied[0]!.Resource as { 'Fn::Join': [string, [{ 'Fn::GetAtt': string[] }]] })['Fn::Join'][1][0]['Fn::GetAtt'][0]).toBe(bucketId);
+  });
+
   it('has the 5xx-rate alarm of its distribution in us-east-1, notifying the us-east-1 alarm topic', () => {
     const alarms = Object.values(template().findResources('Custom::CloudFrontAlarm'));
     expect(alarms).toHaveLength(1);

@@ -16,7 +16,8 @@
  * - A remote's distribution allows CORS for the shell's origin alone (its code runs in the shell's
  *   page, under the shell's policy) and sends the other security headers.
  *
- * Each distribution has its 5xx-rate alarm, in us-east-1 where CloudFront's metrics are
+ * The bucket's `_releases/` (the deploy command's records, entry-file copies and lock) is denied to
+ * CloudFront. Each distribution has its 5xx-rate alarm, in us-east-1 where CloudFront's metrics are
  * (src/stacks/alarms.ts `distributionAlarm`).
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
@@ -41,12 +42,14 @@ import {
 } from 'aws-cdk-lib/aws-cloudfront';
 import type { ErrorResponse, FunctionAssociation, IResponseHeadersPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { RuntimeConfig } from '@trailsense/shared/config-types';
 import { baseSecurityHeaders, securityHeaders } from '@trailsense/shared/security-headers';
 import { responseHeaderBehaviors } from '../hosting/response-headers';
 import { routingFunctionCode } from '../hosting/routing-function';
+import { RELEASES_PREFIX } from '../deploy/plan';
 import type { ShellRoutes } from '../hosting/shell-routes';
 import { httpsOrigin } from '../settings';
 import { distributionAlarm, HOSTED_APPS } from './alarms';
@@ -89,6 +92,18 @@ export class StaticSite extends Construct {
       // A deleted stack leaves the released files; each deploy overwrites what it releases.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    // The deploy command's own objects (release records, entry-file copies, the lock:
+    // src/deploy/plan.ts) are the team's, not the site's: CloudFront may not read them, whatever
+    // path a viewer asks for (S3 then answers 403, the shell's distribution its 404 page).
+    this.bucket.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'DeployRecordsNotServed',
+        effect: Effect.DENY,
+        principals: [new ServicePrincipal('cloudfront.amazonaws.com')],
+        actions: ['s3:GetObject'],
+        resources: [this.bucket.arnForObjects(`${RELEASES_PREFIX}*`)],
+      }),
+    );
     const cachePolicy = new CachePolicy(this, 'CachePolicy', {
       comment: `${props.description}: the objects' own Cache-Control, no query strings, headers or cookies in the key`,
       minTtl: Duration.seconds(0),
