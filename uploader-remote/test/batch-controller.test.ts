@@ -400,7 +400,11 @@ describe('BatchController: sending', () => {
       { level: 'public', cameraName: 'Windmill Tank', ranchId: 'mesquite-flats', ...slot },
       { level: 'public', cameraName: 'Windmill Tank', ranchId: 'mesquite-flats', ...slot },
     ]);
-    expect(t.world.tracked.map((e) => e.name)).toEqual(['imageUpload', 'imageUpload']);
+    expect(t.world.tracked.map((e) => e.name)).toEqual(['imageUpload', 'imageUpload', 'batchOutcome']);
+    // The batch's outcome: counts, bytes and times, nothing that names the ranch, a file or a member.
+    const outcome = t.world.tracked[2]!;
+    expect(outcome).toMatchObject({ photos: 2, retries: 0, skippedDuplicates: 0, stopped: false });
+    expect(JSON.stringify(outcome)).not.toMatch(/mesquite|\.jpe?g|@|public\//i);
   });
 });
 

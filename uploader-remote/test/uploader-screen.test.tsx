@@ -97,6 +97,7 @@ describe('UploaderScreen', () => {
     expect(world.tracked.map((e) => [e.name, 'uploadCount' in e ? e.uploadCount : null])).toEqual([
       ['imageUpload', 1],
       ['imageUpload', 2],
+      ['batchOutcome', null],
     ]);
     expect(await screen.findByText(/You have 13 remaining/)).toBeVisible();
     expect(screen.getByText('No files in the list.')).toBeVisible();
@@ -188,7 +189,10 @@ describe('UploaderScreen', () => {
     await user.click(await screen.findByRole('button', { name: 'Upload' }));
     expect(await screen.findByText('Problem with Storage.put operation: Access Denied')).toBeVisible();
     expect(screen.getByText('Failed uploads: 1')).toBeVisible();
-    expect(world.tracked).toEqual([{ name: 'uploadFailure', ranchid: 'mesquite-flats', failureCount: 1 }]);
+    expect(world.tracked).toEqual([
+      { name: 'uploadFailure', ranchid: 'mesquite-flats', failureCount: 1 },
+      expect.objectContaining({ name: 'batchOutcome', photos: 0, failures: expect.objectContaining({ upload: 1 }) as unknown }),
+    ]);
     expect(screen.getByText(/Failed: Access Denied/)).toBeVisible();
 
     expect(await screen.findByText(/You have 0 remaining/)).toBeVisible();

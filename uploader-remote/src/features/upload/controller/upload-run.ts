@@ -12,6 +12,7 @@ import { runBatch, type Admission, type RunningBatch, type UploadJob } from '../
 import type { UploaderServices } from '../services/uploader-services';
 import type { AccountSync } from './account-sync';
 import type { BatchJournal } from './batch-journal';
+import { BatchOutcomeRecorder } from './batch-outcome-recorder';
 import { BatchProgress } from './batch-progress';
 import type { Intake } from './intake';
 import { fixedSlots, SlotBroker, type Slots } from './slot-broker';
@@ -184,6 +185,7 @@ export class UploadRun {
     const sizeOf = (id: string) => sizes.get(id) ?? store.getState().queue.files.find((f) => f.id === id)?.size ?? 0;
     const progress = new BatchProgress(sizeOf, now(), start.uploaded, start.total);
     this.progress = progress;
+    const outcome = new BatchOutcomeRecorder(now, services.wakeLock, sizeOf);
     // Left: the listed files still to send (within the batch's limit).
     const measure = () => store.set({ speed: progress.estimate(now(), store.getState().queue.files, Math.max(0, limit - (uploadCount - start.uploaded))) });
     store.set({ speed: { bytesPerSecond: null, secondsLeft: null } });
@@ -201,6 +203,7 @@ export class UploadRun {
     const emit = (event: EngineEvent) => {
       const sent = 'id' in event ? this.sending.get(event.id) : undefined;
       progress.track(event);
+      outcome.track(event);
       if (event.type === 'succeeded' && sent) {
         uploadCount++;
         sentExif.push(sent.exif);
@@ -331,6 +334,7 @@ export class UploadRun {
     else if (store.getState().paused.length > 0) engine.pause();
 
     const result = await engine.done;
+    void services.analytics.track(outcome.finish(result.stopped));
     unsubscribeWakes();
     if (timer !== null) services.timers.clearTimeout(timer);
     flush();
