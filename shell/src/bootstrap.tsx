@@ -13,6 +13,7 @@ import {
 import { App } from './app/app';
 import { ConfigErrorPage } from './app/config-error-page';
 import { preloadAllPages, preloadPage } from './app/route-element';
+import { captureErrors } from './monitoring/early-errors';
 import { configureRemotes } from './remotes/remote-loader';
 import { frameVariant } from './remotes/route-frames';
 
@@ -33,6 +34,8 @@ function initialUser(config: RuntimeConfig): UserState | undefined {
 }
 
 async function start() {
+  // Errors from here on are reported once monitoring has started (docs/monitoring.md#clienterror).
+  captureErrors(window);
   const container = document.getElementById('root')!;
   // Marketing pages arrive prerendered (scripts/prerender.mjs): hydrate them. A framed route
   // (/login, `data-frame`) arrives with its frame, hydrated too when this config draws the same
@@ -84,7 +87,23 @@ async function start() {
   // Safari has no requestIdleCallback (TypeScript's DOM types say every browser has).
   const whenIdle: (callback: () => void) => void =
     typeof window.requestIdleCallback === 'function' ? (callback) => window.requestIdleCallback(callback) : (callback) => window.setTimeout(callback, 2000);
-  const preloadRest = () => whenIdle(() => void preloadAllPages().catch(() => {}));
+  const landingPath = window.location.pathname;
+  const preloadRest = () =>
+    whenIdle(() => {
+      void preloadAllPages().catch(() => {});
+      // Real-user metrics and error reports, after the page is up: no page waits for them.
+      void import('./monitoring/start-monitoring')
+        .then(({ startMonitoring }) =>
+          startMonitoring({
+            config,
+            signedIn: hasStoredSession(browserStorage()),
+            prepare: () => sessionSource.load(),
+            landingPath,
+            currentPath: () => window.location.pathname,
+          }),
+        )
+        .catch((error: unknown) => console.warn('Monitoring could not start.', error));
+    });
   if (document.readyState === 'complete') preloadRest();
   else window.addEventListener('load', preloadRest, { once: true });
 }

@@ -1,5 +1,6 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import type { ExposedModule, RemoteModuleId, RemoteModules, RuntimeConfig } from '@trailsense/shared';
+import { errorText, reportClientError } from '../monitoring/early-errors';
 
 /** A remote's module could not be loaded (unreachable, or it did not export a component). */
 export class RemoteLoadError extends Error {
@@ -55,6 +56,12 @@ async function loadRemoteModule<Id extends RemoteModuleId>(id: Id): Promise<Expo
   return federation(setup.config).loadRemote<ExposedModule<Id>>(id);
 }
 
+/** A remote that did not load is a client error (docs/monitoring.md#clienterror): a broken release shows within minutes. */
+function reported(error: RemoteLoadError): RemoteLoadError {
+  reportClientError({ kind: 'remote-load', message: errorText(error.cause ?? error), module: error.moduleId });
+  return error;
+}
+
 type RemoteComponent<Id extends RemoteModuleId> = LazyExoticComponent<ComponentType<RemoteModules[Id]>>;
 
 // Module scope on purpose: a lazy component created during render is a new component each time,
@@ -91,9 +98,9 @@ export function lazyRemote<Id extends RemoteModuleId>(id: Id, attempt: number): 
       try {
         loaded = await (preloaded ?? loadRemoteModule(id));
       } catch (error) {
-        throw new RemoteLoadError(id, error);
+        throw reported(new RemoteLoadError(id, error));
       }
-      if (!loaded || typeof loaded.default !== 'function') throw new RemoteLoadError(id);
+      if (!loaded || typeof loaded.default !== 'function') throw reported(new RemoteLoadError(id));
       return loaded;
     });
     cache.set(key, component as RemoteComponent<RemoteModuleId>);

@@ -1,0 +1,99 @@
+/**
+ * Real-user metrics in real Chromium against the production builds and the sandbox
+ * (docs/monitoring.md): a page view records its Core Web Vitals, a finished batch its outcome, in
+ * the sandbox's analytics sink, with nothing personal in them. The configs sample every page view
+ * (analytics.vitalsSampleRate 1); the test fixture also asserts no CSP violation on the way.
+ */
+import path from 'node:path';
+import localConfig from '../config/local.json';
+import { expect, test } from './support/test';
+import { accounts, startSignedIn } from './support/session';
+import { dropReservations, tempDir, writeJpegs } from './support/uploads';
+
+const sink = localConfig.analytics.endpoint;
+
+interface Stored {
+  id: number;
+  name: string;
+  [field: string]: unknown;
+}
+
+/** The sink's events of one name, after `afterId`. */
+async function eventsNamed(name: string, afterId = 0): Promise<Stored[]> {
+  const res = await fetch(`${sink}?name=${encodeURIComponent(name)}`);
+  const body = (await res.json()) as { events: Stored[] };
+  return body.events.filter((event) => event.id > afterId);
+}
+
+/** The highest event id so far: what this test adds comes after it. */
+async function lastEventId(): Promise<number> {
+  const res = await fetch(sink);
+  const body = (await res.json()) as { events: Stored[] };
+  return body.events.reduce((max, event) => Math.max(max, event.id), 0);
+}
+
+/** Monitoring starts when the page is idle after its load; then web-vitals has reported TTFB. */
+async function untilMonitoring(since: number) {
+  await expect.poll(async () => (await eventsNamed('webVital', since)).map((e) => e['metric']), { timeout: 15_000 }).toContain('TTFB');
+}
+
+const PERSONAL = new RegExp([accounts.subscriber.email, 'cedar-creek', 'MONITOR_', '\\.jpe?g', 'public/'].join('|'), 'i');
+
+test('a page view records its vitals on its route: TTFB at once, LCP and CLS when the page is left', async ({ page }) => {
+  const since = await lastEventId();
+  await page.goto('/about');
+  await untilMonitoring(since);
+  // An interaction ends LCP's search; leaving the page (hidden) reports LCP and CLS.
+  await page.getByRole('heading', { level: 1 }).click();
+  await page.goto('/support');
+  await expect
+    .poll(async () => (await eventsNamed('webVital', since)).filter((e) => e['route'] === '/about').map((e) => e['metric']), { timeout: 15_000 })
+    .toEqual(expect.arrayContaining(['TTFB', 'LCP', 'CLS']));
+  const vitals = (await eventsNamed('webVital', since)).filter((e) => e['route'] === '/about');
+  for (const vital of vitals) {
+    expect(vital).toMatchObject({ rating: expect.stringMatching(/^(good|needs-improvement|poor)$/), navigationType: 'navigate' });
+    expect(typeof vital['value']).toBe('number');
+  }
+});
+
+test.describe('a batch', () => {
+  let dir: string;
+  test.beforeEach(() => {
+    dir = tempDir('monitoring-');
+  });
+  test.afterEach(async () => {
+    await dropReservations('cedar-creek');
+  });
+
+  test('a finished batch records one outcome: photos, bytes, duration, goodput, no personal data', async ({ page }) => {
+    test.setTimeout(90_000);
+    await startSignedIn(page, accounts.subscriber);
+    await page.goto('/uploader');
+    await expect(page.getByText(/You have ([\d,]+) remaining/)).toBeVisible();
+    const since = await lastEventId();
+    const card = writeJpegs(path.join(dir, 'card'), 3, { prefix: `MONITOR_${Date.now()}_`, padding: 50_000 });
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Add Images' }).click();
+    await (await chooser).setFiles(card);
+    await expect(page.getByText(/^Overall Progress: 0 of 3 = 0%$/)).toBeVisible();
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await expect(page.getByText(/^Overall Progress: 3 of 3 = 100%$/)).toBeVisible({ timeout: 60_000 });
+
+    await expect.poll(async () => (await eventsNamed('batchOutcome', since)).length, { timeout: 15_000 }).toBe(1);
+    const [outcome] = await eventsNamed('batchOutcome', since);
+    expect(outcome).toMatchObject({
+      photos: 3,
+      retries: 0,
+      failures: { upload: 0, stalled: 0, limit: 0, unavailable: 0, unreadable: 0 },
+      hiddenMs: 0,
+      skippedDuplicates: 0,
+      stopped: false,
+    });
+    expect(outcome!['bytes']).toBeGreaterThan(3 * 50_000);
+    expect(outcome!['durationMs']).toBeGreaterThan(0);
+    expect(outcome!['goodputBytesPerSecond']).toBeGreaterThan(0);
+    expect(JSON.stringify(outcome)).not.toMatch(PERSONAL);
+    // The uploader page's own vitals carry its route and nothing else of the member.
+    for (const vital of await eventsNamed('webVital', since)) expect(JSON.stringify(vital)).not.toMatch(PERSONAL);
+  });
+});

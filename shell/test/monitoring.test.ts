@@ -1,0 +1,148 @@
+import type { AnalyticsEvent, RuntimeConfig } from '@trailsense/shared';
+import type { VitalMetric } from '@trailsense/shared/monitoring';
+import { testConfig } from '../../test-support/runtime-config';
+
+import type * as EarlyErrors from '../src/monitoring/early-errors';
+import type * as StartMonitoring from '../src/monitoring/start-monitoring';
+
+type Early = typeof EarlyErrors;
+type Start = typeof StartMonitoring;
+
+/** Fresh modules per test: the error queue is the page's, one per page. */
+function load(): { early: Early; start: Start } {
+  let modules!: { early: Early; start: Start };
+  jest.isolateModules(() => {
+    modules = { early: jest.requireActual<Early>('../src/monitoring/early-errors'), start: jest.requireActual<Start>('../src/monitoring/start-monitoring') };
+  });
+  return modules;
+}
+
+/** The sandbox sink, faked at the HTTP boundary: what was posted. */
+let posted: AnalyticsEvent[];
+beforeEach(() => {
+  posted = [];
+  global.fetch = (async (_url: unknown, init?: { body?: string }) => {
+    posted.push(JSON.parse(init?.body ?? '{}') as AnalyticsEvent);
+    return new Response(null, { status: 201 });
+  }) as typeof fetch;
+});
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** web-vitals, faked: each metric reported once, as the library would. */
+function fakeVitals(metrics: VitalMetric[]) {
+  let loads = 0;
+  const on = (name: string) => (report: (metric: VitalMetric) => void) => metrics.filter((m) => m.name === name).forEach(report);
+  return {
+    loads: () => loads,
+    load: async () => {
+      loads++;
+      return { onLCP: on('LCP'), onINP: on('INP'), onCLS: on('CLS'), onTTFB: on('TTFB') };
+    },
+  };
+}
+
+const withRate = (rate: number | undefined, provider: 'sandbox' | 'firehose' = 'sandbox'): RuntimeConfig => ({
+  ...testConfig,
+  analytics:
+    provider === 'sandbox'
+      ? { provider, endpoint: 'http://localhost:4104/events', ...(rate === undefined ? {} : { vitalsSampleRate: rate }) }
+      : { provider, region: 'us-east-2', streamName: 'events', ...(rate === undefined ? {} : { vitalsSampleRate: rate }) },
+});
+
+const metrics: VitalMetric[] = [
+  { name: 'TTFB', value: 81.2, rating: 'good', navigationType: 'navigate' },
+  { name: 'FCP', value: 500, rating: 'good', navigationType: 'navigate' },
+  { name: 'LCP', value: 1500, rating: 'good', navigationType: 'navigate' },
+];
+
+const setup = (config: RuntimeConfig, vitals: ReturnType<typeof fakeVitals>, extra: Partial<Parameters<Start['startMonitoring']>[0]> = {}) => ({
+  config,
+  signedIn: false,
+  prepare: async () => undefined,
+  landingPath: '/login/',
+  currentPath: () => '/uploader',
+  loadVitals: vitals.load,
+  ...extra,
+});
+
+describe('startMonitoring', () => {
+  it('records a sampled page view’s vitals on its route, FCP left out', async () => {
+    const { start } = load();
+    const vitals = fakeVitals(metrics);
+    await start.startMonitoring(setup(withRate(1), vitals, { random: () => 0.99 }));
+    await settle();
+    expect(posted).toEqual([
+      { name: 'webVital', metric: 'TTFB', value: 81, rating: 'good', route: '/login', navigationType: 'navigate' },
+      { name: 'webVital', metric: 'LCP', value: 1500, rating: 'good', route: '/login', navigationType: 'navigate' },
+    ]);
+  });
+
+  it('does not even load web-vitals for a page view left out of the sample', async () => {
+    const { start } = load();
+    const vitals = fakeVitals(metrics);
+    await start.startMonitoring(setup(withRate(0.25), vitals, { random: () => 0.5 }));
+    await settle();
+    expect(vitals.loads()).toBe(0);
+    expect(posted).toEqual([]);
+  });
+
+  it('names an unknown address 404, never the address', async () => {
+    const { start } = load();
+    await start.startMonitoring(setup(withRate(1), fakeVitals(metrics), { landingPath: '/subscriber@trailsense.example', random: () => 0 }));
+    await settle();
+    expect(posted.map((e) => ('route' in e ? e.route : null))).toEqual(['404', '404']);
+  });
+
+  it('records nothing for a visitor without a session when Firehose is the sink (it takes signed-in members only)', async () => {
+    const { start, early } = load();
+    const vitals = fakeVitals(metrics);
+    let prepared = 0;
+    await start.startMonitoring(setup(withRate(1, 'firehose'), vitals, { random: () => 0, prepare: async () => prepared++ }));
+    early.reportClientError({ kind: 'error', message: 'boom' });
+    await settle();
+    expect(vitals.loads()).toBe(0);
+    expect(prepared).toBe(0);
+  });
+
+  it('reports the errors from before it started, then each new one once, on the route they happen on', async () => {
+    const { start, early } = load();
+    const target = new EventTarget() as unknown as Window;
+    early.captureErrors(target);
+    target.dispatchEvent(
+      new ErrorEvent('error', {
+        message: 'x',
+        error: new TypeError('no ranch for subscriber@trailsense.example'),
+        filename: 'http://localhost:3000/static/js/main.js?v=1',
+      }),
+    );
+    await start.startMonitoring(setup(withRate(0), fakeVitals([]), { random: () => 0.5 }));
+    const rejection = new Event('unhandledrejection') as Event & { reason?: unknown };
+    rejection.reason = new Error('late');
+    target.dispatchEvent(rejection);
+    early.reportClientError({ kind: 'remote-load', message: 'Failed to get manifest', module: 'uploader/Uploader' });
+    early.reportClientError({ kind: 'remote-load', message: 'Failed to get manifest', module: 'uploader/Uploader' });
+    await settle();
+    expect(posted).toEqual([
+      {
+        name: 'clientError',
+        kind: 'error',
+        message: 'TypeError: no ranch for <email>',
+        source: '/static/js/main.js',
+        route: '/uploader',
+        release: '0.0.0-test',
+        suppressed: 0,
+      },
+      { name: 'clientError', kind: 'rejection', message: 'Error: late', route: '/uploader', release: '0.0.0-test', suppressed: 0 },
+      {
+        name: 'clientError',
+        kind: 'remote-load',
+        message: 'Failed to get manifest',
+        module: 'uploader/Uploader',
+        route: '/uploader',
+        release: '0.0.0-test',
+        suppressed: 0,
+      },
+    ]);
+  });
+});
