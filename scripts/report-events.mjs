@@ -1,0 +1,165 @@
+// The pure half of `npm run report` (scripts/report.mjs): monitoring events (docs/monitoring.md)
+// read from a stream of JSON objects, aggregated and printed as tables. No I/O here.
+import { parseMonitoringEvent } from '@trailsense/shared/analytics-events';
+
+export const VITALS = ['LCP', 'INP', 'CLS', 'TTFB'];
+
+/**
+ * The JSON objects in `text`, one after another: newline-delimited, or concatenated as Firehose
+ * writes records that carry no delimiter. Returns the objects and how many pieces did not parse.
+ */
+export function splitJsonObjects(text) {
+  const objects = [];
+  let unreadable = 0;
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === '\\') escaped = true;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '{') {
+      if (depth === 0) start = i;
+      depth++;
+    } else if (c === '}' && depth > 0) {
+      depth--;
+      if (depth === 0) {
+        try {
+          objects.push(JSON.parse(text.slice(start, i + 1)));
+        } catch {
+          unreadable++;
+        }
+      }
+    }
+  }
+  if (depth > 0) unreadable++;
+  return { objects, unreadable };
+}
+
+/** The monitoring events among `values` (validated as the sink does), and how many were not. Upload events are not counted as either. */
+export function monitoringEvents(values) {
+  const events = [];
+  let malformed = 0;
+  for (const value of values) {
+    if (value && (value.name === 'imageUpload' || value.name === 'uploadFailure')) continue;
+    const checked = parseMonitoringEvent(value);
+    if (checked.ok) events.push(checked.event);
+    else malformed++;
+  }
+  return { events, malformed };
+}
+
+/** The p-th percentile (0–1) of `values` by nearest rank, or null for none. */
+export function percentile(values, p) {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+/**
+ * The report's figures: p75 of each vital per route (with how many samples), the batches'
+ * outcomes (median goodput; failure rate: photos given up of those tried), client errors by kind.
+ */
+export function aggregate(events) {
+  const byRoute = new Map();
+  const batches = [];
+  const errors = new Map();
+  for (const event of events) {
+    if (event.name === 'webVital') {
+      const route = byRoute.get(event.route) ?? Object.fromEntries(VITALS.map((v) => [v, []]));
+      route[event.metric].push(event.value);
+      byRoute.set(event.route, route);
+    } else if (event.name === 'batchOutcome') batches.push(event);
+    else if (event.name === 'clientError') {
+      const key = `${event.kind}\t${event.module ?? ''}\t${event.message}`;
+      const seen = errors.get(key) ?? { kind: event.kind, module: event.module, message: event.message, count: 0, releases: new Set() };
+      seen.count += 1 + event.suppressed;
+      seen.releases.add(event.release);
+      errors.set(key, seen);
+    }
+  }
+  const vitals = [...byRoute.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([route, values]) => ({ route, ...Object.fromEntries(VITALS.map((v) => [v, { p75: percentile(values[v], 0.75), samples: values[v].length }])) }));
+  const sum = (pick) => batches.reduce((total, b) => total + pick(b), 0);
+  const sent = sum((b) => b.photos);
+  const givenUp = sum((b) => b.failures.upload);
+  const batchTime = sum((b) => b.durationMs);
+  return {
+    vitals,
+    batches: {
+      count: batches.length,
+      stopped: batches.filter((b) => b.stopped).length,
+      withFailures: batches.filter((b) => b.failures.upload + b.failures.limit + b.failures.unavailable + b.failures.unreadable > 0).length,
+      photos: sent,
+      bytes: sum((b) => b.bytes),
+      medianGoodput: percentile(
+        batches.filter((b) => b.photos > 0).map((b) => b.goodputBytesPerSecond),
+        0.5,
+      ),
+      failureRate: sent + givenUp > 0 ? givenUp / (sent + givenUp) : null,
+      failures: {
+        upload: givenUp,
+        stalled: sum((b) => b.failures.stalled),
+        limit: sum((b) => b.failures.limit),
+        unavailable: sum((b) => b.failures.unavailable),
+        unreadable: sum((b) => b.failures.unreadable),
+      },
+      retries: sum((b) => b.retries),
+      skippedDuplicates: sum((b) => b.skippedDuplicates),
+      hiddenShare: batchTime > 0 ? sum((b) => b.hiddenMs) / batchTime : null,
+    },
+    errors: [...errors.values()].sort((a, b) => b.count - a.count).map((e) => ({ ...e, releases: [...e.releases].sort() })),
+  };
+}
+
+/** Bytes in the largest unit that keeps them at 1 or more: `512 B`, `48.2 kB`, `3.1 MB`, `1.20 GB`. */
+export function formatBytes(bytes) {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${Math.round(bytes)} B`;
+}
+const mb = formatBytes;
+const percent = (share) => (share === null ? '–' : `${(share * 100).toFixed(1)} %`);
+const cell = (vital, { p75, samples }) => (p75 === null ? '–' : `${vital === 'CLS' ? p75.toFixed(3) : Math.round(p75)} (${samples})`);
+
+/** The report as text: Markdown tables, so it pastes into a note. */
+export function formatReport(report, { source, malformed = 0, unreadable = 0 }) {
+  const lines = [
+    `Real-user report from ${source}${malformed + unreadable > 0 ? ` (${malformed + unreadable} records skipped: malformed or unreadable)` : ''}`,
+    '',
+  ];
+  lines.push('Core Web Vitals, p75 per route (samples): LCP, INP, TTFB in ms; CLS unitless', '');
+  if (report.vitals.length === 0) lines.push('(no vitals recorded)');
+  else {
+    lines.push('| route | LCP | INP | CLS | TTFB |', '|---|---:|---:|---:|---:|');
+    for (const row of report.vitals) lines.push(`| ${row.route} | ${VITALS.map((v) => cell(v, row[v])).join(' | ')} |`);
+  }
+  const b = report.batches;
+  lines.push('', 'Upload batches', '');
+  if (b.count === 0) lines.push('(no batch recorded)');
+  else {
+    lines.push(
+      '| batches | stopped | with a failure | photos | bytes | median goodput | failure rate | retries | skipped as duplicates | time hidden |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      `| ${b.count} | ${b.stopped} | ${b.withFailures} | ${b.photos} | ${mb(b.bytes)} | ${b.medianGoodput === null ? '–' : `${mb(b.medianGoodput)}/s`} | ${percent(b.failureRate)} | ${b.retries} | ${b.skippedDuplicates} | ${percent(b.hiddenShare)} |`,
+      '',
+      `Failures by kind: given up ${b.failures.upload} (stalled ${b.failures.stalled}), monthly limit ${b.failures.limit}, uploads API unavailable ${b.failures.unavailable}, unreadable ${b.failures.unreadable}.`,
+    );
+  }
+  lines.push('', 'Client errors', '');
+  if (report.errors.length === 0) lines.push('(none)');
+  else {
+    lines.push('| count | kind | module | message | releases |', '|---:|---|---|---|---|');
+    for (const e of report.errors.slice(0, 20))
+      lines.push(`| ${e.count} | ${e.kind} | ${e.module ?? ''} | ${e.message.replace(/\|/g, '\\|')} | ${e.releases.join(', ')} |`);
+  }
+  return lines.join('\n');
+}

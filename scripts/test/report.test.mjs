@@ -1,0 +1,153 @@
+// `npm run report`: the pure aggregation (scripts/report-events.mjs) and its two readers
+// (scripts/report.mjs) over a directory of Firehose files and a sandbox database made here.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { gzipSync } from 'node:zlib';
+import { aggregate, formatBytes, formatReport, monitoringEvents, percentile, splitJsonObjects } from '../report-events.mjs';
+import { readFirehoseDir, readSandboxDb, sourceOf } from '../report.mjs';
+
+const vital = (route, metric, value) => ({ name: 'webVital', metric, value, rating: 'good', route, navigationType: 'navigate' });
+const NO_FAILURES = { upload: 0, stalled: 0, limit: 0, unavailable: 0, unreadable: 0 };
+const batch = (fields) => ({
+  name: 'batchOutcome',
+  photos: 10,
+  bytes: 30_000_000,
+  durationMs: 60_000,
+  goodputBytesPerSecond: 500_000,
+  retries: 0,
+  failures: NO_FAILURES,
+  hiddenMs: 0,
+  skippedDuplicates: 0,
+  stopped: false,
+  ...fields,
+});
+
+let dir;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-report-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('splitJsonObjects', () => {
+  it('reads newline-delimited and concatenated records, braces inside strings included', () => {
+    const text = '{"a":1}\n{"b":"}{"}{"c":{"d":"\\"}"}}\n';
+    expect(splitJsonObjects(text)).toEqual({ objects: [{ a: 1 }, { b: '}{' }, { c: { d: '"}' } }], unreadable: 0 });
+  });
+
+  it('counts a broken or cut record as unreadable and goes on', () => {
+    expect(splitJsonObjects('{"a":1,}{"b":2}{"c":')).toEqual({ objects: [{ b: 2 }], unreadable: 2 });
+  });
+});
+
+describe('percentile', () => {
+  it('takes the nearest rank', () => {
+    expect(percentile([400, 100, 300, 200], 0.75)).toBe(300);
+    expect(percentile([1, 2, 3, 4, 5], 0.5)).toBe(3);
+    expect(percentile([7], 0.75)).toBe(7);
+    expect(percentile([], 0.75)).toBeNull();
+  });
+});
+
+describe('monitoringEvents', () => {
+  it('keeps the valid monitoring events, passes over the upload events and counts the rest as malformed', () => {
+    const values = [vital('/', 'LCP', 1), { name: 'imageUpload', ranchid: 'r', key: 'k', uploadCount: 1 }, { name: 'webVital', metric: 'LCP' }, 'text'];
+    expect(monitoringEvents(values)).toEqual({ events: [vital('/', 'LCP', 1)], malformed: 2 });
+  });
+});
+
+describe('aggregate', () => {
+  it('gives p75 of each vital per route, with its samples', () => {
+    const events = [100, 200, 300, 400].map((v) => vital('/login', 'LCP', v)).concat([vital('/login', 'CLS', 0.1), vital('/', 'TTFB', 50)]);
+    const { vitals } = aggregate(events);
+    expect(vitals).toEqual([
+      { route: '/', LCP: { p75: null, samples: 0 }, INP: { p75: null, samples: 0 }, CLS: { p75: null, samples: 0 }, TTFB: { p75: 50, samples: 1 } },
+      { route: '/login', LCP: { p75: 300, samples: 4 }, INP: { p75: null, samples: 0 }, CLS: { p75: 0.1, samples: 1 }, TTFB: { p75: null, samples: 0 } },
+    ]);
+  });
+
+  it('gives the batches’ median goodput (batches that sent something) and failure rate (photos given up of those tried)', () => {
+    const { batches } = aggregate([
+      batch({ goodputBytesPerSecond: 100_000 }),
+      batch({ goodputBytesPerSecond: 300_000, failures: { ...NO_FAILURES, upload: 2, stalled: 1 }, retries: 5 }),
+      batch({ goodputBytesPerSecond: 900_000, hiddenMs: 30_000, skippedDuplicates: 4 }),
+      batch({ photos: 0, bytes: 0, goodputBytesPerSecond: 0, stopped: true, failures: { ...NO_FAILURES, limit: 3 } }),
+    ]);
+    expect(batches).toEqual({
+      count: 4,
+      stopped: 1,
+      withFailures: 2,
+      photos: 30,
+      bytes: 90_000_000,
+      medianGoodput: 300_000,
+      failureRate: 2 / 32,
+      failures: { upload: 2, stalled: 1, limit: 3, unavailable: 0, unreadable: 0 },
+      retries: 5,
+      skippedDuplicates: 4,
+      hiddenShare: 30_000 / 240_000,
+    });
+  });
+
+  it('counts client errors with those the gate held back, most frequent first', () => {
+    const error = (message, suppressed = 0, release = '0.1.0') => ({ name: 'clientError', kind: 'error', message, route: '/', release, suppressed });
+    const { errors } = aggregate([error('a'), error('b', 3), error('a', 0, '0.1.1')]);
+    expect(errors.map((e) => [e.message, e.count, e.releases])).toEqual([
+      ['b', 4, ['0.1.0']],
+      ['a', 2, ['0.1.0', '0.1.1']],
+    ]);
+  });
+
+  it('has nothing to say of no events', () => {
+    const report = aggregate([]);
+    expect(report.batches).toMatchObject({ count: 0, medianGoodput: null, failureRate: null });
+    expect(formatReport(report, { source: 'x' })).toContain('(no vitals recorded)');
+  });
+});
+
+describe('formatBytes', () => {
+  it('uses the largest unit that keeps the figure at 1 or more', () => {
+    expect([512, 48_200, 3_100_000, 1_200_000_000].map(formatBytes)).toEqual(['512 B', '48.2 kB', '3.1 MB', '1.20 GB']);
+  });
+});
+
+describe('formatReport', () => {
+  it('prints a row per route and the batches’ figures', () => {
+    const text = formatReport(aggregate([vital('/login', 'LCP', 2500.4), vital('/login', 'CLS', 0.0123), batch({})]), { source: 'here', malformed: 1 });
+    expect(text).toContain('| /login | 2500 (1) | – | 0.012 (1) | – |');
+    expect(text).toContain('| 1 | 0 | 0 | 10 | 30.0 MB | 500.0 kB/s | 0.0 % | 0 | 0 | 0.0 % |');
+    expect(text).toContain('1 records skipped');
+  });
+});
+
+describe('readFirehoseDir', () => {
+  it('reads gzipped and plain record files in sub-folders, and passes over files that are not records', () => {
+    fs.mkdirSync(path.join(dir, 'events/2026/11/26'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'events/2026/11/26/stream-1'), gzipSync(`${JSON.stringify(vital('/', 'LCP', 1))}${JSON.stringify(batch({}))}`));
+    fs.writeFileSync(path.join(dir, 'events/2026/11/26/stream-2.json'), `${JSON.stringify(vital('/', 'TTFB', 2))}\n`);
+    fs.writeFileSync(path.join(dir, 'notes.log'), 'started {"not": "an event"');
+    const read = readFirehoseDir(dir);
+    expect(read.objects.map((o) => o.name)).toEqual(['webVital', 'batchOutcome', 'webVital']);
+    expect(read.unreadable).toBe(0);
+  });
+});
+
+describe('readSandboxDb and sourceOf', () => {
+  it('reads the monitoring events the sink stored whole, and finds sandbox.db in a data dir', () => {
+    const file = path.join(dir, 'sandbox.db');
+    const db = new DatabaseSync(file);
+    db.exec(
+      'CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, ranchid TEXT, key TEXT, upload_count INTEGER, failure_count INTEGER, data TEXT, received_at TEXT NOT NULL)',
+    );
+    const insert = db.prepare('INSERT INTO events (name, ranchid, data, received_at) VALUES (?, ?, ?, ?)');
+    insert.run('imageUpload', 'cedar-creek', null, 'now');
+    insert.run('webVital', null, JSON.stringify(vital('/', 'INP', 80)), 'now');
+    db.close();
+    expect(sourceOf(dir)).toEqual({ kind: 'db', file });
+    expect(sourceOf(file)).toEqual({ kind: 'db', file });
+    expect(readSandboxDb(file)).toEqual({ objects: [vital('/', 'INP', 80)], unreadable: 0 });
+    fs.mkdirSync(path.join(dir, 'firehose'));
+    expect(sourceOf(path.join(dir, 'firehose'))).toEqual({ kind: 'firehose', dir: path.join(dir, 'firehose') });
+    expect(() => sourceOf(path.join(dir, 'missing'))).toThrow(/does not exist/);
+  });
+});
