@@ -118,6 +118,33 @@ function decodeSegment(segment: string): string {
   }
 }
 
+/**
+ * Why the sandbox's file store cannot take an object key, or undefined when it can. S3 keys are
+ * opaque strings, but s3rver writes each object to a file named by its key: a `..` segment
+ * (literal or percent-encoded, `%2F` included) would write outside the bucket's folder, and `.`,
+ * empty segments and backslashes name files other than the key. The product never makes such
+ * keys (infra/src/upload-access.ts), so the sandbox refuses them before s3rver sees them.
+ * Service- and bucket-level paths (`/`, `/bucket`, `/bucket/`) have no key and pass.
+ */
+export function unsafeKeyReason(path: string): string | undefined {
+  const segments = path.split('/').slice(2);
+  if (segments.length === 0 || (segments.length === 1 && segments[0] === '')) return undefined;
+  let parts: string[];
+  try {
+    parts = segments
+      .map((segment) => decodeURIComponent(segment))
+      .join('/')
+      .split('/');
+  } catch {
+    return 'the key is not valid percent-encoding';
+  }
+  if (parts.some((part) => part.includes('\\'))) return 'the key has a backslash';
+  if (parts.some((part) => part === '.' || part === '..')) return 'the key has a "." or ".." segment';
+  if (parts.some((part) => part === '')) return 'the key has an empty segment';
+  if (parts.some((part) => part.includes('\0'))) return 'the key has a NUL character';
+  return undefined;
+}
+
 /** The IAM action and resource of an S3 request (path-style addressing). */
 export function actionOf(request: S3Request): S3Access {
   const method = request.method.toUpperCase();

@@ -32,7 +32,7 @@ import { startLinkProxy } from './link-proxy';
 import type { LinkProxy } from './link-proxy';
 import { listenLoopback } from './listen';
 import type { Listener } from './listen';
-import { actionOf, isAllowed } from './s3-access';
+import { actionOf, isAllowed, unsafeKeyReason } from './s3-access';
 import type { Principal } from './s3-access';
 import type { SessionRegistry } from './sessions';
 import { amzDateMs, parseSignedRequest, signatureMatches } from './sigv4';
@@ -354,6 +354,13 @@ export async function startS3(opts: {
     if (isFormPost(ctx)) {
       await answerS3Error(ctx, 501, s3ErrorXml('NotImplemented', 'The sandbox does not emulate browser-form uploads (POST Object); put the object instead.'));
       opts.log(`[s3] ${ctx.method} ${ctx.path} -> 501 NotImplemented: a browser-form upload`);
+      return;
+    }
+    // Before anything reaches s3rver's file store, whoever asks (src/s3-access.ts unsafeKeyReason).
+    const unsafeKey = unsafeKeyReason(ctx.path);
+    if (unsafeKey) {
+      await answerS3Error(ctx, 400, s3ErrorXml('InvalidArgument', `The sandbox cannot store this object key: ${unsafeKey}.`));
+      opts.log(`[s3] ${ctx.method} ${ctx.path} -> 400 InvalidArgument: ${unsafeKey}`);
       return;
     }
     // Every request but a CORS preflight is signed, verified, then authorized as IAM would.

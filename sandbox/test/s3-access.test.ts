@@ -5,7 +5,7 @@
 import { RANCH_VARIABLE } from '@trailsense/infra/upload-access';
 import { accessRefusal, OPERATOR_CREDENTIALS } from '../src/s3';
 import type { FrontRequest } from '../src/s3';
-import { actionOf, isAllowed, keyMatcher, securityTokenOf } from '../src/s3-access';
+import { actionOf, unsafeKeyReason, isAllowed, keyMatcher, securityTokenOf } from '../src/s3-access';
 import type { Principal, S3Request } from '../src/s3-access';
 import type { SessionRegistry } from '../src/sessions';
 import { rawHeadersOf, signRequest } from './support/sign';
@@ -110,6 +110,32 @@ describe('isAllowed: the authenticated role on the upload bucket (infra/src/uplo
     expect(allowed(req('PUT', `/${BUCKET}/public/*/a.jpg`), star)).toBe(true);
     expect(keyMatcher(`public/${RANCH_VARIABLE}/*`, { identityId: ID, tags: { ranchid: 'a.b' } })?.test('public/axb/k')).toBe(false);
     expect(keyMatcher(`public/${RANCH_VARIABLE}/*`, noRanch)).toBeNull();
+  });
+});
+
+describe('unsafeKeyReason: keys the sandbox file store cannot hold', () => {
+  it.each([
+    ['/trailsense-uploads/public/cedar-creek/../../escape.jpg', 'the key has a "." or ".." segment'],
+    ['/trailsense-uploads/public/cedar-creek/%2e%2e/%2E%2E/escape.jpg', 'the key has a "." or ".." segment'],
+    ['/trailsense-uploads/public/cedar-creek/..%2F..%2Fescape.jpg', 'the key has a "." or ".." segment'],
+    ['/trailsense-uploads/public/./cedar-creek/a.jpg', 'the key has a "." or ".." segment'],
+    ['/trailsense-uploads/public//cedar-creek/a.jpg', 'the key has an empty segment'],
+    ['/trailsense-uploads/public/cedar-creek/', 'the key has an empty segment'],
+    ['/trailsense-uploads/public/cedar-creek/a%5C..%5Cb.jpg', 'the key has a backslash'],
+    ['/trailsense-uploads/public/cedar-creek/a%00.jpg', 'the key has a NUL character'],
+    ['/trailsense-uploads/public/cedar-creek/%E0%A4%A.jpg', 'the key is not valid percent-encoding'],
+  ])('refuses %s: %s', (path, reason) => {
+    expect(unsafeKeyReason(path)).toBe(reason);
+  });
+
+  it.each([
+    '/',
+    '/trailsense-uploads',
+    '/trailsense-uploads/',
+    '/trailsense-uploads/public/cedar-creek/4b1c.jpg',
+    '/b/private/us-east-2%3Aabc/cedar-creek/a..b.jpg',
+  ])('lets %s through', (path) => {
+    expect(unsafeKeyReason(path)).toBeUndefined();
   });
 });
 

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { fetchAuthSession, signIn, signOut } from 'aws-amplify/auth';
 import { uploadData } from 'aws-amplify/storage';
@@ -15,7 +16,8 @@ import { yearMonth } from '../src/index';
 import { installFileReader } from './support/file-reader';
 import type { RawAnswer } from './support/raw-http';
 import { apiGet, configureAmplify, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
-import { operatorRawRequest } from './support/sign';
+import { operatorRawRequest, signRequest } from './support/sign';
+import { OPERATOR_CREDENTIALS } from '../src/s3';
 import { fingerprintOf, ledgerHeaders, reservedMetadata } from './support/uploads';
 
 installFileReader();
@@ -227,5 +229,39 @@ describe('user metadata must be US-ASCII, as real S3 requires', () => {
     const accepted = await post({ 'x-amz-meta-camera_name': rfc2047 });
     expect(accepted).toMatchObject({ status: 200 });
     expect((accepted as RawAnswer).body).toContain('<UploadId>');
+  });
+});
+
+describe("keys the sandbox's file store cannot hold are refused before s3rver", () => {
+  it.each([
+    ['a ".." segment', 'public/cedar-creek/../../../escape.jpg'],
+    ['an encoded ".." segment', 'public/cedar-creek/%2e%2e/%2e%2e/%2e%2e/escape.jpg'],
+    ['a ".." behind an encoded slash', 'public/cedar-creek/..%2F..%2F..%2Fescape.jpg'],
+    ['an empty segment', 'public//cedar-creek/escape.jpg'],
+    ['a backslash', 'public/cedar-creek/..%5C..%5Cescape.jpg'],
+  ])('%s: 400 InvalidArgument, and no file is written anywhere', async (_label, key) => {
+    // The path as a crafted client sends it: URL parsers (node:http's included) would resolve the dot segments first.
+    const path_ = `/${sandbox.config.storage.bucket}/${key}`;
+    const signed = await signRequest(OPERATOR_CREDENTIALS, { method: 'PUT', path: path_, query: {}, headers: {}, host: `localhost:${sandbox.ports.s3}` });
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request({ host: 'localhost', port: sandbox.ports.s3, method: 'PUT', path: path_, headers: signed.headers, agent: false }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      });
+      req.on('error', reject);
+      req.end('outside');
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('<Code>InvalidArgument</Code>');
+    const found: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        if (entry.isDirectory()) walk(path.join(dir, entry.name));
+        else if (entry.name.includes('escape')) found.push(path.join(dir, entry.name));
+      }
+    };
+    walk(sandbox.dataDir);
+    expect(found).toEqual([]);
   });
 });
