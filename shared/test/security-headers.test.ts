@@ -82,6 +82,15 @@ describe('the Content-Security-Policy', () => {
     expect(connectSources(config).some((source) => source.includes('firehose'))).toBe(false);
   });
 
+  it('is the same whatever share of page views records its vitals: the monitoring events go to the analytics endpoint already named (docs/monitoring.md#csp)', () => {
+    const rated = (rate: number) => parsed({ ...productionRaw, analytics: { ...productionRaw.analytics, vitalsSampleRate: rate } });
+    const policy = contentSecurityPolicy({ config: production(), inlineScriptHashes: [HASH] });
+    expect(contentSecurityPolicy({ config: rated(1), inlineScriptHashes: [HASH] })).toBe(policy);
+    expect(contentSecurityPolicy({ config: rated(0), inlineScriptHashes: [HASH] })).toBe(policy);
+    const sandbox = parsed({ ...localConfig, analytics: { ...localConfig.analytics, vitalsSampleRate: 0.5 } });
+    expect(connectSources(sandbox)).toEqual(connectSources(local()));
+  });
+
   it('allows the remotes’ origins (not their manifest paths) for scripts, styles and fetches, and nothing more', () => {
     const config = production();
     expect(remoteOrigins(config)).toEqual(['https://auth.trailsense.example', 'https://cdn.trailsense.example']);
