@@ -29,6 +29,7 @@ import { startStack } from '../e2e/support/servers';
 import { accounts, startSignedIn } from '../e2e/support/session';
 import { writeJpegs } from '../e2e/support/uploads';
 import { chooseFiles } from './upload-page';
+import { printTable } from './table';
 
 const FILES = Number(process.env.BENCH_FILES ?? 200);
 const GRACE_SECONDS = Number(process.env.BENCH_GRACE ?? 10);
@@ -101,18 +102,6 @@ async function runBatch(context: BrowserContext, shellUrl: string, files: string
   }
 }
 
-function print(table: string[][]) {
-  const columns = Math.max(...table.map((r) => r.length));
-  const widths = Array.from({ length: columns }, (_, i) => Math.max(...table.map((r) => (r[i] ?? '').length)));
-  for (const r of table)
-    console.log(
-      r
-        .map((c, i) => c.padEnd(widths[i]!))
-        .join(' | ')
-        .trimEnd(),
-    );
-}
-
 async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-hidden-'));
   const sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), reset: true, quiet: true, link: LINK });
@@ -142,7 +131,7 @@ async function main() {
   const ratio = mean(true) / mean(false);
   console.log(`\nHidden-tab benchmark (Chromium, production builds, sandbox; ${os.cpus().length} CPUs)`);
   console.log(`${FILES} photos of ~2 MB per batch through ${formatLink(LINK)}; intensive throttling after ${GRACE_SECONDS} s hidden\n`);
-  print([
+  printTable([
     ['tab', 'time', 'goodput', 'visibilityState', 'chained 250 ms timer in the page'],
     ...runs.map((r) => [
       r.hidden ? 'hidden' : 'in front',

@@ -30,6 +30,7 @@ import { idTokenOf, jpegBytes, writeJpegs } from '../e2e/support/uploads';
 import { fingerprintOf } from '../test-support/fingerprint';
 import localConfig from '../config/local.json';
 import { chooseFiles, timeUpload } from './upload-page';
+import { printTable } from './table';
 
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'goodput,card,latency').split(',').map((s) => s.trim()));
 const LINKS = (process.env.BENCH_LINKS ?? '20:80:100,3:600:24').split(',').map((spec) => {
@@ -241,19 +242,6 @@ async function latency(work: string): Promise<string[][]> {
   }
 }
 
-function print(table: string[][]) {
-  if (table.length === 0) return console.log('(not run: BENCH_SECTIONS)');
-  const columns = Math.max(...table.map((r) => r.length));
-  const widths = Array.from({ length: columns }, (_, i) => Math.max(...table.map((r) => (r[i] ?? '').length)));
-  for (const r of table)
-    console.log(
-      r
-        .map((c, i) => c.padEnd(widths[i]!))
-        .join(' | ')
-        .trimEnd(),
-    );
-}
-
 async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-reservations-'));
   const browser = await chromium.launch({ ...chromiumLaunchOptions(), args: [...(chromiumLaunchOptions().args ?? []), '--no-sandbox'] });
@@ -274,7 +262,7 @@ async function main() {
   console.log(`\nServer reservations benchmark (Chromium, production builds, sandbox; ${os.cpus().length} CPUs)`);
   for (const t of tables) {
     console.log(`\n${t.title}\n`);
-    print(t.rows);
+    printTable(t.rows);
   }
 }
 

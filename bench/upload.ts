@@ -27,6 +27,7 @@ import { jpegWithExif } from '../uploader-remote/test/support/exif-jpeg';
 import { FINGERPRINT_SAMPLE_BYTES } from '../uploader-remote/src/features/upload/model/fingerprint';
 import { DEFAULT_CONCURRENCY } from '../uploader-remote/src/features/upload/model/concurrency';
 import { chooseFiles, timeUpload } from './upload-page';
+import { printTable } from './table';
 
 const FILES = Number(process.env.BENCH_FILES ?? 300);
 const PADDING = 1_500_000;
@@ -436,25 +437,14 @@ async function main() {
     await sandbox.stop();
     fs.rmSync(work, { recursive: true, force: true });
   }
-  const print = (table: string[][]) => {
-    if (table.length === 0) return console.log('(not run: BENCH_SECTIONS)');
-    const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...table.map((r) => r[i]!.length)));
-    for (const r of table)
-      console.log(
-        r
-          .map((c, i) => c.padEnd(widths[i]!))
-          .join(' | ')
-          .trimEnd(),
-      );
-  };
   console.log(`\nUploader benchmark (Chromium, sandbox on loopback; ${os.cpus().length} CPUs)\n`);
-  print(rows);
+  printTable(rows);
   console.log(`\nA card picked again (journal, fingerprints in a worker)\n`);
-  print(repickRows);
+  printTable(repickRows);
   console.log(`\nA whole card taken (Add Folder: walk, EXIF and fingerprints in a worker)\n`);
-  print(intakeRows);
+  printTable(intakeRows);
   console.log(`\nThrough the link emulator (one shared uplink of ${formatLink(LINK)}; goodput = file bytes / (capacity × time))\n`);
-  print(linkRows);
+  printTable(linkRows);
 }
 
 main().catch((error: unknown) => {
