@@ -82,7 +82,7 @@ async function measure(page: Page, route: string, usable?: string): Promise<Row>
     interactive: performance.getEntriesByName('trailsense-interactive')[0]!.startTime,
     scripts: performance
       .getEntriesByType('resource')
-      .filter((entry) => (entry).initiatorType === 'script' || entry.name.endsWith('.js'))
+      .filter((entry) => entry.initiatorType === 'script' || entry.name.endsWith('.js'))
       .map((entry) => ({ url: entry.name, start: entry.startTime })),
   }));
   const all: Script[] = timing.scripts
