@@ -56,6 +56,24 @@ test('a page view records its vitals on its route: TTFB at once, LCP and CLS whe
   }
 });
 
+test('a remote that does not load is reported once as a client error, naming the module and the route', async ({ page }) => {
+  await startSignedIn(page, accounts.subscriber);
+  const since = await lastEventId();
+  // A broken release of uploader-remote: its manifest answers 503.
+  await page.route(localConfig.remotes.uploader, (route) => route.fulfill({ status: 503, body: 'down' }));
+  await page.goto('/uploader');
+  await expect(page.getByRole('alert')).toContainText('We couldn’t load');
+  await page.getByRole('button', { name: 'Retry' }).click();
+  await expect(page.getByRole('alert')).toContainText('We couldn’t load');
+  await expect.poll(async () => (await eventsNamed('clientError', since)).length, { timeout: 15_000 }).toBeGreaterThan(0);
+  const errors = await eventsNamed('clientError', since);
+  // The first try and the Retry fail alike: one report.
+  expect(errors.filter((e) => e['kind'] === 'remote-load')).toEqual([
+    expect.objectContaining({ kind: 'remote-load', module: 'uploader/Uploader', route: '/uploader', suppressed: 0 }),
+  ]);
+  for (const error of errors) expect(JSON.stringify(error)).not.toMatch(PERSONAL);
+});
+
 test.describe('a batch', () => {
   let dir: string;
   test.beforeEach(() => {
