@@ -159,7 +159,7 @@ export function formatReport(report, { source, malformed = 0, unreadable = 0 }) 
   else {
     lines.push('| count | kind | module | message | releases |', '|---:|---|---|---|---|');
     for (const e of report.errors.slice(0, 20))
-      lines.push(`| ${e.count} | ${e.kind} | ${e.module ?? ''} | ${e.message.replace(/\|/g, '\\|')} | ${e.releases.join(', ')} |`);
+      lines.push(`| ${e.count} | ${e.kind} | ${e.module ?? ''} | ${e.message.replace(/\s+/g, ' ').replace(/\|/g, '\\|')} | ${e.releases.join(', ')} |`);
   }
   return lines.join('\n');
 }

@@ -80,6 +80,7 @@ describe('scrubText', () => {
     expect(scrubText('User subscriber@trailsense.example not found')).toBe('User <email> not found');
     expect(scrubText('GET https://api.trailsense.example/ranches?email=a%40b.c#x failed')).toBe('GET https://api.trailsense.example/ranches failed');
     expect(scrubText('card 4111111111111111, code 42')).toBe('card <number>, code 42');
+    expect(scrubText('Failed to get manifest.\n  args: {}\n')).toBe('Failed to get manifest. args: {}');
   });
 
   it('keeps at most 300 characters', () => {

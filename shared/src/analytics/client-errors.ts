@@ -22,9 +22,9 @@ const URL_IN_TEXT = /\b(https?:\/\/[^\s?#"'<>]*)[?#][^\s"'<>]*/gi;
 /** Long digit runs: phone numbers, ids, card numbers. */
 const LONG_NUMBER = /\d{6,}/g;
 
-/** `text` without e-mail addresses, URL queries and fragments, or long numbers; at most 300 characters. */
+/** `text` on one line, without e-mail addresses, URL queries and fragments, or long numbers; at most 300 characters. */
 export function scrubText(text: string): string {
-  const scrubbed = text.replace(EMAIL, '<email>').replace(URL_IN_TEXT, '$1').replace(LONG_NUMBER, '<number>').trim();
+  const scrubbed = text.replace(EMAIL, '<email>').replace(URL_IN_TEXT, '$1').replace(LONG_NUMBER, '<number>').replace(/\s+/g, ' ').trim();
   return scrubbed.length > MAX_MESSAGE ? `${scrubbed.slice(0, MAX_MESSAGE - 1)}…` : scrubbed;
 }
 
