@@ -35,7 +35,7 @@ describe('the committed example', () => {
     const raw: unknown = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'config', 'production.example.json'), 'utf8'));
     const parsed = parseRuntimeConfig(raw);
     expect(parsed).toMatchObject({ ok: true });
-    expect(runtimeConfig.analytics).toEqual({ provider: 'firehose', region: 'us-east-2', streamName: 'trailsense-example-events' });
+    expect(runtimeConfig.analytics).toEqual({ provider: 'firehose', region: 'us-east-2', streamName: 'trailsense-example-events', vitalsSampleRate: 0.25 });
     expect(runtimeConfig.remotes).toEqual({
       auth: 'https://auth.trailsense.example/mf-manifest.json',
       uploader: 'https://uploader.trailsense.example/mf-manifest.json',
