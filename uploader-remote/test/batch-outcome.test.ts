@@ -1,5 +1,13 @@
 import { BatchOutcomeRecorder } from '../src/features/upload/controller/batch-outcome-recorder';
-import { batchOutcomeEvent, EMPTY_TALLY, sawVisibility, tallyEvent, VISIBLE_SO_FAR, type BatchTally } from '../src/features/upload/model/batch-outcome';
+import {
+  batchOutcomeEvent,
+  EMPTY_TALLY,
+  sawVisibility,
+  stallReason,
+  tallyEvent,
+  VISIBLE_SO_FAR,
+  type BatchTally,
+} from '../src/features/upload/model/batch-outcome';
 import type { EngineEvent } from '../src/features/upload/model/upload-queue';
 import { parseMonitoringEvent } from '@trailsense/shared/analytics-events';
 
@@ -20,13 +28,14 @@ describe('tallyEvent', () => {
   it('counts failures by kind: given up (and of those, stalled), no slot for the limit or the API, unreadable', () => {
     const t = tally([
       { type: 'failed', id: 'a', reason: 'Access Denied' },
-      { type: 'failed', id: 'b', reason: 'No progress for 60 s' },
+      { type: 'failed', id: 'b', reason: stallReason(60_000) },
+      { type: 'failed', id: 'b2', reason: stallReason(5_000) },
       { type: 'not-sent', id: 'c', reason: 'limit' },
       { type: 'not-sent', id: 'd', reason: 'unavailable' },
       { type: 'dropped', id: 'e', reason: 'not-jpeg' },
       { type: 'dropped', id: 'f', reason: 'unreadable' },
     ]);
-    expect(t.failures).toEqual({ upload: 2, stalled: 1, limit: 1, unavailable: 1, unreadable: 2 });
+    expect(t.failures).toEqual({ upload: 3, stalled: 2, limit: 1, unavailable: 1, unreadable: 2 });
     expect(t.photos).toBe(0);
   });
 

@@ -22,7 +22,12 @@ export const EMPTY_TALLY: BatchTally = {
   skippedDuplicates: 0,
 };
 
-/** The engine's reason for an upload that made no progress (services/upload-engine.ts). */
+/** The reason the engine (services/upload-engine.ts) gives an upload that made no progress for `stallMs`. */
+export function stallReason(stallMs: number): string {
+  return `No progress for ${Math.round(stallMs / 1000)} s`;
+}
+
+/** Whether a failure's reason is `stallReason`'s. */
 const STALLED = /^No progress for \d+ s$/;
 
 /** `tally` with one engine event counted; `size` is the event's file's bytes. */

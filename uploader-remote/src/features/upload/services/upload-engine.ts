@@ -1,3 +1,4 @@
+import { stallReason } from '../model/batch-outcome';
 import { backoffDelay, classifyUploadError, type RetryPolicy } from '../model/retry';
 import type { DropReason, EngineEvent, NotSentReason } from '../model/upload-queue';
 
@@ -254,10 +255,7 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
         attempts.set(job.id, n - 1);
         return 'requeued';
       }
-      const classified =
-        result.why === 'stalled'
-          ? { kind: 'transient' as const, message: `No progress for ${Math.round(options.stallMs / 1000)} s` }
-          : classifyUploadError(result.error);
+      const classified = result.why === 'stalled' ? { kind: 'transient' as const, message: stallReason(options.stallMs) } : classifyUploadError(result.error);
       if (classified.kind === 'cancelled') return 'returned';
       if (classified.kind === 'transient' && deps.isOnline && !deps.isOnline()) {
         // The link is down, not the file: give the attempt back and wait for the network.
