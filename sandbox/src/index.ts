@@ -37,7 +37,7 @@ import { createUserPool } from './gateway/user-pool';
 import { formatLink, parseLink } from './link';
 import type { LinkSpec } from './link';
 import { sqliteLedger, sqliteRanches } from './ledger';
-import { listenLoopback } from './listen';
+import { assertPortFree, listenLoopback } from './listen';
 import type { Listener } from './listen';
 import { startS3 } from './s3';
 import type { S3Piece } from './s3';
@@ -165,7 +165,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const ledgerNow = () => Date.now() + ledgerOffsetMs;
   const link = toLink(options.link !== undefined ? options.link : process.env['SANDBOX_LINK']);
 
-  if (options.reset) resetDataDir(dataDir);
+  if (options.reset) {
+    // A sandbox still running on this state holds these ports (S3's always): stop before deleting its state from under it.
+    const held: [string, number][] = [
+      ['Cognito gateway', wanted.gateway],
+      ['product API', wanted.api],
+      ['analytics sink', wanted.analytics],
+      ['S3', S3_PORT],
+    ];
+    for (const [piece, port] of held) if (port !== 0) await assertPortFree(piece, port, '; nothing was reset');
+    resetDataDir(dataDir);
+  }
   mkdirSync(dataDir, { recursive: true });
   const now = new Date();
   const db = openDb(path.join(dataDir, 'sandbox.db'));

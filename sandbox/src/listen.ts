@@ -11,8 +11,9 @@ export class PortInUseError extends Error {
   constructor(
     readonly piece: string,
     readonly port: number,
+    consequence = '',
   ) {
-    super(`${piece} cannot listen on port ${port}: the port is already in use (is another sandbox running?)`);
+    super(`${piece} cannot listen on port ${port}: the port is already in use (is another sandbox running?)${consequence}`);
     this.name = 'PortInUseError';
   }
 }
@@ -91,6 +92,21 @@ export async function listenLoopback(piece: string, port: number, rawHandler: ht
       await Promise.all(servers.map(closeServer));
     },
   };
+}
+
+/**
+ * Throws PortInUseError (with `consequence` appended to its message) when `port` cannot be listened
+ * on now; otherwise lets it go again at once.
+ */
+export async function assertPortFree(piece: string, port: number, consequence = ''): Promise<void> {
+  let listener: Listener;
+  try {
+    listener = await listenLoopback(piece, port, (_req, res) => res.writeHead(503).end());
+  } catch (err) {
+    if (err instanceof PortInUseError) throw new PortInUseError(piece, port, consequence);
+    throw err;
+  }
+  await listener.close();
 }
 
 function closeServer(server: http.Server): Promise<void> {

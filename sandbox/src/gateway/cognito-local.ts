@@ -4,7 +4,7 @@
  * owns the wire (errors, CORS, the operations it lacks) and can read users (SRP needs the stored
  * password). Its Lambda triggers are switched off, which also keeps aws-sdk v2 from loading.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Router } from 'cognito-local/lib/server/Router';
 import type { Config } from 'cognito-local/lib/server/config';
@@ -12,7 +12,6 @@ import { DateClock } from 'cognito-local/lib/services/clock';
 import { CognitoServiceFactoryImpl, USER_POOL_AWS_DEFAULTS } from 'cognito-local/lib/services/cognitoService';
 import type { CognitoService } from 'cognito-local/lib/services/cognitoService';
 import type { Context } from 'cognito-local/lib/services/context';
-import { StormDBDataStoreFactory } from 'cognito-local/lib/services/dataStore/stormDb';
 import type { LogService } from 'cognito-local/lib/services/LogService';
 import type { Messages } from 'cognito-local/lib/services/messages';
 import { otp } from 'cognito-local/lib/services/otp';
@@ -21,6 +20,7 @@ import type { Triggers } from 'cognito-local/lib/services/triggers';
 import { UserPoolServiceFactoryImpl, attributeValue } from 'cognito-local/lib/services/userPoolService';
 import type { User, UserPoolService } from 'cognito-local/lib/services/userPoolService';
 import type { SeedUser } from '../seed';
+import { AtomicJsonDataStoreFactory, writeJsonFileAtomically } from './json-store';
 
 export type { User, UserPoolService };
 
@@ -134,7 +134,7 @@ export function writePoolFiles(dir: string, ids: PoolIds, users: readonly SeedUs
         },
       ]),
     );
-    writeFileSync(poolFile, JSON.stringify({ Users, Options: poolOptions(ids.userPoolId) }, null, 2));
+    writeJsonFileAtomically(poolFile, { Users, Options: poolOptions(ids.userPoolId) });
   }
   const clientsFile = path.join(dir, 'clients.json');
   if (!existsSync(clientsFile)) {
@@ -151,7 +151,7 @@ export function writePoolFiles(dir: string, ids: PoolIds, users: readonly SeedUs
       TokenValidityUnits: { AccessToken: 'hours', IdToken: 'hours', RefreshToken: 'days' },
       ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
     };
-    writeFileSync(clientsFile, JSON.stringify({ Clients: { [ids.clientId]: client } }, null, 2));
+    writeJsonFileAtomically(clientsFile, { Clients: { [ids.clientId]: client } });
   }
 }
 
@@ -172,7 +172,8 @@ export async function startCognitoLocal(opts: {
   onCode: (code: DeliveredCode) => void;
 }): Promise<CognitoLocal> {
   const clock = new DateClock();
-  const dataStoreFactory = new StormDBDataStoreFactory(opts.dir);
+  // Not cognito-local's StormDB store: its unordered writes can leave the users file unparseable (json-store.ts).
+  const dataStoreFactory = new AtomicJsonDataStoreFactory(opts.dir);
   const cognito = await new CognitoServiceFactoryImpl(opts.dir, dataStoreFactory, new UserPoolServiceFactoryImpl(clock, dataStoreFactory)).create(ctx, {
     UsernameAttributes: ['email'],
   });
