@@ -313,3 +313,17 @@ test('at 412 px, the subscription and quota lines arriving move nothing below th
   expect(await addImagesTop()).toBe(before);
   expect(await footerTop()).toBeGreaterThanOrEqual(823);
 });
+
+test("a computer whose clock is 20 minutes ahead still uploads: Amplify sets its signing clock from S3's Date header", async ({ page }) => {
+  test.setTimeout(90_000);
+  // The sandbox's S3 refuses a signature more than 15 minutes off (RequestTimeTooSkewed), as S3 does.
+  await page.clock.install({ time: Date.now() + 20 * 60_000 });
+  await openUploader(page, accounts.subscriber);
+  const before = bucketObjects();
+  await chooseFiles(page, writeJpegs(dir, 3, { prefix: 'SKEW_' }));
+  await expect(progress(page)).toHaveText('Overall Progress: 0 of 3 = 0%');
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await expect(progress(page)).toHaveText('Overall Progress: 3 of 3 = 100%', { timeout: 60_000 });
+  expect(newObjects(before)).toHaveLength(3);
+  await expect(page.getByText(/Problem with Storage\.put operation/)).toHaveCount(0);
+});

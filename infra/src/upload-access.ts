@@ -15,6 +15,15 @@
  * Key layout: shared/src/uploads/object-key.ts (the uploader writes by it, the function reads by it).
  */
 
+/**
+ * The response headers of the upload bucket a page may read (its CORS ExposeHeaders; the sandbox's
+ * S3 exposes the same, sandbox/src/s3.ts): ETag for multipart uploads, S3's request ids for
+ * support, and `Date`, from which Amplify corrects its signing clock when S3 answers
+ * RequestTimeTooSkewed — without it, a computer whose clock is more than 15 minutes off fails
+ * every upload.
+ */
+export const UPLOAD_EXPOSED_HEADERS = ['ETag', 'Date', 'x-amz-server-side-encryption', 'x-amz-request-id', 'x-amz-id-2'] as const;
+
 /** The principal tag that carries the caller's ranch, and the id-token claim it is copied from. */
 export const RANCH_PRINCIPAL_TAG = 'ranchid';
 export const RANCH_CLAIM = 'custom:ranchid';

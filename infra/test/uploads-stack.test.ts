@@ -86,7 +86,7 @@ describe('the upload bucket', () => {
             AllowedOrigins: ['https://trailsense.example', 'https://uploader.trailsense.example'],
             AllowedMethods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'],
             AllowedHeaders: ['*'],
-            ExposedHeaders: Match.arrayWith(['ETag']),
+            ExposedHeaders: Match.arrayWith(['ETag', 'Date']),
             MaxAge: 3000,
           },
         ],

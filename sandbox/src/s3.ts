@@ -21,7 +21,7 @@ import type { KoaContext, KoaMiddleware } from '@20minutes/s3rver';
 import { TaggingConfiguration } from '@20minutes/s3rver/lib/models/config';
 import { encodeEventKey, handleObjectCreated } from '@trailsense/infra/object-created';
 import type { ObjectCreatedDeps } from '@trailsense/infra/object-created';
-import { RANCH_OBJECT_TAG } from '@trailsense/infra/upload-access';
+import { RANCH_OBJECT_TAG, UPLOAD_EXPOSED_HEADERS } from '@trailsense/infra/upload-access';
 import type { SandboxDb } from './db';
 import { faultXml, NO_FAULT, s3ErrorXml, shouldFail } from './fault';
 import type { PutFault } from './fault';
@@ -51,7 +51,7 @@ export function corsXml(origins: readonly string[]): string {
     ...origins.map((o) => `<AllowedOrigin>${o}</AllowedOrigin>`),
     ...['GET', 'PUT', 'POST', 'HEAD', 'DELETE'].map((m) => `<AllowedMethod>${m}</AllowedMethod>`),
     '<AllowedHeader>*</AllowedHeader>',
-    ...['ETag', 'x-amz-request-id', 'x-amz-id-2', 'x-amz-version-id', 'x-amz-server-side-encryption'].map((h) => `<ExposeHeader>${h}</ExposeHeader>`),
+    ...UPLOAD_EXPOSED_HEADERS.map((h) => `<ExposeHeader>${h}</ExposeHeader>`),
     '<MaxAgeSeconds>3000</MaxAgeSeconds>',
     '</CORSRule></CORSConfiguration>',
   ].join('');
@@ -235,7 +235,7 @@ async function answerS3Error(ctx: KoaContext, status: number, xml: string): Prom
   const origin = ctx.get('Origin');
   if (SITE_ORIGINS.includes(origin)) {
     ctx.set('Access-Control-Allow-Origin', origin);
-    ctx.set('Access-Control-Expose-Headers', 'ETag, x-amz-request-id');
+    ctx.set('Access-Control-Expose-Headers', UPLOAD_EXPOSED_HEADERS.join(', '));
   }
   ctx.status = status;
   ctx.type = 'application/xml';

@@ -34,6 +34,7 @@ import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { LEDGER_TABLE } from '../object-created/aws';
+import { UPLOAD_EXPOSED_HEADERS } from '../upload-access';
 import { METRICS_ENVIRONMENT_VARIABLE } from '../object-created/metrics';
 import type { RuntimeConfig } from '@trailsense/shared/config-types';
 import type { Settings, UploadsApiDomain } from '../settings';
@@ -53,7 +54,7 @@ export const UPLOAD_CORS = {
   // checksums) and sends metadata and cache control; which headers a preflight may name is not a
   // security boundary (IAM and the signature are).
   allowedHeaders: ['*'],
-  exposedHeaders: ['ETag', 'x-amz-server-side-encryption', 'x-amz-request-id', 'x-amz-id-2'],
+  exposedHeaders: UPLOAD_EXPOSED_HEADERS,
   maxAge: 3000,
 } as const;
 
