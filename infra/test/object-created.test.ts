@@ -27,6 +27,8 @@ class FakeWorld {
   now = new Date('2026-03-15T12:00:00Z');
   log: Decision[] = [];
   failHead = new Set<string>();
+  /** Keys S3 will not read (an SSE-C object: HeadObject answers 400). */
+  unreadable = new Set<string>();
   private ids = 0;
 
   put(key: string, metadata: Record<string, string>) {
@@ -65,9 +67,11 @@ class FakeWorld {
   deps(): ObjectCreatedDeps {
     return {
       objects: {
-        headMetadata: async (bucket, key) => {
+        head: async (bucket, key) => {
           if (this.failHead.has(key)) throw new Error(`head failed for ${key}`);
-          return bucket === BUCKET ? (this.objects.get(key)?.metadata ?? null) : null;
+          if (this.unreadable.has(key)) return 'unreadable';
+          const object = bucket === BUCKET ? this.objects.get(key) : undefined;
+          return object ? { metadata: object.metadata, size: 204_800, contentType: 'image/jpg' } : null;
         },
         putRanchTag: async (_bucket, key, ranchId) => {
           this.tagged.push(key);
@@ -204,6 +208,27 @@ describe('handleObjectCreated', () => {
         at: '2026-03-15T12:00:00.000Z',
       },
     ]);
+  });
+
+  it('removes and records an object S3 will not read (SSE-C), without failing', async () => {
+    world.upload('public/cedar-creek/a.jpg', 'cedar-creek', await world.reserve('cedar-creek', 1));
+    world.unreadable.add('public/cedar-creek/a.jpg');
+    await run(created('public/cedar-creek/a.jpg'));
+    expect(world.objects.has('public/cedar-creek/a.jpg')).toBe(false);
+    expect(world.ledger.objects.size).toBe(0);
+    expect(world.ledger.refusals).toEqual([expect.objectContaining({ key: 'public/cedar-creek/a.jpg', ranchId: 'cedar-creek', reason: 'unreadable' })]);
+    expect(world.log.map((l) => l.decision)).toEqual(['refused']);
+  });
+
+  it('records an event key that is not a valid URL encoding as a refusal, without failing', async () => {
+    expect(decodeEventKey('public/cedar-creek/%E0%A4%A.jpg')).toBeNull();
+    const record: ObjectCreatedRecord = {
+      eventName: 'ObjectCreated:Put',
+      s3: { bucket: { name: BUCKET }, object: { key: 'public/cedar-creek/%E0%A4%A.jpg' } },
+    };
+    await run(record);
+    expect(world.ledger.refusals).toEqual([expect.objectContaining({ key: 'public/cedar-creek/%E0%A4%A.jpg', ranchId: null, reason: 'malformed-key' })]);
+    expect(world.log.map((l) => l.decision)).toEqual(['refused']);
   });
 
   it('removes and records an object outside the key layout, without reading it', async () => {
@@ -386,14 +411,22 @@ describe('the production adapters', () => {
             throw Object.assign(new Error('Not Found'), { name: 'NotFound', $metadata: { httpStatusCode: 404 } });
           if (command.input.Key === 'public/cedar-creek/denied.jpg')
             throw Object.assign(new Error('Forbidden'), { name: 'Forbidden', $metadata: { httpStatusCode: 403 } });
-          return { Metadata: { ranchid: 'cedar-creek' } };
+          // What the SDK throws for HeadObject of an SSE-C object without its key.
+          if (command.input.Key === 'public/cedar-creek/sse-c.jpg')
+            throw Object.assign(new Error('Bad Request'), { name: 'BadRequest', $metadata: { httpStatusCode: 400 } });
+          return { Metadata: { ranchid: 'cedar-creek' }, ContentLength: 204_800, ContentType: 'image/jpg' };
         }
         return {};
       },
     });
-    await expect(objects.headMetadata(BUCKET, 'public/cedar-creek/a.jpg')).resolves.toEqual({ ranchid: 'cedar-creek' });
-    await expect(objects.headMetadata(BUCKET, 'public/cedar-creek/gone.jpg')).resolves.toBeNull();
-    await expect(objects.headMetadata(BUCKET, 'public/cedar-creek/denied.jpg')).rejects.toThrow('Forbidden');
+    await expect(objects.head(BUCKET, 'public/cedar-creek/a.jpg')).resolves.toEqual({
+      metadata: { ranchid: 'cedar-creek' },
+      size: 204_800,
+      contentType: 'image/jpg',
+    });
+    await expect(objects.head(BUCKET, 'public/cedar-creek/gone.jpg')).resolves.toBeNull();
+    await expect(objects.head(BUCKET, 'public/cedar-creek/sse-c.jpg')).resolves.toBe('unreadable');
+    await expect(objects.head(BUCKET, 'public/cedar-creek/denied.jpg')).rejects.toThrow('Forbidden');
     await objects.putRanchTag(BUCKET, 'public/cedar-creek/a.jpg', 'cedar-creek');
     const tagging = sent.at(-1) as PutObjectTaggingCommand;
     expect(tagging).toBeInstanceOf(PutObjectTaggingCommand);

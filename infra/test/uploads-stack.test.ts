@@ -95,8 +95,61 @@ describe('the upload bucket', () => {
     expect(JSON.stringify(template.findResources('AWS::S3::Bucket'))).not.toContain('"AllowedOrigins":["*"]');
   });
 
+  it('denies an upload encrypted with a customer key (SSE-C), which no function could read', () => {
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId() },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Sid: 'DenyCustomerKeyEncryption',
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            Action: 's3:PutObject',
+            Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/*']] },
+            Condition: { Null: { 's3:x-amz-server-side-encryption-customer-algorithm': 'false' } },
+          },
+        ]),
+      },
+    });
+  });
+
   it('grants nothing to a wildcard principal', () => {
     expect(allStatements(template).filter((s) => s.Effect === 'Allow' && isWildcardPrincipal(s.Principal))).toEqual([]);
+  });
+});
+
+describe('the sweep', () => {
+  const sweepId = () => stack.getLogicalId(stack.sweep.node.defaultChild as CfnFunction);
+
+  it('runs the bundled sweep every hour, once per schedule, with the bucket and the ledger named', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('^Removes and records uploaded objects left untagged'),
+      Runtime: 'nodejs24.x',
+      Timeout: 600,
+      Environment: { Variables: { BUCKET_NAME: { Ref: bucketId() }, LEDGER_TABLE_NAME: { Ref: ledgerId() }, NODE_OPTIONS: '--enable-source-maps' } },
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 hour)',
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [sweepId(), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
+    });
+  });
+
+  it('may list the bucket, read and set tags, delete objects, read counts and record refusals: nothing more', () => {
+    const roleArn = template.findResources('AWS::Lambda::Function')[sweepId()]!.Properties.Role as { 'Fn::GetAtt': [string, string] };
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleArn['Fn::GetAtt'][0]))
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    expect(statements).toEqual([
+      { Sid: 'ListUploads', Effect: 'Allow', Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [bucketId(), 'Arn'] } },
+      {
+        Sid: 'ReadTagAndRemoveUploads',
+        Effect: 'Allow',
+        Action: ['s3:GetObjectTagging', 's3:PutObjectTagging', 's3:DeleteObject'],
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/*']] },
+      },
+      { Sid: 'ReadCountsRecordRefusals', Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Resource: { 'Fn::GetAtt': [ledgerId(), 'Arn'] } },
+    ]);
   });
 });
 

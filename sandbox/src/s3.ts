@@ -293,7 +293,7 @@ export async function startS3(opts: {
   // The object-created function's ports on this sandbox (production: infra/src/object-created/aws.ts).
   const objectCreatedDeps: ObjectCreatedDeps = {
     objects: {
-      async headMetadata(bucket, key) {
+      async head(bucket, key) {
         let stored: Record<string, unknown>;
         try {
           stored = await s3rver.store.getMetadata(bucket, key);
@@ -305,7 +305,8 @@ export async function startS3(opts: {
         for (const [name, value] of Object.entries(stored)) {
           if (name.startsWith('x-amz-meta-') && typeof value === 'string') user[name.slice('x-amz-meta-'.length)] = value;
         }
-        return user;
+        const contentType = stored['content-type'];
+        return { metadata: user, size: Number(stored['content-length'] ?? 0), contentType: typeof contentType === 'string' ? contentType : '' };
       },
       async putRanchTag(bucket, key, ranchId) {
         await s3rver.store.putSubresource(bucket, key, TaggingConfiguration.validate(taggingXml({ [RANCH_OBJECT_TAG]: ranchId })));

@@ -25,8 +25,17 @@ export interface CountedObject {
   at: string;
 }
 
-/** Why the object-created function removed an object. */
-export type RefusalReason = 'outside-layout' | 'ranch-mismatch' | 'unknown-ranch' | 'monthly-limit' | 'no-reservation' | 'malformed-metadata';
+/** Why the object-created function (or the sweep, `unprocessed`) removed an object. */
+export type RefusalReason =
+  | 'outside-layout'
+  | 'ranch-mismatch'
+  | 'unknown-ranch'
+  | 'monthly-limit'
+  | 'no-reservation'
+  | 'malformed-metadata'
+  | 'malformed-key'
+  | 'unreadable'
+  | 'unprocessed';
 
 export interface Refusal {
   bucket: string;

@@ -22,16 +22,18 @@ export const RANCH_TABLE = { partitionKey: 'ranchid', maxMonthlyUploads: 'max_mo
 
 const s = (value: string) => ({ S: value });
 
-/** S3: HeadObject's user metadata, PutObjectTagging, DeleteObject. */
+/** S3: HeadObject (metadata, size, type), PutObjectTagging, DeleteObject. */
 export function s3Objects(client: CommandSender): ObjectPort {
   return {
-    async headMetadata(bucket, key) {
+    async head(bucket, key) {
       try {
         const head = (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))) as HeadObjectCommandOutput;
-        return head.Metadata ?? {};
+        return { metadata: head.Metadata ?? {}, size: head.ContentLength ?? 0, contentType: head.ContentType ?? '' };
       } catch (error) {
         const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
         if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return null;
+        // HeadObject of an SSE-C object without its key: 400, on every attempt.
+        if (e.$metadata?.httpStatusCode === 400) return 'unreadable';
         throw error;
       }
     },

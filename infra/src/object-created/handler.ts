@@ -22,6 +22,15 @@
  *    the ranch's photos; no room → removed, `monthly-limit`.
  * An object already gone (removed since, or a redelivered event for a refused object) is skipped.
  *
+ * Deterministic failures are refusals, never errors: what fails the same way on every attempt
+ * would only end in the failure queue with the object stored, untagged and uncounted. So a key
+ * that cannot be decoded (`malformed-key`), metadata that cannot be decoded
+ * (`malformed-metadata`) and an object S3 refuses to read for good (`unreadable`: HeadObject
+ * answers 400 for an object encrypted with a customer key, SSE-C, which the bucket policy also
+ * denies, src/stacks/uploads-stack.ts) are removed and recorded like any other refusal. What is
+ * left (a ledger or S3 outage outlasting Lambda's retries) leaves an untagged object, which the
+ * sweep (src/sweep/sweep.ts) removes and records once it is older than any retry.
+ *
  * Failures: one record failing does not stop the others; when any failed, `handleObjectCreated`
  * throws an `ObjectCreatedFailure` after all were tried, so Lambda's asynchronous invocation
  * retries the whole event (twice, then its on-failure destination). Every step is idempotent (a
@@ -52,10 +61,23 @@ export interface ObjectCreatedEvent {
   Records: readonly ObjectCreatedRecord[];
 }
 
+/** What HeadObject tells of an object. */
+export interface ObjectHead {
+  /** User metadata, names lower-case, without `x-amz-meta-`. */
+  metadata: Record<string, string>;
+  /** Bytes. */
+  size: number;
+  /** The Content-Type it was stored with ('' when none). */
+  contentType: string;
+}
+
 /** The upload bucket as the function needs it. */
 export interface ObjectPort {
-  /** The object's user metadata (names lower-case, without `x-amz-meta-`), or null when there is no such object. */
-  headMetadata(bucket: string, key: string): Promise<Record<string, string> | null>;
+  /**
+   * The object's head; null when there is no such object; `unreadable` when S3 refuses to read it
+   * in a way no retry changes (400: an SSE-C object, whose key only the uploader has).
+   */
+  head(bucket: string, key: string): Promise<ObjectHead | null | 'unreadable'>;
   /** Sets the object's `ranchid` tag (infra/src/upload-access.ts RANCH_OBJECT_TAG). */
   putRanchTag(bucket: string, key: string, ranchId: string): Promise<void>;
   /** Deletes the object; deleting an absent object succeeds. */
@@ -86,9 +108,13 @@ export class ObjectCreatedFailure extends Error {
   }
 }
 
-/** An S3 event key as stored: event keys are URL-encoded, with `+` for a space. */
-export function decodeEventKey(key: string): string {
-  return decodeURIComponent(key.replace(/\+/g, ' '));
+/** An S3 event key as stored: event keys are URL-encoded, with `+` for a space. Null when it is not a valid encoding. */
+export function decodeEventKey(key: string): string | null {
+  try {
+    return decodeURIComponent(key.replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
 }
 
 /** The inverse of `decodeEventKey`, as S3 writes keys into events (a sandbox emits events with it). */
@@ -117,7 +143,9 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
     log({ decision: 'ignored', eventName: record.eventName, bucket, key: record.s3.object.key });
     return;
   }
-  const key = decodeEventKey(record.s3.object.key);
+  const decodedKey = decodeEventKey(record.s3.object.key);
+  // Not a key S3 writes; removing it as sent is harmless (absent: nothing to delete).
+  const key = decodedKey ?? record.s3.object.key;
   const now = deps.clock.now();
   const at = now.toISOString();
   let yearmo = utcYearMonth(now);
@@ -128,13 +156,16 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
     log({ decision: 'refused', bucket, key, ranchId, yearmo, reason, ...extra });
   };
 
+  if (decodedKey === null) return refuse('malformed-key', null);
   const parsed = parseUploadKey(key);
   if (!parsed) return refuse('outside-layout', null);
-  const metadata = await deps.objects.headMetadata(bucket, key);
-  if (metadata === null) {
+  const head = await deps.objects.head(bucket, key);
+  if (head === null) {
     log({ decision: 'gone', bucket, key });
     return;
   }
+  if (head === 'unreadable') return refuse('unreadable', parsed.ranchId);
+  const { metadata } = head;
   const claimedRanchId = decoded(metadata['ranchid']);
   if (claimedRanchId === null) return refuse('malformed-metadata', parsed.ranchId);
   if (claimedRanchId !== parsed.ranchId) return refuse('ranch-mismatch', parsed.ranchId, claimedRanchId);

@@ -26,7 +26,9 @@ import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -64,6 +66,30 @@ export const OBJECT_CREATED_RANCH_ACTIONS = ['dynamodb:GetItem'] as const;
 
 /** The object-created function's entry; `handler` is exported there. */
 const FUNCTION_ENTRY = path.join(__dirname, '..', 'object-created', 'lambda.ts');
+/** The sweep's entry (src/sweep/). */
+const SWEEP_ENTRY = path.join(__dirname, '..', 'sweep', 'lambda.ts');
+
+/** How often the sweep runs. */
+export const SWEEP_SCHEDULE = Duration.hours(1);
+
+/**
+ * The upload bucket's denials, for every principal, the account's own included: what the upload
+ * role's IAM cannot say because it is about the request, not the key (docs/architecture.md#trust-on-the-server).
+ * - no SSE-C: an object encrypted with the uploader's own key cannot be read (HeadObject 400) by
+ *   the object-created function, so it could never be checked or counted.
+ */
+export function uploadBucketDenials(objectsArn: string): PolicyStatement[] {
+  return [
+    new PolicyStatement({
+      sid: 'DenyCustomerKeyEncryption',
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: ['s3:PutObject'],
+      resources: [objectsArn],
+      conditions: { Null: { 's3:x-amz-server-side-encryption-customer-algorithm': 'false' } },
+    }),
+  ];
+}
 
 export interface UploadsStackProps extends StackProps {
   /** The settings' `name`: the alarms' names and topic, the upload metrics' dimension. */
@@ -100,6 +126,8 @@ export class UploadsStack extends Stack {
   readonly bucket: Bucket;
   readonly ledger: Table;
   readonly objectCreated: NodejsFunction;
+  /** The hourly sweep of untagged objects (src/sweep/). */
+  readonly sweep: NodejsFunction;
   /** Where the object-created function's events go after its retries failed. */
   readonly objectCreatedFailures: Queue;
   /** The uploads API (its metrics: metricServerError, metricLatency, …), and its function. */
@@ -131,6 +159,8 @@ export class UploadsStack extends Stack {
       ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
+
+    for (const statement of uploadBucketDenials(this.bucket.arnForObjects('*'))) this.bucket.addToResourcePolicy(statement);
 
     this.ledger = new Table(this, 'Ledger', {
       partitionKey: { name: LEDGER_TABLE.partitionKey, type: AttributeType.STRING },
@@ -203,6 +233,41 @@ export class UploadsStack extends Stack {
     for (const prefix of UPLOAD_PREFIXES) {
       this.bucket.addEventNotification(EventType.OBJECT_CREATED, new LambdaDestination(this.objectCreated), { prefix });
     }
+
+    // The sweep (src/sweep/sweep.ts): untagged objects the function never decided, removed and recorded.
+    this.sweep = bundledFunction(this, 'Sweep', {
+      description: 'Removes and records uploaded objects left untagged (never counted) past every retry',
+      entry: SWEEP_ENTRY,
+      memorySize: 256,
+      timeout: Duration.minutes(10),
+      environment: { BUCKET_NAME: this.bucket.bucketName, LEDGER_TABLE_NAME: this.ledger.tableName, NODE_OPTIONS: '--enable-source-maps' },
+      // The next run redoes what one failed to.
+      retryAttempts: 0,
+    });
+    this.sweep.addToRolePolicy(
+      new PolicyStatement({ sid: 'ListUploads', effect: Effect.ALLOW, actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }),
+    );
+    this.sweep.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'ReadTagAndRemoveUploads',
+        effect: Effect.ALLOW,
+        actions: ['s3:GetObjectTagging', 's3:PutObjectTagging', 's3:DeleteObject'],
+        resources: [this.bucket.arnForObjects('*')],
+      }),
+    );
+    this.sweep.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'ReadCountsRecordRefusals',
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        resources: [this.ledger.tableArn],
+      }),
+    );
+    new Rule(this, 'SweepSchedule', {
+      description: 'Runs the upload sweep',
+      schedule: Schedule.rate(SWEEP_SCHEDULE),
+      targets: [new LambdaFunction(this.sweep, { retryAttempts: 0 })],
+    });
 
     this.uploadsApiParts = new UploadsApi(this, 'UploadsApi', {
       ledger: this.ledger,
