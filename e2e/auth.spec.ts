@@ -1,6 +1,6 @@
 import { expect, test, type Page } from './support/test';
 import { axeScan } from './support/axe';
-import { accounts, codeLogMark, createAccount, signOutEverywhereFromElsewhere, uniqueEmail, waitForCode } from './support/session';
+import { accounts, codeLogMark, createAccount, signOutEverywhereFromElsewhere, startSignedIn, uniqueEmail, waitForCode } from './support/session';
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
@@ -130,6 +130,36 @@ test.describe('sessions', () => {
     await expect(nav(page).getByRole('link', { name: 'Login' })).toBeVisible();
     const cached = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.endsWith('.idToken')));
     expect(cached).toEqual([]);
+  });
+
+  test('"Sign out of all devices": a failure says so and signs nothing out; then every session ends, another device\'s too', async ({ page, browser }) => {
+    const password = 'sign-out-everywhere';
+    const email = await signInNewAccount(page, 'everywhere', password);
+    const phone = await browser.newContext();
+    try {
+      const phonePage = await phone.newPage();
+      await startSignedIn(phonePage, { email, password });
+      await phonePage.goto('/profile');
+      await expect(phonePage).toHaveURL('/profile');
+
+      // The sign-in service cannot be reached: GlobalSignOut fails, and the page says so.
+      const isGlobalSignOut = (headers: Record<string, string>) => headers['x-amz-target'] === 'AWSCognitoIdentityProviderService.GlobalSignOut';
+      await page.route('**/*', (route) => (isGlobalSignOut(route.request().headers()) ? route.abort('internetdisconnected') : route.fallback()));
+      await page.getByRole('button', { name: 'Sign out of all devices' }).click();
+      await expect(page.getByRole('alert')).toHaveText('Your devices were not signed out: Network Error');
+      await expect(page).toHaveURL('/profile');
+      await expect(nav(page).getByRole('button', { name: 'Logout' })).toBeVisible();
+
+      // Again, with the service reachable: this page goes to /login, and the phone's session is over.
+      await page.unrouteAll();
+      await page.getByRole('button', { name: 'Sign out of all devices' }).click();
+      await expect(page).toHaveURL(/\/login/);
+      await ageTheSession(phonePage);
+      await phonePage.reload();
+      await expect(phonePage).toHaveURL('/login?returnTo=%2Fprofile');
+    } finally {
+      await phone.close();
+    }
   });
 });
 

@@ -25,8 +25,12 @@ export class FakeSessionSource implements SessionSource {
     this.emit('signedOut');
   }
 
+  /** Set to make the next signOut fail (the session stays). */
+  signOutError: Error | null = null;
+
   async signOut(options?: { global?: boolean }) {
     this.signOutCalls.push(options ?? {});
+    if (this.signOutError) throw this.signOutError;
     this.user = null;
     this.emit('signedOut');
   }

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { UserProvider, useUser } from '../src/user/user-context';
@@ -5,11 +6,14 @@ import { FakeSessionSource, subscriberUser } from '../../test-support/fake-sessi
 
 function Probe() {
   const user = useUser();
+  const [failure, setFailure] = useState<string | null>(null);
   return (
     <div>
       <p>status: {user.status}</p>
       {user.status === 'authenticated' && <p>email: {user.user.email}</p>}
       <button onClick={() => void user.signOut()}>Sign out</button>
+      <button onClick={() => void user.signOut({ global: true }).catch((error: Error) => setFailure(error.message))}>Sign out everywhere</button>
+      {failure && <p>failed: {failure}</p>}
     </div>
   );
 }
@@ -76,6 +80,37 @@ describe('UserProvider', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Sign out' }));
     expect(await screen.findByText('status: unauthenticated')).toBeInTheDocument();
     expect(source.signOutCalls).toHaveLength(1);
+  });
+
+  it('a local sign-out that fails still ends the session here (only logged)', async () => {
+    const source = new FakeSessionSource(subscriberUser);
+    source.signOutError = new Error('network down');
+    const error = jest.spyOn(console, 'error').mockImplementation(() => {});
+    render(
+      <UserProvider source={source}>
+        <Probe />
+      </UserProvider>,
+    );
+    await screen.findByText('status: authenticated');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign out' }));
+    expect(await screen.findByText('status: unauthenticated')).toBeInTheDocument();
+    expect(error).toHaveBeenCalled();
+    error.mockRestore();
+  });
+
+  it('a global sign-out that fails throws to the caller and leaves the session as it was', async () => {
+    const source = new FakeSessionSource(subscriberUser);
+    source.signOutError = Object.assign(new Error('Network Error'), { name: 'NetworkError' });
+    render(
+      <UserProvider source={source}>
+        <Probe />
+      </UserProvider>,
+    );
+    await screen.findByText('status: authenticated');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign out everywhere' }));
+    expect(await screen.findByText('failed: Network Error')).toBeInTheDocument();
+    expect(screen.getByText('status: authenticated')).toBeInTheDocument();
+    expect(source.signOutCalls).toEqual([{ global: true }]);
   });
 
   it('shows the sentinel status when rendered outside any provider (a duplicated shared package)', () => {

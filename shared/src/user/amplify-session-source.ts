@@ -1,6 +1,7 @@
 import { Amplify } from 'aws-amplify';
 import { deleteUser, signOut } from 'aws-amplify/auth';
 import { Hub } from 'aws-amplify/utils';
+import { globalSignOut, GlobalSignOutError, userPoolEndpointOf } from './global-sign-out';
 import { onStoredSessionRemoved } from './session-end';
 import { userFromIdTokenClaims } from './user-attributes';
 import type { AuthEvent, SessionSource } from './session-source';
@@ -25,7 +26,14 @@ export const amplifySessionSource: SessionSource = {
     return claims ? userFromIdTokenClaims(claims) : null;
   },
   async signOut(options) {
-    await signOut(options?.global ? { global: true } : undefined);
+    if (options?.global) {
+      // Every device first, and only then this one: a failure leaves this session as it was (global-sign-out.ts).
+      const cognito = Amplify.getConfig().Auth?.Cognito;
+      const accessToken = (await Amplify.getTokens({ forceRefresh: false }))?.accessToken?.toString();
+      if (!cognito?.userPoolId || !accessToken) throw new GlobalSignOutError('UserUnAuthenticatedException', 'You are signed out.');
+      await globalSignOut(userPoolEndpointOf({ userPoolId: cognito.userPoolId, userPoolEndpoint: cognito.userPoolEndpoint }), accessToken);
+    }
+    await signOut();
   },
   async deleteAccount() {
     const sub = (await Amplify.getTokens({ forceRefresh: false }))?.idToken?.payload.sub;

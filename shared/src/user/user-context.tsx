@@ -65,6 +65,9 @@ export function UserProvider({ source, initialState, children }: UserProviderPro
       try {
         await source.signOut(options);
       } catch (error) {
+        // A global sign-out that failed signed out no device, this one included: the caller says so,
+        // and the member can try again (docs/product.md#profile-page-page).
+        if (options?.global) throw error;
         // docs/product.md#auth-state: a failed logout is only logged; the local session is gone either way.
         console.error('Sign-out failed', error);
       }

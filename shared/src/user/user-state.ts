@@ -22,7 +22,10 @@ export type AuthStatus = UserState['status'];
 export type UserContextValue = UserState & {
   /** Re-reads the session; `forceRefresh` fetches new tokens (e.g. after attributes changed). */
   refresh: (options?: { forceRefresh?: boolean }) => Promise<void>;
-  /** Signs out of this device (or all devices); the state becomes unauthenticated. */
+  /**
+   * Signs out of this device (or all devices); the state becomes unauthenticated. A global sign-out
+   * that fails throws, and the session stays as it was.
+   */
   signOut: (options?: { global?: boolean }) => Promise<void>;
   /** Deletes the signed-in user's account, then the state is unauthenticated ('account-deleted'). Throws on failure. */
   deleteAccount: () => Promise<void>;
