@@ -2,7 +2,7 @@
  * Cognito's GlobalSignOut, called directly. Amplify's `signOut({ global: true })` catches a failed
  * GlobalSignOut and clears this device's tokens anyway, so a member who pressed "Sign out of all
  * devices" on a bad connection would believe a lost phone was signed out while its session lives
- * on (docs/product.md#profile-page-page). Here a failure throws, and nothing is cleared until it succeeds.
+ * on (docs/product.md#profile-page). Here a failure throws, and nothing is cleared until it succeeds.
  */
 
 /** GlobalSignOut did not happen: `name` is Cognito's error type (`NotAuthorizedException`, …) or `NetworkError`. */

@@ -66,7 +66,7 @@ export function UserProvider({ source, initialState, children }: UserProviderPro
         await source.signOut(options);
       } catch (error) {
         // A global sign-out that failed signed out no device, this one included: the caller says so,
-        // and the member can try again (docs/product.md#profile-page-page).
+        // and the member can try again (docs/product.md#profile-page).
         if (options?.global) throw error;
         // docs/product.md#auth-state: a failed logout is only logged; the local session is gone either way.
         console.error('Sign-out failed', error);
