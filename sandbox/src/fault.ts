@@ -59,8 +59,11 @@ const S3_MESSAGES: Record<string, string> = {
 const DEFAULT_CODES: Record<number, string> = { 500: 'InternalError', 503: 'SlowDown', 403: 'AccessDenied', 400: 'BadRequest' };
 
 /** An S3 XML error body; the message defaults to S3's own for the code. */
-export function s3ErrorXml(code: string, message = S3_MESSAGES[code] ?? code): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
+export function s3ErrorXml(code: string, message = S3_MESSAGES[code] ?? code, details: Record<string, string> = {}): string {
+  const more = Object.entries(details)
+    .map(([name, value]) => `<${name}>${value}</${name}>`)
+    .join('');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message>${more}</Error>`;
 }
 
 /**

@@ -35,7 +35,8 @@ import type { Listener } from './listen';
 import { actionOf, isAllowed, unsafeKeyReason } from './s3-access';
 import type { Principal } from './s3-access';
 import type { SessionRegistry } from './sessions';
-import { amzDateMs, parseSignedRequest, signatureMatches } from './sigv4';
+import { readLocalContract } from './config';
+import { amzDateMs, parseSignedRequest, scopeRefusal, signatureMatches, unsignedAmzHeaders } from './sigv4';
 import type { RawRequest } from './sigv4';
 import { createPutStall, HOLD_LIMIT_MS, holdUntilClosed } from './stall';
 import type { PutStallState } from './stall';
@@ -137,10 +138,13 @@ export interface FrontRequest {
 }
 
 /** A refusal: S3's status and code, S3's message when not the code's usual one, and why (for the log). */
-export type Refusal = { status: number; code: string; why: string; message?: string };
+export type Refusal = { status: number; code: string; why: string; message?: string; details?: Record<string, string> };
 
 /** How far a signed request's x-amz-date may be from the server's time (S3: 15 minutes). */
 const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
+
+/** The bucket's region, which a signature's credential scope must name. */
+const BUCKET_REGION = readLocalContract().storage.region;
 
 /**
  * Why S3 would refuse a request (undefined: it would not), in S3's order: authentication (a
@@ -149,11 +153,20 @@ const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
  * policy for a session, src/s3-access.ts; the operator may do anything). Anonymous requests are
  * refused: the bucket grants nothing to everyone.
  */
-export function accessRefusal(request: FrontRequest, sessions: SessionRegistry | undefined, bucket: string, nowMs: number): Refusal | undefined {
+export function accessRefusal(
+  request: FrontRequest,
+  sessions: SessionRegistry | undefined,
+  bucket: string,
+  nowMs: number,
+  region = BUCKET_REGION,
+): Refusal | undefined {
   const parsed = parseSignedRequest(request.raw);
   if (parsed.kind === 'anonymous') return { status: 403, code: 'AccessDenied', why: 'an anonymous request (no signature)' };
-  if (parsed.kind === 'malformed') return { status: 400, code: 'AuthorizationHeaderMalformed', why: parsed.why };
+  if (parsed.kind === 'malformed')
+    return { status: 400, code: parsed.presigned ? 'AuthorizationQueryParametersError' : 'AuthorizationHeaderMalformed', why: parsed.why };
   const info = parsed.info;
+  const scope = scopeRefusal(info, region);
+  if (scope) return scope;
   let secret: string;
   let principal: Principal | undefined;
   if (info.accessKeyId === OPERATOR_CREDENTIALS.accessKeyId) {
@@ -178,12 +191,26 @@ export function accessRefusal(request: FrontRequest, sessions: SessionRegistry |
   }
   if (!signatureMatches(request.raw, info, secret))
     return { status: 403, code: 'SignatureDoesNotMatch', why: `the SigV4 signature of ${info.accessKeyId} does not hold` };
+  const unsigned = unsignedAmzHeaders(request.raw, info);
+  if (unsigned.length > 0) {
+    const message = 'There were headers present in the request which were not signed';
+    return { status: 403, code: 'AccessDenied', message, why: `${unsigned.join(', ')} not signed`, details: { HeadersNotSigned: unsigned.join(', ') } };
+  }
   // A presigned URL has its own validity (below); S3 holds a signed header's time to 15 minutes of its own.
   if (info.kind === 'header' && Math.abs(amzDateMs(info.amzDate) - nowMs) > MAX_CLOCK_SKEW_MS) {
     return { status: 403, code: 'RequestTimeTooSkewed', why: `signed at ${info.amzDate}, more than 15 minutes from the server's time` };
   }
-  if (info.kind === 'query' && amzDateMs(info.amzDate) + (info.expiresSeconds ?? 0) * 1000 < nowMs) {
-    return { status: 403, code: 'AccessDenied', why: 'the presigned URL has expired' };
+  if (info.kind === 'query' && amzDateMs(info.amzDate) - nowMs > MAX_CLOCK_SKEW_MS) {
+    return {
+      status: 403,
+      code: 'AccessDenied',
+      message: 'Request is not yet valid',
+      why: `presigned at ${info.amzDate}, more than 15 minutes ahead of the server's time`,
+    };
+  }
+  // X-Amz-Expires=0: expired on arrival.
+  if (info.kind === 'query' && (info.expiresSeconds === 0 || amzDateMs(info.amzDate) + (info.expiresSeconds ?? 0) * 1000 < nowMs)) {
+    return { status: 403, code: 'AccessDenied', message: 'Request has expired', why: 'the presigned URL has expired' };
   }
   if (!principal) return undefined;
   const access = actionOf(request);
@@ -375,7 +402,7 @@ export async function startS3(opts: {
       };
       const refusal = accessRefusal(request, opts.sessions, opts.bucket, now());
       if (refusal) {
-        await answerS3Error(ctx, refusal.status, s3ErrorXml(refusal.code, refusal.message));
+        await answerS3Error(ctx, refusal.status, s3ErrorXml(refusal.code, refusal.message, refusal.details));
         opts.log(`[s3] ${ctx.method} ${ctx.path} -> ${refusal.status} ${refusal.code}: ${refusal.why}`);
         return;
       }

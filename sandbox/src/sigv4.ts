@@ -46,7 +46,11 @@ export interface SignedRequestInfo {
   payloadHash: string;
 }
 
-export type ParseResult = { kind: 'anonymous' } | { kind: 'malformed'; why: string } | { kind: 'signed'; info: SignedRequestInfo };
+export type ParseResult =
+  | { kind: 'anonymous' }
+  /** `presigned`: the signing fields were in the query (S3 then says AuthorizationQueryParametersError). */
+  | { kind: 'malformed'; why: string; presigned?: boolean }
+  | { kind: 'signed'; info: SignedRequestInfo };
 
 /** RFC 3986 encoding, as SigV4 wants it: everything but A–Z a–z 0–9 - _ . ~ percent-encoded (UTF-8). */
 export function uriEncode(text: string): string {
@@ -132,14 +136,14 @@ export function parseSignedRequest(request: RawRequest): ParseResult {
   }
   const algorithm = param('X-Amz-Algorithm');
   if (algorithm === undefined) return { kind: 'anonymous' };
-  if (algorithm !== ALGORITHM) return { kind: 'malformed', why: `X-Amz-Algorithm ${algorithm}` };
+  if (algorithm !== ALGORITHM) return { kind: 'malformed', why: `X-Amz-Algorithm ${algorithm}`, presigned: true };
   const credential = parseCredential(param('X-Amz-Credential') ?? '');
   const amzDate = param('X-Amz-Date');
   const signedHeaders = param('X-Amz-SignedHeaders');
   const signature = param('X-Amz-Signature');
   const expires = Number(param('X-Amz-Expires'));
   if (!credential || !amzDate || !signedHeaders || !signature || !Number.isInteger(expires)) {
-    return { kind: 'malformed', why: 'a presigned URL without X-Amz-Credential, -Date, -SignedHeaders, -Signature or -Expires' };
+    return { kind: 'malformed', why: 'a presigned URL without X-Amz-Credential, -Date, -SignedHeaders, -Signature or a whole -Expires', presigned: true };
   }
   const token = param('X-Amz-Security-Token');
   return {
@@ -205,4 +209,81 @@ export function signatureMatches(request: RawRequest, info: SignedRequestInfo, s
 export function amzDateMs(amzDate: string): number {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
   return m ? Date.UTC(+(m[1] as string), +(m[2] as string) - 1, +(m[3] as string), +(m[4] as string), +(m[5] as string), +(m[6] as string)) : NaN;
+}
+
+/** A refusal S3 makes from the signing fields themselves: its status, code and message. */
+export interface SigningRefusal {
+  status: number;
+  code: string;
+  message: string;
+  why: string;
+  /** Further elements of S3's error body (e.g. `HeadersNotSigned`). */
+  details?: Record<string, string>;
+}
+
+/** The longest validity of a presigned URL S3 accepts (X-Amz-Expires): seven days. */
+export const MAX_PRESIGNED_EXPIRES_SECONDS = 604_800;
+
+/**
+ * What S3 answers a signature whose credential scope does not fit the request, or a presigned
+ * URL whose validity is out of range — checked before the key is looked up, as S3 does: the scope's
+ * region must be the bucket's, its service `s3`, its date the day of x-amz-date / X-Amz-Date;
+ * a presigned URL's X-Amz-Date must be a time and X-Amz-Expires within 0..604800 (0 is refused
+ * later, as expired on arrival). Header-signed requests get 400 AuthorizationHeaderMalformed,
+ * presigned URLs 400 AuthorizationQueryParametersError, in S3's words.
+ */
+export function scopeRefusal(info: SignedRequestInfo, region: string): SigningRefusal | undefined {
+  const header = info.kind === 'header';
+  const code = header ? 'AuthorizationHeaderMalformed' : 'AuthorizationQueryParametersError';
+  const refuse = (message: string, why: string): SigningRefusal => ({
+    status: 400,
+    code,
+    message: header ? `The authorization header is malformed; ${message}` : message,
+    why,
+  });
+  const credentialProblem = (problem: string) => (header ? problem : `Error parsing the X-Amz-Credential parameter; ${problem}`);
+  if (!header) {
+    if (Number.isNaN(amzDateMs(info.amzDate))) {
+      return refuse(`X-Amz-Date must be in the ISO8601 Long Format "yyyyMMdd'T'HHmmss'Z'"`, `X-Amz-Date ${JSON.stringify(info.amzDate)} is not a time`);
+    }
+    const expires = info.expiresSeconds ?? 0;
+    if (expires < 0) return refuse('X-Amz-Expires must be non-negative', `X-Amz-Expires ${expires}`);
+    if (expires > MAX_PRESIGNED_EXPIRES_SECONDS) {
+      return refuse(`X-Amz-Expires must be less than a week (in seconds) that is ${MAX_PRESIGNED_EXPIRES_SECONDS}`, `X-Amz-Expires ${expires}`);
+    }
+  }
+  if (info.region !== region) {
+    return {
+      ...refuse(credentialProblem(`the region '${info.region}' is wrong; expecting '${region}'`), `the credential scope names the region ${info.region}`),
+      details: { Region: region },
+    };
+  }
+  if (info.service !== 's3') {
+    return refuse(
+      credentialProblem(`incorrect service '${info.service}'. This endpoint belongs to 's3'.`),
+      `the credential scope names the service ${info.service}`,
+    );
+  }
+  // A header's x-amz-date that is not a time at all gets S3's AccessDenied later (s3.ts).
+  if (!Number.isNaN(amzDateMs(info.amzDate)) && info.amzDate.slice(0, 8) !== info.date) {
+    return refuse('Invalid credential date. Date is not the same as X-Amz-Date.', `the credential scope's date ${info.date} is not the day of ${info.amzDate}`);
+  }
+  return undefined;
+}
+
+/**
+ * The `x-amz-*` headers the request carries but did not sign (lower-case, sorted). S3 refuses
+ * such a request (403 AccessDenied, "There were headers present in the request which were not
+ * signed"), so a header added on the way cannot change what the signer meant: a storage class, a
+ * tagging, metadata. `x-amz-content-sha256` is let through: its value is in the canonical request
+ * anyway (its last line), and the AWS presigner leaves it unsigned.
+ */
+export function unsignedAmzHeaders(request: RawRequest, info: SignedRequestInfo): string[] {
+  const signed = new Set(info.signedHeaders.map((name) => name.toLowerCase()));
+  const unsigned = new Set<string>();
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = (request.rawHeaders[i] as string).toLowerCase();
+    if (name.startsWith('x-amz-') && name !== 'x-amz-content-sha256' && !signed.has(name)) unsigned.add(name);
+  }
+  return [...unsigned].sort();
 }
