@@ -1,7 +1,7 @@
-import { clientErrorEvent, createErrorGate, scrubText, scriptPath } from '../src/analytics/client-errors';
-import { parseMonitoringEvent } from '../src/analytics/event-schema';
+import { clientErrorEvent, createErrorGate, hasPersonalData, scrubText, scriptPath } from '../src/analytics/client-errors';
+import { parseCollectedEvent, parseMonitoringEvent } from '../src/analytics/event-schema';
 import type { ClientErrorEvent } from '../src/analytics/events';
-import { monitoringDelivery, vitalsSampleRate } from '../src/analytics/monitoring';
+import { monitoringEndpoint, vitalsSampleRate } from '../src/analytics/monitoring';
 import { sampledPageView, webVitalEvent } from '../src/analytics/vitals';
 
 /** Personal data a test member has: none of it may appear in an event. */
@@ -40,12 +40,24 @@ describe('vitalsSampleRate', () => {
   });
 });
 
-describe('monitoringDelivery', () => {
-  it('sends to the sandbox at once, to Firehose only with a session, and nowhere with analytics off', () => {
-    expect(monitoringDelivery({ provider: 'sandbox', endpoint: 'http://localhost:4104/events' }, false)).toBe('now');
-    expect(monitoringDelivery({ provider: 'firehose', region: 'us-east-2', streamName: 's' }, true)).toBe('with-session');
-    expect(monitoringDelivery({ provider: 'firehose', region: 'us-east-2', streamName: 's' }, false)).toBe('off');
-    expect(monitoringDelivery({ provider: 'none' }, true)).toBe('off');
+describe('monitoringEndpoint', () => {
+  const api = { baseUrl: 'https://api.example', uploadsBaseUrl: 'https://uploads.example' };
+  it('is the uploads API’s collection route with the sandbox’s analytics and with Firehose, signed in or not', () => {
+    expect(monitoringEndpoint({ api, analytics: { provider: 'sandbox', endpoint: 'http://localhost:4104/events' } })).toBe('https://uploads.example/events');
+    expect(monitoringEndpoint({ api, analytics: { provider: 'firehose', region: 'us-east-2', streamName: 's' } })).toBe('https://uploads.example/events');
+  });
+
+  it('keeps a base URL’s path, without doubling its slash', () => {
+    expect(
+      monitoringEndpoint({
+        api: { ...api, uploadsBaseUrl: 'https://uploads.example/v1/' },
+        analytics: { provider: 'firehose', region: 'us-east-2', streamName: 's' },
+      }),
+    ).toBe('https://uploads.example/v1/events');
+  });
+
+  it('is nowhere with analytics off', () => {
+    expect(monitoringEndpoint({ api, analytics: { provider: 'none' } })).toBeNull();
   });
 });
 
@@ -205,5 +217,62 @@ describe('parseMonitoringEvent', () => {
       message: 'email is not a field of batchOutcome',
     });
     expect(parseMonitoringEvent({ ...outcome, ranchid: 'cedar-creek' })).toMatchObject({ ok: false });
+  });
+});
+
+describe('parseMonitoringEvent: what a browser could leave unscrubbed', () => {
+  const error = { name: 'clientError', kind: 'error', message: 'TypeError: x is undefined', route: '/about', release: '1.2.3', suppressed: 0 };
+  const vital = { name: 'webVital', metric: 'LCP', value: 1200, rating: 'good', route: '/about', navigationType: 'navigate' };
+
+  it('refuses a message with an e-mail address, a URL query or a long number', () => {
+    for (const message of ['no ranch for subscriber@trailsense.example', 'GET https://x.example/a?token=abc failed', 'card 4111111111111111']) {
+      expect(parseMonitoringEvent({ ...error, message })).toMatchObject({ ok: false, message: expect.stringMatching(/^message must be/) as unknown });
+    }
+    expect(parseMonitoringEvent({ ...error, source: '/static/js/main.js?user=dale@x.example' })).toMatchObject({ ok: false });
+  });
+
+  it('takes what scrubText leaves', () => {
+    const message = scrubText('no ranch for subscriber@trailsense.example at https://x.example/a?token=abc, id 1234567');
+    expect(parseMonitoringEvent({ ...error, message })).toEqual({ ok: true, event: { ...error, message } });
+  });
+
+  it('takes a route of the route table or 404, never an address with more in it', () => {
+    for (const route of ['/', '/about', '/login', '404']) expect(parseMonitoringEvent({ ...vital, route })).toMatchObject({ ok: true });
+    for (const route of ['/profile?email=a@b.co', '/Users/Dale', 'about', '/about/', '//evil.example', '']) {
+      expect(parseMonitoringEvent({ ...vital, route })).toMatchObject({ ok: false });
+    }
+  });
+});
+
+describe('hasPersonalData', () => {
+  it('finds what scrubText removes, and nothing in its output', () => {
+    expect(hasPersonalData('a@b.example')).toBe(true);
+    expect(hasPersonalData('see https://x.example/?q=1')).toBe(true);
+    expect(hasPersonalData('id 123456')).toBe(true);
+    expect(hasPersonalData('id 12345')).toBe(false);
+    // The patterns are global (stateful with test()): the same answer twice.
+    expect(hasPersonalData('a@b.example')).toBe(true);
+    expect(hasPersonalData(scrubText('a@b.example https://x.example/?q=1 1234567'))).toBe(false);
+  });
+});
+
+describe('parseCollectedEvent', () => {
+  it('takes a vital and a client error, and refuses a batch outcome (it goes through the analytics port)', () => {
+    const vital = { name: 'webVital', metric: 'TTFB', value: 12, rating: 'good', route: '/', navigationType: 'navigate' };
+    expect(parseCollectedEvent(vital)).toEqual({ ok: true, event: vital });
+    expect(
+      parseCollectedEvent({
+        name: 'batchOutcome',
+        photos: 0,
+        bytes: 0,
+        durationMs: 0,
+        goodputBytesPerSecond: 0,
+        retries: 0,
+        failures: { upload: 0, stalled: 0, limit: 0, unavailable: 0, unreadable: 0 },
+        hiddenMs: 0,
+        skippedDuplicates: 0,
+        stopped: false,
+      }),
+    ).toEqual({ ok: false, message: 'batchOutcome is not taken here: only webVital and clientError' });
   });
 });

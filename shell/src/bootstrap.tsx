@@ -96,8 +96,6 @@ async function start() {
         .then(({ startMonitoring }) =>
           startMonitoring({
             config,
-            signedIn: hasStoredSession(browserStorage()),
-            prepare: () => sessionSource.load(),
             landingPath,
             currentPath: () => window.location.pathname,
           }),

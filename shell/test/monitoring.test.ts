@@ -17,15 +17,33 @@ function load(): { early: Early; start: Start } {
   return modules;
 }
 
-/** The sandbox sink, faked at the HTTP boundary: what was posted. */
+/** The collection route, faked at the transport: each batch sent, to where, and whether as the page left. */
+interface Sent {
+  url: string;
+  events: AnalyticsEvent[];
+  leaving: boolean;
+}
+let sent: Sent[];
+/** Every event sent, in order. */
 let posted: AnalyticsEvent[];
 beforeEach(() => {
+  sent = [];
   posted = [];
-  global.fetch = (async (_url: unknown, init?: { body?: string }) => {
-    posted.push(JSON.parse(init?.body ?? '{}') as AnalyticsEvent);
-    return new Response(null, { status: 201 });
-  }) as typeof fetch;
+  global.fetch = () => {
+    throw new Error('unexpected fetch: monitoring sends through its transport');
+  };
 });
+const fakeTransport = (url: string) => {
+  // Each test's own arrays: an earlier test's sender (its listeners stay on the window) never adds to them.
+  const [mine, all] = [sent, posted];
+  return (body: string, leaving: boolean) => {
+    const { events } = JSON.parse(body) as { events: AnalyticsEvent[] };
+    mine.push({ url, events, leaving });
+    all.push(...events);
+  };
+};
+/** The page is left: what is queued goes at once. */
+const leavePage = () => window.dispatchEvent(new Event('pagehide'));
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -58,11 +76,10 @@ const metrics: VitalMetric[] = [
 
 const setup = (config: RuntimeConfig, vitals: ReturnType<typeof fakeVitals>, extra: Partial<Parameters<Start['startMonitoring']>[0]> = {}) => ({
   config,
-  signedIn: false,
-  prepare: async () => undefined,
   landingPath: '/login/',
   currentPath: () => '/uploader',
   loadVitals: vitals.load,
+  transport: fakeTransport,
   ...extra,
 });
 
@@ -72,6 +89,7 @@ describe('startMonitoring', () => {
     const vitals = fakeVitals(metrics);
     await start.startMonitoring(setup(withRate(1), vitals, { random: () => 0.99 }));
     await settle();
+    leavePage();
     expect(posted).toEqual([
       { name: 'webVital', metric: 'TTFB', value: 81, rating: 'good', route: '/login', navigationType: 'navigate' },
       { name: 'webVital', metric: 'LCP', value: 1500, rating: 'good', route: '/login', navigationType: 'navigate' },
@@ -83,6 +101,7 @@ describe('startMonitoring', () => {
     const vitals = fakeVitals(metrics);
     await start.startMonitoring(setup(withRate(0.25), vitals, { random: () => 0.5 }));
     await settle();
+    leavePage();
     expect(vitals.loads()).toBe(0);
     expect(posted).toEqual([]);
   });
@@ -91,18 +110,40 @@ describe('startMonitoring', () => {
     const { start } = load();
     await start.startMonitoring(setup(withRate(1), fakeVitals(metrics), { landingPath: '/subscriber@trailsense.example', random: () => 0 }));
     await settle();
+    leavePage();
     expect(posted.map((e) => ('route' in e ? e.route : null))).toEqual(['404', '404']);
   });
 
-  it('records nothing for a visitor without a session when Firehose is the sink (it takes signed-in members only)', async () => {
+  it('sends to the uploads API’s collection route with Firehose as with the sandbox: a visitor needs no session', async () => {
     const { start, early } = load();
-    const vitals = fakeVitals(metrics);
-    let prepared = 0;
-    await start.startMonitoring(setup(withRate(1, 'firehose'), vitals, { random: () => 0, prepare: async () => prepared++ }));
+    await start.startMonitoring(setup(withRate(1, 'firehose'), fakeVitals(metrics), { random: () => 0 }));
     early.reportClientError({ kind: 'error', message: 'boom' });
     await settle();
+    leavePage();
+    expect(sent.map((batch) => batch.url)).toEqual(['http://localhost:4103/events']);
+    expect(posted.map((e) => e.name)).toEqual(['webVital', 'webVital', 'clientError']);
+  });
+
+  it('records nothing, and loads no web-vitals, with analytics off', async () => {
+    const { start, early } = load();
+    const vitals = fakeVitals(metrics);
+    await start.startMonitoring(setup({ ...testConfig, analytics: { provider: 'none' } }, vitals, { random: () => 0 }));
+    early.reportClientError({ kind: 'error', message: 'boom' });
+    await settle();
+    leavePage();
     expect(vitals.loads()).toBe(0);
-    expect(prepared).toBe(0);
+    expect(sent).toEqual([]);
+  });
+
+  it('keeps events for one batch while the page is shown, and sends it as a beacon when the page is left', async () => {
+    const { start } = load();
+    await start.startMonitoring(setup(withRate(1), fakeVitals(metrics), { random: () => 0 }));
+    await settle();
+    expect(sent).toEqual([]);
+    leavePage();
+    expect(sent).toEqual([
+      { url: 'http://localhost:4103/events', events: [expect.objectContaining({ metric: 'TTFB' }), expect.objectContaining({ metric: 'LCP' })], leaving: true },
+    ]);
   });
 
   it('reports the errors from before it started, then each new one once, on the route they happen on', async () => {
@@ -123,6 +164,7 @@ describe('startMonitoring', () => {
     early.reportClientError({ kind: 'remote-load', message: 'Failed to get manifest', module: 'uploader/Uploader' });
     early.reportClientError({ kind: 'remote-load', message: 'Failed to get manifest', module: 'uploader/Uploader' });
     await settle();
+    leavePage();
     expect(posted).toEqual([
       {
         name: 'clientError',

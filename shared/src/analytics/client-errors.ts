@@ -22,6 +22,15 @@ const URL_IN_TEXT = /\b(https?:\/\/[^\s?#"'<>]*)[?#][^\s"'<>]*/gi;
 /** Long digit runs: phone numbers, ids, card numbers. */
 const LONG_NUMBER = /\d{6,}/g;
 
+/**
+ * Whether `text` still holds what scrubText removes: an e-mail address, a URL's query or fragment,
+ * a run of 6 or more digits. A sink refuses such an event (event-schema.ts): the client scrubs first.
+ */
+export function hasPersonalData(text: string): boolean {
+  // search, not test: the patterns are global, and search ignores (and keeps) their lastIndex.
+  return text.search(EMAIL) !== -1 || text.search(URL_IN_TEXT) !== -1 || text.search(LONG_NUMBER) !== -1;
+}
+
 /** `text` on one line, without e-mail addresses, URL queries and fragments, or long numbers; at most 300 characters. */
 export function scrubText(text: string): string {
   const scrubbed = text.replace(EMAIL, '<email>').replace(URL_IN_TEXT, '$1').replace(LONG_NUMBER, '<number>').replace(/\s+/g, ' ').trim();

@@ -3,9 +3,10 @@
  * (sandbox/src/analytics.ts) and the report's reader (scripts/report.mjs). Exact: a field not in
  * the schema is refused, so personal data cannot ride along in an extra field. Pure.
  */
-import type { BatchFailures, ClientErrorKind, MonitoringEvent, VitalName, WebVitalEvent } from './events';
+import { hasPersonalData } from './client-errors';
+import type { BatchFailures, ClientErrorKind, CollectedEvent, MonitoringEvent, VitalName, WebVitalEvent } from './events';
 
-export type { BatchFailures, ClientErrorEvent, MonitoringEvent, UploadAnalyticsEvent, WebVitalEvent, BatchOutcomeEvent } from './events';
+export type { BatchFailures, ClientErrorEvent, CollectedEvent, MonitoringEvent, UploadAnalyticsEvent, WebVitalEvent, BatchOutcomeEvent } from './events';
 
 export type EventCheck = { ok: true; event: MonitoringEvent } | { ok: false; message: string };
 
@@ -52,7 +53,12 @@ function problem(body: Record<string, unknown>, fields: readonly Field[]): strin
   return extra === undefined ? null : `${extra} is not a field of ${String(body['name'])}`;
 }
 
-const ROUTE: Field = ['route', isText(64), 'a route of at most 64 characters'];
+/** A route table's path (`/`, `/about`, `/login`) or `404`: never an address with an id, a query or a name in it. */
+const ROUTE_PATTERN = /^(?:\/|(?:\/[a-z0-9-]+)+|404)$/;
+const ROUTE: Field = ['route', (v) => isText(64)(v) && ROUTE_PATTERN.test(v), 'a route of the route table (/, /about, …) or 404'];
+/** Free text from the browser: the client scrubs it (scrubText), so what is left unscrubbed is refused. */
+const isScrubbedText = (max: number) => (v: unknown) => isText(max)(v) && !hasPersonalData(v);
+const SCRUBBED = 'with no e-mail address, URL query or run of 6 or more digits';
 
 const SCHEMAS: Record<(typeof MONITORING_EVENT_NAMES)[number], readonly Field[]> = {
   webVital: [
@@ -79,9 +85,9 @@ const SCHEMAS: Record<(typeof MONITORING_EVENT_NAMES)[number], readonly Field[]>
   ],
   clientError: [
     ['kind', oneOf(ERROR_KINDS), `one of ${ERROR_KINDS.join(', ')}`],
-    ['message', isText(300), 'a non-empty string of at most 300 characters'],
-    ['source', isText(300), 'a non-empty string of at most 300 characters', true],
-    ['module', isText(100), 'a non-empty string of at most 100 characters', true],
+    ['message', isScrubbedText(300), `a non-empty string of at most 300 characters ${SCRUBBED}`],
+    ['source', isScrubbedText(300), `a non-empty string of at most 300 characters ${SCRUBBED}`, true],
+    ['module', isScrubbedText(100), `a non-empty string of at most 100 characters ${SCRUBBED}`, true],
     ROUTE,
     ['release', isText(100), 'a non-empty string of at most 100 characters'],
     ['suppressed', isCount, 'a non-negative integer'],
@@ -100,4 +106,42 @@ export function parseMonitoringEvent(body: unknown): EventCheck {
   if (!isMonitoringEventName(name)) return { ok: false, message: `name must be one of ${MONITORING_EVENT_NAMES.join(', ')}` };
   const wrong = problem(body, SCHEMAS[name]);
   return wrong === null ? { ok: true, event: body as unknown as MonitoringEvent } : { ok: false, message: wrong };
+}
+
+/**
+ * The events the collection route takes from any visitor, signed in or not (`POST <uploads API>/events`,
+ * docs/monitoring.md#delivery): a page's vitals and client errors. `batchOutcome` is not among them:
+ * only a signed-in member's uploader makes one, at a batch's end, and it goes through the analytics port.
+ */
+export const COLLECTED_EVENT_NAMES = ['webVital', 'clientError'] as const satisfies readonly MonitoringEvent['name'][];
+
+/**
+ * One request to the collection route: `{ "events": [...] }`, at most `maxEvents` events and
+ * `maxBytes` bytes of UTF-8 JSON. The sender splits its queue to fit (monitoring-sender.ts); the
+ * route answers 413 beyond (infra/src/uploads-api/events.ts). 20 of the largest client errors
+ * (about 800 bytes each) fit in 16 KiB; a page sends 4 vitals and at most 20 errors in all.
+ */
+export const MONITORING_BATCH_LIMITS: BatchLimits = { maxEvents: 20, maxBytes: 16 * 1024 };
+
+/** How much one request to the collection route may carry. */
+export interface BatchLimits {
+  readonly maxEvents: number;
+  /** UTF-8 bytes of the body. */
+  readonly maxBytes: number;
+}
+
+/** The body of one request to the collection route. */
+export interface MonitoringBatch {
+  events: CollectedEvent[];
+}
+
+/** Validates one event the collection route takes (webVital or clientError): exact, as parseMonitoringEvent. */
+export function parseCollectedEvent(body: unknown): { ok: true; event: CollectedEvent } | { ok: false; message: string } {
+  const checked = parseMonitoringEvent(body);
+  if (!checked.ok) return checked;
+  const { event } = checked;
+  if (event.name !== 'webVital' && event.name !== 'clientError') {
+    return { ok: false, message: `${event.name} is not taken here: only ${COLLECTED_EVENT_NAMES.join(' and ')}` };
+  }
+  return { ok: true, event };
 }

@@ -78,6 +78,9 @@ export interface ClientErrorEvent {
 /** Real-user metrics and client errors: no personal data and no ranch id. */
 export type MonitoringEvent = WebVitalEvent | BatchOutcomeEvent | ClientErrorEvent;
 
+/** The monitoring events any visitor's page sends to the collection route (docs/monitoring.md#delivery). */
+export type CollectedEvent = WebVitalEvent | ClientErrorEvent;
+
 /** The analytics events, by name: docs/product.md#analytics-events and docs/monitoring.md. */
 export type AnalyticsEvent = UploadAnalyticsEvent | MonitoringEvent;
 

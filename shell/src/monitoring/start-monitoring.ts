@@ -1,20 +1,25 @@
 /**
  * Real-user metrics and client errors (docs/monitoring.md), loaded after the page has loaded so
  * that no page waits for it: the Core Web Vitals of a sampled page view, with web-vitals (loaded
- * only for a sampled view), and the page's client errors through the error gate. Both go to the
- * analytics the runtime config names. The rules are the shared package's pure functions.
+ * only for a sampled view), and the page's client errors through the error gate. Both go, batched,
+ * to the uploads API's collection route for every visitor, signed in or not, and the last batch
+ * as a beacon when the page is hidden or closed (docs/monitoring.md#delivery). The rules are the
+ * shared package's pure functions.
  */
 import {
+  browserTransport,
   clientErrorEvent,
-  createAnalytics,
   createErrorGate,
-  monitoringDelivery,
+  createMonitoringSender,
+  monitoringEndpoint,
+  onPageLeave,
   sampledPageView,
   vitalsSampleRate,
   webVitalEvent,
+  type BatchTransport,
   type VitalMetric,
 } from '@trailsense/shared/monitoring';
-import type { AnalyticsEvent, RuntimeConfig } from '@trailsense/shared';
+import type { RuntimeConfig } from '@trailsense/shared';
 import { findRoute } from '../app/route-table';
 import { sendClientErrorsTo } from './early-errors';
 
@@ -25,10 +30,6 @@ export function routeOf(pathname: string): string {
 
 export interface MonitoringSetup {
   config: RuntimeConfig;
-  /** Whether a session is stored (Firehose can only take events with one). */
-  signedIn: boolean;
-  /** Configures Amplify with the session (before the first Firehose event). */
-  prepare: () => Promise<unknown>;
   /** The address the page was loaded at: its vitals are this route's. */
   landingPath: string;
   /** The address now (for an error). */
@@ -37,29 +38,32 @@ export interface MonitoringSetup {
   now?: () => number;
   /** Loads web-vitals (injected in tests). */
   loadVitals?: () => Promise<Record<'onLCP' | 'onINP' | 'onCLS' | 'onTTFB', (report: (metric: VitalMetric) => void) => void>>;
+  /** Sends one batch to `url` (injected in tests; the browser's beacon or keepalive fetch). */
+  transport?: (url: string) => BatchTransport;
 }
+
+const defaultTransport = (url: string): BatchTransport =>
+  browserTransport(url, typeof navigator.sendBeacon === 'function' ? (to, body) => navigator.sendBeacon(to, body) : undefined, (...args) => fetch(...args));
 
 /** Starts recording this page's vitals (when sampled) and client errors. */
 export async function startMonitoring(setup: MonitoringSetup): Promise<void> {
-  const { config, random = Math.random, now = () => Date.now(), loadVitals = () => import('web-vitals') } = setup;
-  const delivery = monitoringDelivery(config.analytics, setup.signedIn);
-  if (delivery === 'off') return sendClientErrorsTo(() => undefined);
-  const analytics = createAnalytics(config.analytics);
-  const ready =
-    delivery === 'with-session'
-      ? setup.prepare().then(
-          () => true,
-          () => false,
-        )
-      : Promise.resolve(true);
-  const send = (event: AnalyticsEvent) => void ready.then((ok) => (ok ? analytics.track(event) : undefined));
+  const { config, random = Math.random, now = () => Date.now(), loadVitals = () => import('web-vitals'), transport = defaultTransport } = setup;
+  const endpoint = monitoringEndpoint(config);
+  if (endpoint === null) return sendClientErrorsTo(() => undefined);
+  const sender = createMonitoringSender({
+    transport: transport(endpoint),
+    hidden: () => document.visibilityState === 'hidden',
+    setTimer: (callback, ms) => window.setTimeout(callback, ms),
+    clearTimer: (timer) => window.clearTimeout(timer as number),
+  });
+  onPageLeave(window, document, () => sender.flush(true));
 
   const admit = createErrorGate(now);
   const release = __APP_VERSION__;
   sendClientErrorsTo((input) => {
     const event = clientErrorEvent(input, routeOf(setup.currentPath()), release);
     const verdict = admit(event);
-    if (verdict.report) send({ ...event, suppressed: verdict.suppressed });
+    if (verdict.report) sender.send({ ...event, suppressed: verdict.suppressed });
   });
 
   if (!sampledPageView(vitalsSampleRate(config.analytics), random)) return;
@@ -67,7 +71,7 @@ export async function startMonitoring(setup: MonitoringSetup): Promise<void> {
   const vitals = await loadVitals();
   const report = (metric: VitalMetric) => {
     const event = webVitalEvent(metric, route);
-    if (event) send(event);
+    if (event) sender.send(event);
   };
   vitals.onTTFB(report);
   vitals.onLCP(report);
