@@ -205,6 +205,8 @@ export async function craftedPut(page: Page, ranchId: string, key: string, body:
       Key: `public/${ranchId}/${key}`,
       Body: body,
       ContentType: 'image/jpg',
+      // The bucket denies writes that could overwrite (infra/src/upload-access.ts bucketPolicyDenial).
+      IfNoneMatch: '*',
       Metadata: { ranchid: ranchId, camera_name: '' },
     }),
   );

@@ -48,6 +48,23 @@ export const WRITABLE_KEY_PATTERNS: readonly string[] = [`public/${RANCH_VARIABL
  */
 export const UPLOAD_ACTIONS: readonly string[] = ['s3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'];
 
+/** An object write, as the bucket policy tells them apart (`s3:ObjectCreationOperation` is false for the multipart steps that take no condition). */
+export type ObjectWrite = 'PutObject' | 'CreateMultipartUpload' | 'UploadPart' | 'CompleteMultipartUpload';
+
+/**
+ * Why the upload bucket's policy denies an object write, whoever makes it (undefined: it does
+ * not): the denials of src/stacks/uploads-stack.ts `uploadBucketDenials`, as data the sandbox
+ * applies to identity-pool sessions' writes (sandbox/src/s3.ts) — docs/architecture.md#trust-on-the-server.
+ * `header` answers a request header by its lower-case name.
+ */
+export function bucketPolicyDenial(write: ObjectWrite, header: (name: string) => string | undefined): string | undefined {
+  if (header('x-amz-server-side-encryption-customer-algorithm') !== undefined) return 'an object encrypted with a customer key (SSE-C) is denied';
+  // The ledger counts a key once: a write that could replace a stored object must be conditional.
+  if ((write === 'PutObject' || write === 'CompleteMultipartUpload') && header('if-none-match') === undefined)
+    return 'a write without If-None-Match is denied (no overwrites)';
+  return undefined;
+}
+
 /** The tag the object-created function sets on every counted object. */
 export const RANCH_OBJECT_TAG = 'ranchid';
 

@@ -113,6 +113,24 @@ describe('the upload bucket', () => {
     });
   });
 
+  it('denies a PutObject or CompleteMultipartUpload without If-None-Match (no overwrites), the other multipart steps exempt', () => {
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId() },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Sid: 'DenyOverwrites',
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            Action: 's3:PutObject',
+            Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/*']] },
+            Condition: { Null: { 's3:if-none-match': 'true' }, Bool: { 's3:ObjectCreationOperation': 'true' } },
+          },
+        ]),
+      },
+    });
+  });
+
   it('grants nothing to a wildcard principal', () => {
     expect(allStatements(template).filter((s) => s.Effect === 'Allow' && isWildcardPrincipal(s.Principal))).toEqual([]);
   });

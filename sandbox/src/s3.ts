@@ -21,7 +21,8 @@ import type { KoaContext, KoaMiddleware } from '@20minutes/s3rver';
 import { TaggingConfiguration } from '@20minutes/s3rver/lib/models/config';
 import { encodeEventKey, handleObjectCreated } from '@trailsense/infra/object-created';
 import type { ObjectCreatedDeps } from '@trailsense/infra/object-created';
-import { RANCH_OBJECT_TAG, UPLOAD_EXPOSED_HEADERS } from '@trailsense/infra/upload-access';
+import { bucketPolicyDenial, RANCH_OBJECT_TAG, UPLOAD_EXPOSED_HEADERS } from '@trailsense/infra/upload-access';
+import type { ObjectWrite } from '@trailsense/infra/upload-access';
 import type { SandboxDb } from './db';
 import { faultXml, NO_FAULT, s3ErrorXml, shouldFail } from './fault';
 import type { PutFault } from './fault';
@@ -91,6 +92,20 @@ function isFormPost(ctx: KoaContext): boolean {
 function hasXmlBody(ctx: KoaContext): boolean {
   if (ctx.method === 'POST') return 'delete' in ctx.query || 'uploadId' in ctx.query;
   return ctx.method === 'PUT' && ['tagging', 'cors', 'website', 'acl', 'lifecycle', 'policy'].some((name) => name in ctx.query);
+}
+
+/** Which object write a request is, as the bucket policy tells them apart (undefined: not one). */
+function objectWriteOf(ctx: KoaContext): ObjectWrite | undefined {
+  if (isObjectPut(ctx)) return 'uploadId' in ctx.query && 'partNumber' in ctx.query ? 'UploadPart' : 'PutObject';
+  if (isCreateMultipartUpload(ctx)) return 'CreateMultipartUpload';
+  if (ctx.method === 'POST' && ctx.path.split('/').filter(Boolean).length >= 2 && 'uploadId' in ctx.query) return 'CompleteMultipartUpload';
+  return undefined;
+}
+
+/** Whether a (verified) request was signed by an identity-pool session rather than the operator. */
+function bySession(ctx: KoaContext): boolean {
+  const parsed = parseSignedRequest({ method: ctx.req.method ?? ctx.method, url: ctx.req.url ?? ctx.path, rawHeaders: ctx.req.rawHeaders });
+  return parsed.kind === 'signed' && parsed.info.accessKeyId !== OPERATOR_CREDENTIALS.accessKeyId;
 }
 
 /** CreateMultipartUpload: a POST on an object key with ?uploads (it carries the object's metadata). */
@@ -415,6 +430,17 @@ export async function startS3(opts: {
       if (header) {
         await answerS3Error(ctx, 403, s3ErrorXml('SignatureDoesNotMatch'));
         opts.log(`[s3] ${ctx.method} ${ctx.path} -> 403 SignatureDoesNotMatch: ${header} is not US-ASCII`);
+        return;
+      }
+    }
+    // The upload bucket's policy (infra/src/upload-access.ts bucketPolicyDenial) on a session's
+    // writes. AWS applies it to every principal; the operator here stands for the sandbox itself.
+    const write = objectWriteOf(ctx);
+    if (write && bySession(ctx)) {
+      const denial = bucketPolicyDenial(write, (name) => ctx.get(name) || undefined);
+      if (denial) {
+        await answerS3Error(ctx, 403, s3ErrorXml('AccessDenied'));
+        opts.log(`[s3] ${ctx.method} ${ctx.path} -> 403 AccessDenied: the bucket policy: ${denial}`);
         return;
       }
     }

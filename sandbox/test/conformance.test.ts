@@ -203,6 +203,8 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
         Body: Buffer.from('sdk jpeg'),
         ContentType: 'image/jpg',
         CacheControl: 'no-cache',
+        // The bucket denies writes that could overwrite (infra/src/upload-access.ts bucketPolicyDenial).
+        IfNoneMatch: '*',
         Metadata: { ranchid: 'mesquite-flats', camera_name: 'North feeder', ...ledger },
       }),
     );
@@ -231,10 +233,46 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
       const { ETag } = await s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: index + 1, Body: body }));
       parts.push({ ETag, PartNumber: index + 1 });
     }
-    await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }));
+    await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, IfNoneMatch: '*', MultipartUpload: { Parts: parts } }));
     expect(existsSync(objectFile(Key))).toBe(true);
     expect(readFileSync(objectFile(Key)).length).toBe(first.length + second.length);
     expect(readFileSync(objectFile(Key, '._S3rver_tagging.xml'), 'utf8')).toMatch(/<Value>mesquite-flats<\/Value>/);
+  });
+
+  it('refuses a put without If-None-Match (the bucket denies overwrites), and a second put of a stored key (412)', async () => {
+    const idToken = (await srpSignIn(free.email, free.password)).getIdToken().getJwtToken();
+    const s3 = s3For((await identityCredentials(idToken)).credentials);
+    const Bucket = sandbox.config.storage.bucket;
+    const Key = `public/mesquite-flats/${randomUUID()}.jpg`;
+    const ledger = await reservedMetadata(sandbox.config, idToken, 'mesquite-flats', Buffer.from('first photo'));
+    const put = (body: string, conditional: boolean) =>
+      s3.send(
+        new PutObjectCommand({
+          Bucket,
+          Key,
+          Body: Buffer.from(body),
+          ...(conditional ? { IfNoneMatch: '*' } : {}),
+          Metadata: { ranchid: 'mesquite-flats', camera_name: '', ...ledger },
+        }),
+      );
+    expect(await refusal(put('first photo', false))).toBe('AccessDenied');
+    expect(existsSync(objectFile(Key))).toBe(false);
+    await put('first photo', true);
+    expect(await refusal(put('another photo', true))).toBe('PreconditionFailed');
+    expect(await refusal(put('another photo', false))).toBe('AccessDenied');
+    expect(readFileSync(objectFile(Key), 'utf8')).toBe('first photo');
+  });
+
+  it('refuses a multipart upload completed without If-None-Match; its parts need none', async () => {
+    const idToken = (await srpSignIn(free.email, free.password)).getIdToken().getJwtToken();
+    const s3 = s3For((await identityCredentials(idToken)).credentials);
+    const Bucket = sandbox.config.storage.bucket;
+    const Key = `public/mesquite-flats/${randomUUID()}.jpg`;
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key, Metadata: { ranchid: 'mesquite-flats', camera_name: '' } }));
+    const { ETag } = await s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: 1, Body: Buffer.from('only part') }));
+    const complete = s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: [{ ETag, PartNumber: 1 }] } }));
+    expect(await refusal(complete)).toBe('AccessDenied');
+    expect(existsSync(objectFile(Key))).toBe(false);
   });
 
   it('refuses the same SDK put under another ranch (AccessDenied), storing nothing', async () => {

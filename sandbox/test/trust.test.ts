@@ -294,7 +294,7 @@ describe('authentication: every S3 request is signed, as S3 wants it (src/sigv4.
     const res = answered(
       await signedRawRequest({ accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }, objectUrl(key), {
         method: 'PUT',
-        headers: { 'x-amz-meta-ranchid': 'cedar-creek', ...(await reservedHeaders(body)) },
+        headers: { 'x-amz-meta-ranchid': 'cedar-creek', 'If-None-Match': '*', ...(await reservedHeaders(body)) },
         body,
         timeoutMs: 10_000,
       }),

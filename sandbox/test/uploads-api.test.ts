@@ -88,7 +88,7 @@ const refusalOf = (key: string) => sandbox.refusals().find((r) => r.key === key)
  */
 async function putPhoto(user: keyof typeof credentials, ranchId: string, metadata: Record<string, string>, bytes = Buffer.from(`photo ${randomUUID()}`)) {
   const key = `public/${ranchId}/${randomUUID()}.jpg`;
-  const headers: Record<string, string> = { 'Content-Type': 'image/jpg' };
+  const headers: Record<string, string> = { 'Content-Type': 'image/jpg', 'If-None-Match': '*' };
   for (const [name, value] of Object.entries(metadata)) headers[`x-amz-meta-${name}`] = value;
   const res = await signedRawRequest(credentials[user]!, objectUrl(key), { method: 'PUT', headers, body: bytes, timeoutMs: 10_000 });
   expect(res).toMatchObject({ status: 200 });

@@ -29,3 +29,25 @@ describe('Amplify storage, loaded with the first upload', () => {
     expect(mockUploadData).not.toHaveBeenCalled();
   });
 });
+
+describe('amplifyUpload', () => {
+  const run = () => amplifyUpload(target, job, { onProgress: () => {}, signal: new AbortController().signal });
+
+  it('never overwrites: every upload asks S3 for If-None-Match', async () => {
+    mockUploadData.mockReturnValueOnce({ result: Promise.resolve({}), cancel: jest.fn() });
+    await run();
+    expect(mockUploadData).toHaveBeenLastCalledWith(expect.objectContaining({ options: expect.objectContaining({ preventOverwrite: true }) }));
+  });
+
+  it("reads S3's 412 (the key holds this photo from an earlier attempt) as uploaded, and any other refusal as a failure", async () => {
+    const preconditionFailed = Object.assign(new Error('At least one of the pre-conditions you specified did not hold'), {
+      name: 'PreconditionFailed',
+      $metadata: { httpStatusCode: 412 },
+    });
+    mockUploadData.mockReturnValueOnce({ result: Promise.reject(preconditionFailed), cancel: jest.fn() });
+    await expect(run()).resolves.toBeUndefined();
+    const denied = Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
+    mockUploadData.mockReturnValueOnce({ result: Promise.reject(denied), cancel: jest.fn() });
+    await expect(run()).rejects.toBe(denied);
+  });
+});

@@ -438,6 +438,8 @@ describe('classifyUploadError', () => {
     expect(classifyUploadError(serviceError('TooManyRequests', 429)).kind).toBe('transient');
     expect(classifyUploadError(serviceError('InternalError', 500)).kind).toBe('transient');
     expect(classifyUploadError(serviceError('SlowDown', 503)).kind).toBe('transient');
+    // A conditional write meeting one under way to the same key: the retry then finds it stored (412).
+    expect(classifyUploadError(serviceError('ConditionalRequestConflict', 409)).kind).toBe('transient');
   });
   it("retries fetch's own network TypeErrors, but reports a TypeError from code", () => {
     expect(classifyUploadError(new TypeError('Failed to fetch')).kind).toBe('transient');

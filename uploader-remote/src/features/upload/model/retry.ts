@@ -62,6 +62,8 @@ const TRANSIENT_NAMES = new Set([
   'InternalError',
   'ServiceUnavailable',
   'BandwidthLimitExceeded',
+  // 409: a conditional write met another one to the same key under way (a retry racing the attempt it replaces).
+  'ConditionalRequestConflict',
 ]);
 const CREDENTIAL_NAMES = new Set(['ExpiredToken', 'ExpiredTokenException', 'RequestExpired', 'TokenRefreshException', 'InvalidToken', 'CredentialsExpired']);
 /**
@@ -92,4 +94,16 @@ export function classifyUploadError(error: unknown): ClassifiedError {
     return { kind: 'transient', message };
   }
   return { kind: 'permanent', message };
+}
+
+/**
+ * Whether S3 refused the upload because its key already holds an object (412 PreconditionFailed
+ * to `If-None-Match: *`; the bucket denies overwrites, docs/architecture.md#trust-on-the-server).
+ * A photo's key is its own (a new id, kept in the journal), so that object is this photo from an
+ * earlier attempt whose answer was lost: already uploaded, not a failure.
+ */
+export function isAlreadyStored(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const e = error as { name?: unknown; $metadata?: { httpStatusCode?: unknown }; status?: unknown };
+  return e.name === 'PreconditionFailed' || statusOf(e) === 412;
 }

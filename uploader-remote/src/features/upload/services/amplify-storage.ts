@@ -2,6 +2,7 @@ import { fetchAuthSession } from 'aws-amplify/auth';
 import type * as AmplifyStorage from 'aws-amplify/storage';
 import { uploadKey } from '@trailsense/shared';
 import { encodeMetadataValue } from '../model/metadata-encoding';
+import { isAlreadyStored } from '../model/retry';
 import type { PhotoExif } from '../model/photo-exif';
 import type { UploadJob } from './upload-engine';
 import { SessionEndedError } from './session-ended-error';
@@ -72,7 +73,8 @@ export function loadStorage(): Promise<typeof AmplifyStorage> {
  * One PUT per image with `uploadData` (docs/product.md#object-storage): content type image/jpg,
  * no-cache, the accelerated endpoint, the metadata of `uploadMetadata`. The ranchid tag is set by
  * the object-created function (infra/src/object-created/handler.ts). Not
- * resumable is v6's default. Abort cancels the transfer.
+ * resumable is v6's default. Abort cancels the transfer. Never an overwrite (`If-None-Match: *`,
+ * which the bucket requires): a 412 means an earlier attempt of this photo is stored, and resolves.
  */
 export async function amplifyUpload(
   target: UploadTarget,
@@ -89,6 +91,7 @@ export async function amplifyUpload(
       contentType: 'image/jpg',
       cacheControl: 'no-cache',
       useAccelerateEndpoint: true,
+      preventOverwrite: true,
       // A full-object CRC32: S3 verifies it, and without it Amplify checks a multipart upload's
       // size with a HeadObject, which the upload role may not do (infra/src/upload-access.ts).
       checksumAlgorithm: 'crc-32',
@@ -102,6 +105,8 @@ export async function amplifyUpload(
   context.signal.addEventListener('abort', cancel);
   try {
     await operation.result;
+  } catch (error) {
+    if (!isAlreadyStored(error)) throw error;
   } finally {
     context.signal.removeEventListener('abort', cancel);
   }
