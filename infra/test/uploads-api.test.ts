@@ -2,7 +2,9 @@
  * The uploads API of the Uploads stack (src/stacks/uploads-api.ts): an HTTP API whose five routes
  * all need the web client's id token, CORS for the site's origins, the `$default` stage throttled
  * and access-logged, one function (bundled for real here) that may touch only the ledger's and
- * the ranch table's items it needs, and the custom domain when the settings name one.
+ * the ranch table's items it needs, and the custom domain when the settings name one; and the
+ * monitoring events' collection route, without the authorizer, throttled lower, with a function
+ * of its own that may only put records into the analytics stream.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,6 +12,9 @@ import { App, Stack } from 'aws-cdk-lib';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import {
+  EVENTS_FUNCTION_ACTIONS,
+  EVENTS_ROUTE,
+  EVENTS_ROUTE_THROTTLE,
   UPLOADS_API_ACCESS_LOG,
   UPLOADS_API_LEDGER_ACTIONS,
   UPLOADS_API_OUTPUTS,
@@ -49,13 +54,20 @@ beforeAll(() => {
 const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
 const apiId = () => idOf(stack.uploadsApi);
 const functionId = () => idOf(stack.uploadsApiFunction);
+const eventsFunctionId = () => idOf(stack.uploadsApiParts.eventsFunction);
+const EVENTS_ROUTE_KEY = 'POST /events';
+/** The routes behind the authorizer: every one but the collection route. */
+const tokenRoutes = (t: Template) =>
+  Object.values(t.findResources('AWS::ApiGatewayV2::Route'))
+    .map((r) => r.Properties as Record<string, unknown>)
+    .filter((r) => r.RouteKey !== EVENTS_ROUTE_KEY);
 const ledgerId = () => idOf(stack.ledger);
 const authorizerId = () => Object.keys(template.findResources('AWS::ApiGatewayV2::Authorizer'))[0]!;
 const ranchesArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:dynamodb:us-east-2:123456789012:table/${settings.ranchesTableName}`]] };
 
 describe('the HTTP API', () => {
-  it('serves exactly the five routes, each behind the JWT authorizer, all to the function with payload 2.0', () => {
-    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties as Record<string, unknown>);
+  it('serves exactly the five routes besides the collection route, each behind the JWT authorizer, all to the function with payload 2.0', () => {
+    const routes = tokenRoutes(template);
     expect(routes.map((r) => r.RouteKey).sort()).toEqual(
       [
         'GET /ranches/{ranchid}/upload-metrics',
@@ -69,11 +81,13 @@ describe('the HTTP API', () => {
     for (const route of routes) {
       expect(route).toMatchObject({ ApiId: { Ref: apiId() }, AuthorizationType: 'JWT', AuthorizerId: { Ref: authorizerId() } });
     }
-    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
-    expect(Object.values(integrations).map((i) => i.Properties)).toEqual([
+    const integrations = Object.entries(template.findResources('AWS::ApiGatewayV2::Integration')).filter(
+      ([, i]) => JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify({ 'Fn::GetAtt': [functionId(), 'Arn'] }),
+    );
+    expect(integrations.map(([, i]) => i.Properties)).toEqual([
       { ApiId: { Ref: apiId() }, IntegrationType: 'AWS_PROXY', IntegrationUri: { 'Fn::GetAtt': [functionId(), 'Arn'] }, PayloadFormatVersion: '2.0' },
     ]);
-    const [integrationId] = Object.keys(integrations);
+    const [[integrationId]] = integrations as [[string, unknown]];
     for (const route of routes) expect(route.Target).toEqual({ 'Fn::Join': ['', ['integrations/', { Ref: integrationId }]] });
   });
 
@@ -115,6 +129,8 @@ describe('the HTTP API', () => {
       AutoDeploy: true,
       DefaultRouteSettings: { ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 },
     });
+    // The collection route alone has a throttle of its own, lower.
+    expect(stages[0]!.Properties.RouteSettings).toEqual({ [EVENTS_ROUTE_KEY]: { ThrottlingBurstLimit: 50, ThrottlingRateLimit: 25 } });
   });
 
   it('writes a JSON access log line per request, with the fields the alarms read, to a log group with a retention', () => {
@@ -250,10 +266,97 @@ describe('the custom domain', () => {
   it('without settings uploadsApi: no domain, no mapping, no domain outputs; the endpoint is api.uploadsBaseUrl', () => {
     withoutDomain.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
     withoutDomain.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 0);
-    withoutDomain.resourceCountIs('AWS::ApiGatewayV2::Route', UPLOADS_API_ROUTES.length);
+    withoutDomain.resourceCountIs('AWS::ApiGatewayV2::Route', UPLOADS_API_ROUTES.length + 1);
+    expect(tokenRoutes(withoutDomain).every((r) => r.AuthorizationType === 'JWT')).toBe(true);
     const outputs = withoutDomain.findOutputs('*');
     expect(Object.keys(outputs)).not.toContain(UPLOADS_API_OUTPUTS.domainTarget);
     expect(Object.keys(outputs)).not.toContain(UPLOADS_API_OUTPUTS.domainHostedZoneId);
     expect(outputs[UPLOADS_API_OUTPUTS.endpoint]).toMatchObject({ Description: 'api.uploadsBaseUrl' });
+  });
+});
+
+describe('the collection route of monitoring events', () => {
+  const eventsRoute = () =>
+    Object.entries(template.findResources('AWS::ApiGatewayV2::Route')).find(([, r]) => (r.Properties as { RouteKey: string }).RouteKey === EVENTS_ROUTE_KEY)!;
+
+  it('is POST /events without the authorizer, to a function of its own', () => {
+    expect(`${EVENTS_ROUTE.method} ${EVENTS_ROUTE.path}`).toBe(EVENTS_ROUTE_KEY);
+    const [, route] = eventsRoute();
+    expect(route.Properties).toMatchObject({ ApiId: { Ref: apiId() }, AuthorizationType: 'NONE' });
+    expect(route.Properties.AuthorizerId).toBeUndefined();
+    const integrationId = (route.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] })['Fn::Join'][1][1].Ref;
+    expect(template.findResources('AWS::ApiGatewayV2::Integration')[integrationId]!.Properties).toEqual({
+      ApiId: { Ref: apiId() },
+      IntegrationType: 'AWS_PROXY',
+      IntegrationUri: { 'Fn::GetAtt': [eventsFunctionId(), 'Arn'] },
+      PayloadFormatVersion: '2.0',
+    });
+  });
+
+  it('is throttled lower than the stage, after the route exists', () => {
+    expect(EVENTS_ROUTE_THROTTLE).toEqual({ rateLimit: 25, burstLimit: 50 });
+    expect(EVENTS_ROUTE_THROTTLE.rateLimit).toBeLessThan(UPLOADS_API_THROTTLE.rateLimit);
+    const [stageId, stage] = Object.entries(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
+    expect(stage.DependsOn).toContain(eventsRoute()[0]);
+    expect(stageId).toBeTruthy();
+  });
+
+  it('runs the bundled uploads-api/events-lambda.ts with the stream and the site origins named', () => {
+    const fn = template.findResources('AWS::Lambda::Function')[eventsFunctionId()]!;
+    expect(fn.Properties).toMatchObject({
+      Handler: 'index.handler',
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Environment: {
+        Variables: {
+          ANALYTICS_STREAM_NAME: settings.analyticsStreamName,
+          SITE_ORIGINS: JSON.stringify(settings.siteOrigins),
+          NODE_OPTIONS: '--enable-source-maps',
+        },
+      },
+    });
+    const code = fn.Properties.Code as { S3Key: string };
+    const source = fs.readFileSync(path.join(outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`, 'index.js'), 'utf8');
+    expect(source).toMatch(/require\("@aws-sdk\/client-firehose"\)/);
+    expect(source).not.toContain('@aws-sdk/client-dynamodb');
+    expect(source).toContain('events[');
+  });
+
+  it('may only firehose:PutRecordBatch on the analytics stream: nothing else, no ledger', () => {
+    const fn = template.findResources('AWS::Lambda::Function')[eventsFunctionId()]!;
+    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    expect(EVENTS_FUNCTION_ACTIONS).toEqual(['firehose:PutRecordBatch']);
+    expect(statements).toEqual([
+      {
+        Sid: 'PutMonitoringEvents',
+        Effect: 'Allow',
+        Action: 'firehose:PutRecordBatch',
+        Resource: {
+          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:firehose:us-east-2:123456789012:deliverystream/${settings.analyticsStreamName}`]],
+        },
+      },
+    ]);
+    const role = template.findResources('AWS::IAM::Role')[roleId]!;
+    expect(role.Properties.Policies).toBeUndefined();
+    expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toMatch(/AWSLambdaBasicExecutionRole"\]\]\}\]$/);
+    // And the uploads API's own function has no Firehose grant.
+    const uploadsRole = (template.findResources('AWS::Lambda::Function')[functionId()]!.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const uploadsActions = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === uploadsRole))
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+      .flatMap(actionsOf);
+    expect(uploadsActions.filter((a) => a.startsWith('firehose:'))).toEqual([]);
+  });
+
+  it('may be invoked by API Gateway for POST /events only', () => {
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter(
+      (p) => JSON.stringify(p.Properties.FunctionName) === JSON.stringify({ 'Fn::GetAtt': [eventsFunctionId(), 'Arn'] }),
+    );
+    expect(permissions).toHaveLength(1);
+    expect(permissions[0]!.Properties).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+    expect(JSON.stringify(permissions[0]!.Properties.SourceArn)).toContain(`{"Ref":"${apiId()}"},"/*/*/events"`);
   });
 });

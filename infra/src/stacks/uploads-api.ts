@@ -1,7 +1,8 @@
 /**
  * The uploads API (src/uploads-api/, docs/architecture.md#the-uploads-api): an API Gateway HTTP
  * API whose JWT authorizer checks the user pool's id token (the bearer the product API takes too)
- * and one function, src/uploads-api/lambda.ts, behind its five routes.
+ * and one function, src/uploads-api/lambda.ts, behind its five routes; and the monitoring events'
+ * collection route with a function of its own, without the authorizer (below).
  *
  * A construct of the Uploads stack, not a stack of its own: the function reads and writes the
  * ledger table, whose name CloudFormation generates, so another stack could learn it only through
@@ -23,17 +24,24 @@
  * - The function may GetItem, PutItem and BatchGetItem on the ledger table, GetItem on the ranch
  *   table, and nothing else (src/ledger/dynamo.ts: ConsistentRead GetItem, conditional PutItem,
  *   BatchGetItem of photos; src/object-created/aws.ts: the ranch's ceiling).
+ * - `POST /events`, the monitoring events' collection route (src/uploads-api/events.ts,
+ *   docs/monitoring.md#delivery), is the one route without the authorizer: every visitor's page
+ *   sends its vitals and errors there, signed in or not. A function of its own
+ *   (src/uploads-api/events-lambda.ts) that may only `firehose:PutRecordBatch` on the analytics
+ *   stream, and a lower throttle of its own (EVENTS_ROUTE_THROTTLE).
  */
 import path from 'node:path';
 import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   ApiMapping,
+  type CfnStage,
   CorsHttpMethod,
   DomainName,
   EndpointType,
   HttpApi,
   HttpMethod,
+  HttpNoneAuthorizer,
   HttpStage,
   LogGroupLogDestination,
   SecurityPolicy,
@@ -51,6 +59,25 @@ import { bundledFunction, FUNCTION_LOG_RETENTION } from './node-function';
 
 /** The function's entry; `handler` is exported there. */
 const FUNCTION_ENTRY = path.join(__dirname, '..', 'uploads-api', 'lambda.ts');
+/** The collection route's function's entry. */
+const EVENTS_FUNCTION_ENTRY = path.join(__dirname, '..', 'uploads-api', 'events-lambda.ts');
+
+/** The monitoring events' collection route (src/uploads-api/events.ts): no authorizer. */
+export const EVENTS_ROUTE = { method: HttpMethod.POST, path: '/events' } as const;
+
+/**
+ * The collection route's throttle, below the stage's (UPLOADS_API_THROTTLE, which every other route
+ * keeps). A page view sends a batch or two (its TTFB, then the rest as it is hidden), a quarter
+ * of page views measured in production (docs/monitoring.md#sampling), plus rare errors: a few
+ * requests a second even on a busy day. 25 a second with bursts of 50 is ample for that, while a
+ * script flooding the route (it needs no token) spends at most that much of the function and of
+ * Firehose's bill; beyond it API Gateway answers 429 and the events are dropped, which costs a
+ * few samples, never a page.
+ */
+export const EVENTS_ROUTE_THROTTLE = { rateLimit: 25, burstLimit: 50 } as const;
+
+/** The only action the collection route's function has, on the analytics stream alone. */
+export const EVENTS_FUNCTION_ACTIONS = ['firehose:PutRecordBatch'] as const;
 
 /** The API's routes (src/uploads-api/handler.ts), every one behind the JWT authorizer. */
 export const UPLOADS_API_ROUTES = [
@@ -133,6 +160,8 @@ export interface UploadsApiProps {
   userPoolClientId: string;
   /** The settings' `uploadsApi`: a custom domain for the API. */
   domain?: UploadsApiDomain;
+  /** The settings' `analyticsStreamName`: the Firehose stream (the Analytics stack's) the collection route puts events into. */
+  analyticsStreamName: string;
 }
 
 export class UploadsApi extends Construct {
@@ -140,6 +169,8 @@ export class UploadsApi extends Construct {
   /** The `$default` stage (throttled, access-logged). */
   readonly stage: HttpStage;
   readonly function: NodejsFunction;
+  /** The collection route's function (`POST /events`). */
+  readonly eventsFunction: NodejsFunction;
   readonly accessLogs: LogGroup;
   /** The custom domain, when the settings name one. */
   readonly domainName?: DomainName;
@@ -198,6 +229,32 @@ export class UploadsApi extends Construct {
     const integration = new HttpLambdaIntegration('Function', this.function);
     for (const route of UPLOADS_API_ROUTES) this.httpApi.addRoutes({ path: route.path, methods: [route.method], integration });
 
+    this.eventsFunction = bundledFunction(this, 'EventsFunction', {
+      description: 'The monitoring events collection route (POST /events): validated batches into the analytics stream',
+      entry: EVENTS_FUNCTION_ENTRY,
+      memorySize: 256,
+      timeout: Duration.seconds(10),
+      environment: {
+        ANALYTICS_STREAM_NAME: props.analyticsStreamName,
+        SITE_ORIGINS: JSON.stringify(props.siteOrigins),
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+    });
+    this.eventsFunction.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'PutMonitoringEvents',
+        effect: Effect.ALLOW,
+        actions: [...EVENTS_FUNCTION_ACTIONS],
+        resources: [Stack.of(this).formatArn({ service: 'firehose', resource: 'deliverystream', resourceName: props.analyticsStreamName })],
+      }),
+    );
+    const [eventsRoute] = this.httpApi.addRoutes({
+      path: EVENTS_ROUTE.path,
+      methods: [EVENTS_ROUTE.method],
+      integration: new HttpLambdaIntegration('EventsFunction', this.eventsFunction),
+      authorizer: new HttpNoneAuthorizer(),
+    });
+
     this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: FUNCTION_LOG_RETENTION, removalPolicy: RemovalPolicy.DESTROY });
     this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.httpApi,
@@ -209,6 +266,17 @@ export class UploadsApi extends Construct {
         format: AccessLogFormat.custom(JSON.stringify(UPLOADS_API_ACCESS_LOG)),
       },
     });
+    // Route settings are not in HttpStage's props; CloudFormation's stage takes them by route key,
+    // a JSON map passed through as written (hence CloudFormation's capitalised names).
+    const cfnStage = this.stage.node.defaultChild as CfnStage;
+    cfnStage.routeSettings = {
+      [`${EVENTS_ROUTE.method} ${EVENTS_ROUTE.path}`]: {
+        ThrottlingRateLimit: EVENTS_ROUTE_THROTTLE.rateLimit,
+        ThrottlingBurstLimit: EVENTS_ROUTE_THROTTLE.burstLimit,
+      },
+    };
+    // A stage's route settings name an existing route.
+    if (eventsRoute) cfnStage.node.addDependency(eventsRoute);
 
     const stack = Stack.of(this);
     new CfnOutput(stack, UPLOADS_API_OUTPUTS.endpoint, {

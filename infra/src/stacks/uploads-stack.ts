@@ -76,12 +76,7 @@ export const SWEEP_SCHEDULE = Duration.hours(1);
  * The upload bucket's denials, for every principal, the account's own included: what the upload
  * role's IAM cannot say because it is about the request, not the key (docs/architecture.md#trust-on-the-server).
  * - no SSE-C: an object encrypted with the uploader's own key cannot be read (HeadObject 400) by
- *   the object-created function, so it could never be checked or counted;
- * - no overwrites: PutObject and CompleteMultipartUpload must carry `If-None-Match` (S3 then
- *   refuses a key that exists, 412), since the ledger counts a key once and a replaced object would
- *   be a new photo never counted. The multipart steps that take no condition (CreateMultipartUpload,
- *   UploadPart: `s3:ObjectCreationOperation` false) are exempt.
- * src/upload-access.ts `bucketPolicyDenial` says the same for the sandbox.
+ *   the object-created function, so it could never be checked or counted.
  */
 export function uploadBucketDenials(objectsArn: string): PolicyStatement[] {
   return [
@@ -92,14 +87,6 @@ export function uploadBucketDenials(objectsArn: string): PolicyStatement[] {
       actions: ['s3:PutObject'],
       resources: [objectsArn],
       conditions: { Null: { 's3:x-amz-server-side-encryption-customer-algorithm': 'false' } },
-    }),
-    new PolicyStatement({
-      sid: 'DenyOverwrites',
-      effect: Effect.DENY,
-      principals: [new AnyPrincipal()],
-      actions: ['s3:PutObject'],
-      resources: [objectsArn],
-      conditions: { Null: { 's3:if-none-match': 'true' }, Bool: { 's3:ObjectCreationOperation': 'true' } },
     }),
   ];
 }
@@ -119,6 +106,8 @@ export interface UploadsStackProps extends StackProps {
   userPoolClientId: string;
   /** The settings' `uploadsApi`: the uploads API's custom domain. */
   uploadsApiDomain?: UploadsApiDomain;
+  /** The settings' `analyticsStreamName`: where the uploads API's collection route puts monitoring events. */
+  analyticsStreamName: string;
 }
 
 /** The stack's props from an environment's checked settings and runtime config (src/settings.ts), without a cross-stack reference. */
@@ -132,6 +121,7 @@ export function uploadsStackProps(settings: Settings, runtimeConfig: RuntimeConf
     userPoolId: runtimeConfig.auth.userPoolId,
     userPoolClientId: runtimeConfig.auth.userPoolClientId,
     uploadsApiDomain: settings.uploadsApi,
+    analyticsStreamName: settings.analyticsStreamName,
   };
 }
 
@@ -289,6 +279,7 @@ export class UploadsStack extends Stack {
       userPoolId: props.userPoolId,
       userPoolClientId: props.userPoolClientId,
       domain: props.uploadsApiDomain,
+      analyticsStreamName: props.analyticsStreamName,
     });
     this.uploadsApi = this.uploadsApiParts.httpApi;
     this.uploadsApiFunction = this.uploadsApiParts.function;

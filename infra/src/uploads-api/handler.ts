@@ -253,3 +253,8 @@ export async function handleUploadsApi(
     return { status: 500, body: { message: 'Internal error' } };
   }
 }
+
+// The collection route of monitoring events (POST /events, no token): its own core, exported here
+// so the sandbox serves it from the same package entry as the rest of the API.
+export { EVENTS_PATH, handleMonitoringEvents, parseEventBatch } from './events';
+export type { EventsDeps, EventsRequest, MonitoringEventsPort } from './events';

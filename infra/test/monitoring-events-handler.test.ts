@@ -1,0 +1,216 @@
+import type { PutRecordBatchCommand } from '@aws-sdk/client-firehose';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { MONITORING_BATCH_LIMITS } from '@trailsense/shared/analytics-events';
+import type { CollectedEvent } from '@trailsense/shared/analytics-events';
+import { handleMonitoringEvents } from '../src/uploads-api/events';
+import type { EventsDeps, EventsRequest } from '../src/uploads-api/events';
+import { eventsRequestOf, firehoseEvents } from '../src/uploads-api/events-lambda';
+import type { FirehoseSender } from '../src/uploads-api/events-lambda';
+
+const SITE = 'https://www.trailsense.example';
+const vital: CollectedEvent = { name: 'webVital', metric: 'LCP', value: 1234, rating: 'good', route: '/', navigationType: 'navigate' };
+const error: CollectedEvent = {
+  name: 'clientError',
+  kind: 'remote-load',
+  message: 'Failed to get manifest',
+  module: 'uploader/Uploader',
+  route: '/uploader',
+  release: '1.4.0',
+  suppressed: 0,
+};
+
+/** The port, faked: what was stored. */
+function deps(fail = false): EventsDeps & { stored: CollectedEvent[][] } {
+  const stored: CollectedEvent[][] = [];
+  return {
+    stored,
+    siteOrigins: [SITE],
+    events: {
+      put: async (events) => {
+        if (fail) throw new Error('Firehose is down');
+        stored.push([...events]);
+      },
+    },
+  };
+}
+
+const post = (body: string | null, extra: Partial<EventsRequest> = {}): EventsRequest => ({ method: 'POST', body, origin: SITE, ...extra });
+const batch = (events: unknown[]) => JSON.stringify({ events });
+
+describe('handleMonitoringEvents', () => {
+  it('stores a valid batch through the port and answers 202 with the count', async () => {
+    const d = deps();
+    expect(await handleMonitoringEvents(post(batch([vital, error])), d)).toEqual({ status: 202, body: { accepted: 2 } });
+    expect(d.stored).toEqual([[vital, error]]);
+  });
+
+  it('takes a request without an Origin (not from a browser) and refuses another site’s', async () => {
+    const d = deps();
+    expect((await handleMonitoringEvents({ method: 'POST', body: batch([vital]) }, d)).status).toBe(202);
+    expect(await handleMonitoringEvents(post(batch([vital]), { origin: 'https://evil.example' }), d)).toEqual({
+      status: 403,
+      body: { message: 'Events are taken from the site’s own pages only' },
+    });
+    expect(await handleMonitoringEvents(post(batch([vital]), { origin: 'null' }), d)).toMatchObject({ status: 403 });
+    expect(d.stored).toHaveLength(1);
+  });
+
+  it('refuses a body that is not JSON, or not { events: [...] }', async () => {
+    const d = deps();
+    for (const body of ['{"events": [', '', null, 'null', '[]', '"x"', '{"events": {}}', '{}']) {
+      const answer = await handleMonitoringEvents(post(body), d);
+      expect(answer.status).toBe(400);
+      expect((answer.body as { message: string }).message).toMatch(/JSON|"events" must be an array/);
+    }
+    expect(d.stored).toEqual([]);
+  });
+
+  it('refuses a field of the body other than events', async () => {
+    expect(await handleMonitoringEvents(post(JSON.stringify({ events: [vital], user: 'dale' })), deps())).toEqual({
+      status: 400,
+      body: { message: '"user" is not a field of the body. The body must be a JSON object: { "events": [ ... ] }' },
+    });
+  });
+
+  it('refuses an empty batch', async () => {
+    expect(await handleMonitoringEvents(post(batch([])), deps())).toEqual({ status: 400, body: { message: '"events" is empty: send at least one event' } });
+  });
+
+  it('refuses an event with an unknown field, naming the event and the field; nothing of the batch is stored', async () => {
+    const d = deps();
+    expect(await handleMonitoringEvents(post(batch([vital, { ...vital, ranchid: 'cedar-creek' }])), d)).toEqual({
+      status: 400,
+      body: { message: 'events[1]: ranchid is not a field of webVital' },
+    });
+    expect(d.stored).toEqual([]);
+  });
+
+  it('refuses events with personal data: an e-mail, a URL query, a long number, an address as route', async () => {
+    const d = deps();
+    const personal = [
+      { ...vital, email: 'subscriber@trailsense.example' },
+      { ...error, message: 'no ranch for subscriber@trailsense.example' },
+      { ...error, message: 'GET https://api.example/x?token=abc failed' },
+      { ...error, message: 'phone 5125550142' },
+      { ...vital, route: '/profile?email=subscriber@trailsense.example' },
+    ];
+    for (const event of personal) {
+      const answer = await handleMonitoringEvents(post(batch([event])), d);
+      expect(answer.status).toBe(400);
+      expect((answer.body as { message: string }).message).toMatch(/^events\[0\]: /);
+    }
+    expect(d.stored).toEqual([]);
+  });
+
+  it('refuses a batch outcome and the upload events: they go through the analytics port with a session', async () => {
+    const outcome = {
+      name: 'batchOutcome',
+      photos: 1,
+      bytes: 1,
+      durationMs: 1,
+      goodputBytesPerSecond: 1,
+      retries: 0,
+      failures: { upload: 0, stalled: 0, limit: 0, unavailable: 0, unreadable: 0 },
+      hiddenMs: 0,
+      skippedDuplicates: 0,
+      stopped: false,
+    };
+    expect(await handleMonitoringEvents(post(batch([outcome])), deps())).toEqual({
+      status: 400,
+      body: { message: 'events[0]: batchOutcome is not taken here: only webVital and clientError' },
+    });
+    expect((await handleMonitoringEvents(post(batch([{ name: 'imageUpload', ranchid: 'r', key: 'k', uploadCount: 1 }])), deps())).status).toBe(400);
+  });
+
+  it('refuses more than 20 events with 413, the limit in the message', async () => {
+    const events = Array.from({ length: MONITORING_BATCH_LIMITS.maxEvents + 1 }, () => vital);
+    expect(await handleMonitoringEvents(post(batch(events)), deps())).toEqual({
+      status: 413,
+      body: { message: 'Too many events: 21 in one request, at most 20' },
+    });
+    expect((await handleMonitoringEvents(post(batch(events.slice(1))), deps())).status).toBe(202);
+  });
+
+  it('refuses a body over 16 KiB with 413, the limit in the message', async () => {
+    const body = batch([vital]) + ' '.repeat(MONITORING_BATCH_LIMITS.maxBytes);
+    expect(await handleMonitoringEvents(post(body), deps())).toEqual({
+      status: 413,
+      body: { message: 'The body is larger than 16384 bytes (16 KiB), the most one request may carry: send fewer events at once' },
+    });
+  });
+
+  it('refuses a method other than POST', async () => {
+    expect(await handleMonitoringEvents({ method: 'get', body: null, origin: SITE }, deps())).toEqual({
+      status: 405,
+      body: { message: 'Method GET not allowed: POST events' },
+    });
+  });
+
+  it('answers 500 when the port fails, and logs it', async () => {
+    const logged: unknown[] = [];
+    expect(await handleMonitoringEvents(post(batch([vital])), deps(true), (e) => logged.push(e))).toEqual({ status: 500, body: { message: 'Internal error' } });
+    expect(logged.map(String)).toEqual(['Error: Firehose is down']);
+  });
+
+  it('never throws, whatever the body', async () => {
+    const bodies = [
+      '{"events":[null]}',
+      '{"events":[[]]}',
+      '{"events":[{"name":"__proto__"}]}',
+      '{"__proto__":{"events":[1]}}',
+      '\u0000',
+      '{"events":[{"name":"webVital","value":1e400}]}',
+    ];
+    for (let i = 0; i < 200; i++) bodies.push(Array.from({ length: 40 }, () => String.fromCharCode(Math.floor(Math.random() * 128))).join(''));
+    for (const body of bodies) {
+      const answer = await handleMonitoringEvents(post(body), deps());
+      expect([400, 413]).toContain(answer.status);
+    }
+  });
+});
+
+describe('firehoseEvents', () => {
+  /** Firehose, faked: each call's records; `refuse` says which records of each call fail. */
+  function fakeFirehose(refuse: (call: number, index: number) => boolean = () => false) {
+    const calls: { stream: string; records: string[] }[] = [];
+    const client: FirehoseSender = {
+      send: async (command: PutRecordBatchCommand) => {
+        const input = command.input;
+        const call = calls.length;
+        const records = (input.Records ?? []).map((r) => new TextDecoder().decode(r.Data));
+        calls.push({ stream: input.DeliveryStreamName ?? '', records });
+        const responses = records.map((_, i) => (refuse(call, i) ? { ErrorCode: 'ServiceUnavailableException' } : { RecordId: `r${i}` }));
+        return { FailedPutCount: responses.filter((r) => 'ErrorCode' in r).length, RequestResponses: responses };
+      },
+    };
+    return { client, calls };
+  }
+
+  it('puts the batch in one PutRecordBatch, one newline-terminated JSON record per event', async () => {
+    const firehose = fakeFirehose();
+    await firehoseEvents(firehose.client, 'trailsense-events').put([vital, error]);
+    expect(firehose.calls).toEqual([{ stream: 'trailsense-events', records: [`${JSON.stringify(vital)}\n`, `${JSON.stringify(error)}\n`] }]);
+  });
+
+  it('puts again only the records Firehose refused, and fails after two more tries', async () => {
+    const once = fakeFirehose((call, i) => call === 0 && i === 1);
+    await firehoseEvents(once.client, 's').put([vital, error]);
+    expect(once.calls.map((c) => c.records.length)).toEqual([2, 1]);
+    expect(once.calls[1]!.records).toEqual([`${JSON.stringify(error)}\n`]);
+
+    const always = fakeFirehose(() => true);
+    await expect(firehoseEvents(always.client, 's').put([vital])).rejects.toThrow('Firehose refused 1 of 1 records');
+    expect(always.calls).toHaveLength(3);
+  });
+});
+
+describe('eventsRequestOf', () => {
+  const event = (extra: Partial<APIGatewayProxyEventV2>): APIGatewayProxyEventV2 =>
+    ({ rawPath: '/events', headers: {}, requestContext: { http: { method: 'POST' } }, isBase64Encoded: false, ...extra }) as unknown as APIGatewayProxyEventV2;
+
+  it('maps the method, the body (base64 too) and the Origin header', () => {
+    expect(eventsRequestOf(event({ body: '{"events":[]}', headers: { origin: SITE } }))).toEqual({ method: 'POST', body: '{"events":[]}', origin: SITE });
+    expect(eventsRequestOf(event({ body: Buffer.from('{}').toString('base64'), isBase64Encoded: true }))).toEqual({ method: 'POST', body: '{}' });
+    expect(eventsRequestOf(event({}))).toEqual({ method: 'POST', body: null });
+  });
+});
