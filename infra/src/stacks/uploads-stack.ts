@@ -76,7 +76,12 @@ export const SWEEP_SCHEDULE = Duration.hours(1);
  * The upload bucket's denials, for every principal, the account's own included: what the upload
  * role's IAM cannot say because it is about the request, not the key (docs/architecture.md#trust-on-the-server).
  * - no SSE-C: an object encrypted with the uploader's own key cannot be read (HeadObject 400) by
- *   the object-created function, so it could never be checked or counted.
+ *   the object-created function, so it could never be checked or counted;
+ * - no overwrites: PutObject and CompleteMultipartUpload must carry `If-None-Match` (S3 then
+ *   refuses a key that exists, 412), since the ledger counts a key once and a replaced object would
+ *   be a new photo never counted. The multipart steps that take no condition (CreateMultipartUpload,
+ *   UploadPart: `s3:ObjectCreationOperation` false) are exempt.
+ * src/upload-access.ts `bucketPolicyDenial` says the same for the sandbox.
  */
 export function uploadBucketDenials(objectsArn: string): PolicyStatement[] {
   return [
@@ -87,6 +92,14 @@ export function uploadBucketDenials(objectsArn: string): PolicyStatement[] {
       actions: ['s3:PutObject'],
       resources: [objectsArn],
       conditions: { Null: { 's3:x-amz-server-side-encryption-customer-algorithm': 'false' } },
+    }),
+    new PolicyStatement({
+      sid: 'DenyOverwrites',
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: ['s3:PutObject'],
+      resources: [objectsArn],
+      conditions: { Null: { 's3:if-none-match': 'true' }, Bool: { 's3:ObjectCreationOperation': 'true' } },
     }),
   ];
 }
