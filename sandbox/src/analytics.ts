@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { isMonitoringEventName, MONITORING_EVENT_NAMES, parseMonitoringEvent } from '@trailsense/shared/analytics-events';
+import type { MonitoringEventsPort } from '@trailsense/infra/uploads-api';
 import type { AnalyticsEvent, SandboxDb } from './db';
 import { formatApiFault } from './fault';
 import type { ApiFault } from './fault';
@@ -31,6 +32,24 @@ export function parseEvent(body: Record<string, unknown> | undefined): { ok: tru
   }
   if (!isCount(body['failureCount'])) return { ok: false, message: 'failureCount must be a non-negative integer' };
   return { ok: true, event: { name, ranchid, failureCount: body['failureCount'] } };
+}
+
+/**
+ * The sink as the uploads API's collection route stores into it (`POST /events` on the API port,
+ * infra/src/uploads-api/events.ts; production's adapter is Firehose): every event of a batch in one
+ * transaction, read back by `GET /events` here and by `npm run report`.
+ */
+export function sinkEvents(db: SandboxDb, log: (line: string) => void, now: () => Date = () => new Date()): MonitoringEventsPort {
+  return {
+    put(events) {
+      const receivedAt = now().toISOString();
+      db.raw.transaction(() => {
+        for (const event of events) db.addEvent(event, receivedAt);
+      })();
+      for (const event of events) log(`[analytics] ${event.name} ${JSON.stringify(event)} (collection route)`);
+      return Promise.resolve();
+    },
+  };
 }
 
 /**

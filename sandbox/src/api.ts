@@ -7,15 +7,20 @@
  * 400 malformed ids or yearmo, 404 unknown paths or ranches. Errors are `{ message }`.
  * The API fault switch (`fault.ts`) fails chosen routes before authentication, after CORS, so a
  * browser test sees the status as the site would.
+ *
+ * `POST /events`, the monitoring events' collection route (infra/src/uploads-api/events.ts), needs
+ * no token, as in production: its events go to the analytics sink's table (`sinkEvents`).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { JWTVerifyGetKey } from 'jose';
-import { handleUploadsApi, MAX_BODY_BYTES, UPLOADS_API_RESOURCES } from '@trailsense/infra/uploads-api';
+import { EVENTS_PATH, handleMonitoringEvents, handleUploadsApi, MAX_BODY_BYTES, UPLOADS_API_RESOURCES } from '@trailsense/infra/uploads-api';
 import type { UploadsApiDeps } from '@trailsense/infra/uploads-api';
+import { MONITORING_BATCH_LIMITS } from '@trailsense/shared/analytics-events';
+import { sinkEvents } from './analytics';
 import type { SandboxDb } from './db';
 import { apiRouteOf } from './fault';
 import type { ApiFault } from './fault';
-import { applyCors, BodyTooLargeError, readBody, requestUrl, sendJson } from './http-util';
+import { applyCors, BodyTooLargeError, readBody, requestUrl, sendJson, SITE_ORIGINS } from './http-util';
 import { checkToken } from './tokens';
 
 const RANCH_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -93,6 +98,26 @@ export function isUploadsApiPath(pathname: string): boolean {
 }
 
 export function createApi(deps: ApiDeps): RequestListener {
+  const events = { events: sinkEvents(deps.db, deps.log), siteOrigins: SITE_ORIGINS };
+  /** The collection route, without a token (API Gateway's route has no authorizer). */
+  async function handleEvents(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body: string | null = null;
+    if (req.method === 'POST') {
+      try {
+        // One byte past the limit is enough to know: the handler answers 413 with the limit.
+        body = (await readBody(req, MONITORING_BATCH_LIMITS.maxBytes + 1)).toString('utf8');
+      } catch (error) {
+        if (!(error instanceof BodyTooLargeError)) throw error;
+        body = 'x'.repeat(MONITORING_BATCH_LIMITS.maxBytes + 1);
+      }
+    } else req.resume();
+    const answer = await handleMonitoringEvents(
+      { method: req.method ?? 'GET', body, ...(req.headers.origin !== undefined ? { origin: req.headers.origin } : {}) },
+      events,
+      (error) => deps.log(`[api] events internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    );
+    sendJson(res, answer.status, answer.body);
+  }
   async function handleUploads(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     // As API Gateway's JWT authorizer: no valid token never reaches the function (nor is its body read).
     let caller: Caller;
@@ -125,6 +150,7 @@ export function createApi(deps: ApiDeps): RequestListener {
     sendJson(res, answer.status, answer.body);
   }
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (url.pathname === EVENTS_PATH) return handleEvents(req, res);
     if (isUploadsApiPath(url.pathname)) return handleUploads(req, res, url);
     req.resume(); // GETs have no body; drain anything sent anyway
     if (req.method !== 'GET') throw new ApiError(405, `Method ${req.method ?? ''} not allowed`);
