@@ -20,6 +20,8 @@ import type { CountedObject, MonthChange } from '../src/ledger/port';
 import { countUnder, EMPTY_MONTH, grant, reservationId } from '../src/ledger/rules';
 import type { CountOutcome, MonthState } from '../src/ledger/rules';
 import { prng } from '../../test-support/prng';
+import { encodeEventKey, handleObjectCreated } from '../src/object-created/handler';
+import type { Decision, ObjectCreatedDeps } from '../src/object-created/handler';
 
 type Item = Record<string, AttributeValue>;
 
@@ -472,7 +474,7 @@ describe('countObject', () => {
   it.each([
     [1000, 200],
     [150, 150],
-  ])('counts 200 objects sent at once for one ranch exactly (ceiling %i → %i), with 30%% of transactions in conflict', async (ceiling, expected) => {
+  ])('counts 200 object-created events at once for one ranch exactly (ceiling %i → %i), with 30%% of transactions in conflict', async (ceiling, expected) => {
     const time = new VirtualTime();
     const random = prng(ceiling);
     const fake = new FakeDynamo();
@@ -491,10 +493,32 @@ describe('countObject', () => {
     };
 
     const keys = Array.from({ length: 200 }, (_, i) => `public/cedar-creek/${String(i).padStart(3, '0')}.jpg`);
-    const calls = keys.map((key, i) => ledger.countObject(object(key), countChange(reservations[i % 4]!, ceiling, NOW + 60_000)));
+    // Each object's event through the object-created function itself (src/object-created/handler.ts), at once.
+    const decisions = new Map<string, Decision>();
+    const deps: ObjectCreatedDeps = {
+      objects: {
+        head: async (_bucket, key) => ({
+          metadata: { ranchid: 'cedar-creek', reservation: reservations[keys.indexOf(key) % 4]! },
+          size: 204_800,
+          contentType: 'image/jpg',
+        }),
+        putRanchTag: async () => {},
+        remove: async () => {},
+      },
+      ledger,
+      ranches: { maxMonthlyUploads: async () => ceiling },
+      clock: { now: () => new Date(NOW + 60_000) },
+      log: (line) => decisions.set(line.key, line),
+    };
+    const calls = keys.map((key) =>
+      handleObjectCreated({ Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: 'uploads' }, object: { key: encodeEventKey(key) } } }] }, deps),
+    );
     const results = await time.run(Promise.allSettled(calls));
 
-    const outcomes = results.map((r) => (r.status === 'fulfilled' ? r.value : 'threw'));
+    const outcomes = keys.map((key) => {
+      const d = decisions.get(key);
+      return d?.decision === 'counted' ? d.slot : d?.decision === 'refused' ? d.reason : 'threw';
+    });
     const isCounted = (o: string | undefined) => o === 'reserved' || o === 'unreserved';
     // Atomic whatever happened: the month's total is the objects recorded, each once, and only those counted.
     const recorded = fake.objectItems().map((item) => item['pk']?.S);
