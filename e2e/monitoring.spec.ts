@@ -1,8 +1,10 @@
 /**
  * Real-user metrics in real Chromium against the production builds and the sandbox
  * (docs/monitoring.md): a page view records its Core Web Vitals, a finished batch its outcome, in
- * the sandbox's analytics sink, with nothing personal in them. The configs sample every page view
- * (analytics.vitalsSampleRate 1); the test fixture also asserts no CSP violation on the way.
+ * the sandbox's analytics sink, with nothing personal in them. Vitals and client errors travel
+ * through the uploads API's collection route (`POST <api.uploadsBaseUrl>/events`), for signed-out
+ * visitors too, and the last of them as a beacon when the tab closes. The configs sample every
+ * page view (analytics.vitalsSampleRate 1); the test fixture also asserts no CSP violation on the way.
  */
 import path from 'node:path';
 import localConfig from '../config/local.json';
@@ -11,6 +13,8 @@ import { accounts, startSignedIn } from './support/session';
 import { dropReservations, tempDir, writeJpegs } from './support/uploads';
 
 const sink = localConfig.analytics.endpoint;
+/** Where pages send their vitals and errors (docs/monitoring.md#delivery). */
+const collectionRoute = `${localConfig.api.uploadsBaseUrl}/events`;
 
 interface Stored {
   id: number;
@@ -54,6 +58,35 @@ test('a page view records its vitals on its route: TTFB at once, LCP and CLS whe
     expect(vital).toMatchObject({ rating: expect.stringMatching(/^(good|needs-improvement|poor)$/), navigationType: 'navigate' });
     expect(typeof vital['value']).toBe('number');
   }
+});
+
+test('a signed-out visit to / sends its vitals through the collection route, without a token, as text/plain', async ({ page }) => {
+  const since = await lastEventId();
+  const beacon = page.waitForRequest((request) => request.url() === collectionRoute && request.method() === 'POST');
+  await page.goto('/');
+  // Signed out: no Cognito tokens in this browser, hence no identity-pool credentials.
+  expect(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('CognitoIdentityServiceProvider')))).toEqual([]);
+  const request = await beacon;
+  expect(request.headers()['authorization']).toBeUndefined();
+  expect(request.headers()['content-type']).toMatch(/^text\/plain/);
+  expect((await request.response())?.status()).toBe(202);
+  await untilMonitoring(since);
+  const vitals = (await eventsNamed('webVital', since)).filter((e) => e['route'] === '/');
+  expect(vitals.map((e) => e['metric'])).toContain('TTFB');
+  for (const vital of vitals) expect(Object.keys(vital).sort()).toEqual(['id', 'metric', 'name', 'navigationType', 'rating', 'receivedAt', 'route', 'value']);
+});
+
+test('closing the tab still delivers the vitals reported as it closes: LCP and CLS of /', async ({ context }) => {
+  const since = await lastEventId();
+  const tab = await context.newPage();
+  await tab.goto('/');
+  await untilMonitoring(since);
+  // An interaction ends LCP's search; CLS is reported only when the page is hidden, here as it closes.
+  await tab.getByRole('heading', { level: 1 }).click();
+  await tab.close({ runBeforeUnload: true });
+  await expect
+    .poll(async () => (await eventsNamed('webVital', since)).filter((e) => e['route'] === '/').map((e) => e['metric']), { timeout: 15_000 })
+    .toEqual(expect.arrayContaining(['TTFB', 'LCP', 'CLS']));
 });
 
 test('a remote that does not load is reported once as a client error, naming the module and the route', async ({ page }) => {
