@@ -327,3 +327,45 @@ test("a computer whose clock is 20 minutes ahead still uploads: Amplify sets its
   expect(newObjects(before)).toHaveLength(3);
   await expect(page.getByText(/Problem with Storage\.put operation/)).toHaveCount(0);
 });
+
+test("a shared computer: after Logout, the sign-in page offers to forget this computer's upload history, and forgetting empties it", async ({ page }) => {
+  test.setTimeout(60_000);
+  /** Entries in this browser's upload journal (shared/src/uploads/upload-journal.ts). */
+  const journalEntries = () =>
+    page.evaluate(
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const open = indexedDB.open('trailsense-uploads');
+          open.onerror = () => reject(new Error(String(open.error)));
+          open.onsuccess = () => {
+            const db = open.result;
+            const count = db.transaction('files').objectStore('files').count();
+            count.onerror = () => reject(new Error(String(count.error)));
+            count.onsuccess = () => {
+              db.close();
+              resolve(count.result);
+            };
+          };
+        }),
+    );
+  await openUploader(page, accounts.subscriber);
+  await chooseFiles(page, writeJpegs(dir, 2, { prefix: 'SHARED_' }));
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await expect(progress(page)).toHaveText('Overall Progress: 2 of 2 = 100%', { timeout: 30_000 });
+  expect(await journalEntries()).toBe(2);
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Logout' }).click();
+  await expect(page).toHaveURL(/\/login/);
+  await expect(
+    page.getByText(`This browser keeps the names and folders of the photos ${accounts.subscriber.email} sent from it`, { exact: false }),
+  ).toBeVisible();
+  await page.getByRole('button', { name: 'Forget this computer’s upload history' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'no longer keeps' })).toHaveText(
+    `This computer no longer keeps the upload history of ${accounts.subscriber.email}.`,
+  );
+  expect(await journalEntries()).toBe(0);
+  // Answered: a reload makes no offer again.
+  await page.reload();
+  await expect(page.getByRole('textbox', { name: 'Email' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Forget this computer’s upload history' })).toHaveCount(0);
+});

@@ -1,4 +1,11 @@
-import { JOURNAL_RETENTION_MS, type BatchSummary, type JournalBatch, type JournalEntry, type UploadJournal } from '../shared/src/uploads/upload-journal';
+import {
+  JOURNAL_RETENTION_MS,
+  OTHER_USERS_RETENTION_MS,
+  type BatchSummary,
+  type JournalBatch,
+  type JournalEntry,
+  type UploadJournal,
+} from '../shared/src/uploads/upload-journal';
 
 /**
  * The upload journal in memory, for tests that run on a fake clock (IndexedDB, even
@@ -57,6 +64,13 @@ export function memoryJournal(): UploadJournal & { entriesOf(owner: string): Jou
     async forgetOwner(owner) {
       for (const [key, e] of files) if (e.owner === owner) files.delete(key);
       for (const [key, b] of batches) if (b.owner === owner) batches.delete(key);
+    },
+    async hasOwner(owner) {
+      return [...files.values(), ...batches.values()].some((x) => x.owner === owner);
+    },
+    async pruneOthers(owner, now, retentionMs = OTHER_USERS_RETENTION_MS) {
+      for (const [key, e] of files) if (e.owner !== owner && e.updatedAt <= now - retentionMs) files.delete(key);
+      for (const [key, b] of batches) if (b.owner !== owner && b.updatedAt <= now - retentionMs) batches.delete(key);
     },
     async prune(now, retentionMs = JOURNAL_RETENTION_MS) {
       for (const [key, e] of files) if (e.updatedAt <= now - retentionMs) files.delete(key);

@@ -11,6 +11,7 @@ export { watchSessionEnd, isStoredSessionRemoved, type SessionEndReason, type St
 export {
   openUploadJournal,
   JOURNAL_RETENTION_MS,
+  OTHER_USERS_RETENTION_MS,
   JOURNAL_DB_NAME,
   type UploadJournal,
   type JournalEntry,

@@ -14,6 +14,7 @@ export { userFromIdTokenClaims, type UserAttributes } from './user/user-attribut
 export type { UserState, AuthStatus, UserContextValue, SignOutReason } from './user/user-state';
 export type { SessionSource, AuthEvent } from './user/session-source';
 export { UserProvider, useUser, type UserProviderProps } from './user/user-context';
+export { signedOutUser, clearSignedOut, tabStorage, type SignedOutUser } from './user/signed-out-hint';
 export { readSessionHint, hasStoredSession, type SessionHint, type HintStorage } from './user/session-hint';
 export { lazySessionSource, type LazySessionSource } from './user/lazy-session-source';
 export { NavigationProvider, useNavigation, AppLink, type Navigation, type AppLinkProps } from './navigation/navigation';

@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { JOURNAL_RETENTION_MS, openUploadJournal, type JournalEntry, type UploadJournal } from '../src/uploads/upload-journal';
+import { JOURNAL_RETENTION_MS, OTHER_USERS_RETENTION_MS, openUploadJournal, type JournalEntry, type UploadJournal } from '../src/uploads/upload-journal';
 import { memoryJournal } from '../../test-support/memory-journal';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -104,6 +104,25 @@ describe.each(implementations)('%s', (_name, make) => {
     expect((await journal.entries({ owner: 'sub-1', ranchId: 'other' }, ['b'])).size).toBe(0);
     expect((await journal.entries({ owner: 'sub-2', ranchId: 'cedar-creek' }, ['c'])).size).toBe(1);
     expect(await journal.openBatches(scope)).toEqual([]);
+  });
+
+  it("knows whether a user has anything kept here, and prunes other users' month-old entries, never the signed-in user's", async () => {
+    const now = 400 * DAY;
+    const month = OTHER_USERS_RETENTION_MS;
+    await journal.putBatch({ ...batch('theirs', now - month - 1), owner: 'sub-2' });
+    await journal.putEntries([
+      entry('mine-old', { status: 'uploaded', updatedAt: now - month - 1 }),
+      entry('theirs-old', { owner: 'sub-2', status: 'uploaded', updatedAt: now - month - 1 }),
+      entry('theirs-recent', { owner: 'sub-3', status: 'uploaded', updatedAt: now - 7 * DAY }),
+    ]);
+    expect(await journal.hasOwner('sub-2')).toBe(true);
+    expect(await journal.hasOwner('sub-9')).toBe(false);
+    await journal.pruneOthers('sub-1', now);
+    expect((await journal.entries(scope, ['mine-old'])).size).toBe(1);
+    expect((await journal.entries({ owner: 'sub-2', ranchId: 'cedar-creek' }, ['theirs-old'])).size).toBe(0);
+    expect((await journal.entries({ owner: 'sub-3', ranchId: 'cedar-creek' }, ['theirs-recent'])).size).toBe(1);
+    expect(await journal.hasOwner('sub-2')).toBe(false);
+    expect(OTHER_USERS_RETENTION_MS).toBeLessThan(JOURNAL_RETENTION_MS);
   });
 
   it('prunes what has not changed within the retention', async () => {

@@ -80,6 +80,8 @@ describe('UserProvider', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Sign out' }));
     expect(await screen.findByText('status: unauthenticated')).toBeInTheDocument();
     expect(source.signOutCalls).toHaveLength(1);
+    // Who signed out, for the sign-in page's offer to forget this computer's upload history.
+    expect(JSON.parse(sessionStorage.getItem('trailsense.signed-out')!)).toEqual({ sub: subscriberUser.sub, email: subscriberUser.email });
   });
 
   it('a local sign-out that fails still ends the session here (only logged)', async () => {

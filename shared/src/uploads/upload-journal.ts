@@ -86,6 +86,15 @@ export interface JournalScope {
  */
 export const JOURNAL_RETENTION_MS = 180 * 24 * 60 * 60 * 1000;
 
+/**
+ * How long another user's entries are kept on this browser after their last change: 30 days. On a
+ * shared computer (a camp's laptop) each member's journal holds their file names and folders; one
+ * who never comes back should not leave them for the next. A member who does come back within a
+ * month keeps the skipping of photos already sent; later, the server still knows them (the uploads
+ * API's photo lookups), so nothing is billed twice.
+ */
+export const OTHER_USERS_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
 export const JOURNAL_DB_NAME = 'trailsense-uploads';
 
 interface JournalDb extends DBSchema {
@@ -127,8 +136,12 @@ export interface UploadJournal {
   endBatch(batchId: string): Promise<void>;
   /** Removes everything of one user (account deletion). */
   forgetOwner(owner: string): Promise<void>;
+  /** Whether anything of this user is kept here (the sign-in page offers to forget it). */
+  hasOwner(owner: string): Promise<boolean>;
   /** Removes entries and batches unchanged for longer than the retention. */
   prune(now: number, retentionMs?: number): Promise<void>;
+  /** Removes other users' entries and batches unchanged for longer than `retentionMs` (OTHER_USERS_RETENTION_MS). */
+  pruneOthers(owner: string, now: number, retentionMs?: number): Promise<void>;
   close(): void;
 }
 
@@ -276,6 +289,27 @@ export function openUploadJournal(options: { name?: string } = {}): UploadJourna
         let cursor = await tx.objectStore(storeName).index('byOwner').openCursor(IDBKeyRange.only(owner));
         while (cursor) {
           void cursor.delete();
+          cursor = await cursor.continue();
+        }
+      }
+      await tx.done;
+    },
+    async hasOwner(owner) {
+      await settle();
+      const tx = (await db()).transaction(['files', 'batches'], 'readonly');
+      for (const storeName of ['files', 'batches'] as const) {
+        if ((await tx.objectStore(storeName).index('byOwner').count(IDBKeyRange.only(owner))) > 0) return true;
+      }
+      return false;
+    },
+    async pruneOthers(owner, now, retentionMs = OTHER_USERS_RETENTION_MS) {
+      await settle();
+      const tx = (await db()).transaction(['files', 'batches'], 'readwrite');
+      const old = IDBKeyRange.upperBound(now - retentionMs);
+      for (const storeName of ['files', 'batches'] as const) {
+        let cursor = await tx.objectStore(storeName).index('byUpdated').openCursor(old);
+        while (cursor) {
+          if (cursor.value.owner !== owner) void cursor.delete();
           cursor = await cursor.continue();
         }
       }

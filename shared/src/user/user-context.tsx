@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { UserContextValue, UserState } from './user-state';
 import type { SessionSource } from './session-source';
+import { rememberSignedOut, tabStorage } from './signed-out-hint';
 
 const noop = async () => {};
 
@@ -29,6 +30,11 @@ export interface UserProviderProps {
  */
 export function UserProvider({ source, initialState, children }: UserProviderProps) {
   const [state, setState] = useState<UserState>(initialState ?? { status: 'configuring' });
+  // What signOut reads of the state (who is signing out), without being made anew on each change.
+  const stateRef = useRef(state);
+  useEffect(() => {
+    stateRef.current = state;
+  }, [state]);
   // Reads can overlap (an event during the first read); only the newest may set the state.
   const generation = useRef(0);
   // While an account is being deleted, its sign-out event must not read as a plain sign-out.
@@ -62,6 +68,7 @@ export function UserProvider({ source, initialState, children }: UserProviderPro
 
   const signOut = useCallback(
     async (options?: { global?: boolean }) => {
+      const signedIn = stateRef.current.status === 'authenticated' ? stateRef.current.user : null;
       try {
         await source.signOut(options);
       } catch (error) {
@@ -71,6 +78,8 @@ export function UserProvider({ source, initialState, children }: UserProviderPro
         // docs/product.md#auth-state: a failed logout is only logged; the local session is gone either way.
         console.error('Sign-out failed', error);
       }
+      // For the sign-in page's offer to forget this computer's upload history (signed-out-hint.ts).
+      if (signedIn) rememberSignedOut(tabStorage(), signedIn);
       generation.current++;
       setState({ status: 'unauthenticated', reason: 'signed-out' });
     },

@@ -1,7 +1,19 @@
 import { useEffect, useMemo } from 'react';
 import { Authenticator } from '@aws-amplify/ui-react';
-import { afterSignInPath, setPausedWorkNotice, useBrand, useConfig, useNavigation, usePausedWorkNotice, useUser, type LoginProps } from '@trailsense/shared';
+import {
+  afterSignInPath,
+  clearSignedOut,
+  setPausedWorkNotice,
+  tabStorage,
+  useBrand,
+  useConfig,
+  useNavigation,
+  usePausedWorkNotice,
+  useUser,
+  type LoginProps,
+} from '@trailsense/shared';
 import { AccountHelpDialog } from './account-help-dialog';
+import { ForgetThisComputer } from './forget-this-computer';
 import { KitWhenConfigured } from './kit-when-configured';
 import { addAuthVocabulary, authenticatorComponents, authenticatorFormFields, authenticatorServices } from './authenticator-setup';
 // The kit's own stylesheet, global as the kit needs it, in its cascade layer (`@layer amplify`):
@@ -59,6 +71,7 @@ export function LoginScreen({ returnTo }: LoginProps) {
           </KitWhenConfigured>
         </Authenticator.Provider>
       </div>
+      <ForgetThisComputer />
     </div>
   );
 }
@@ -71,6 +84,8 @@ function AfterSignIn({ returnTo }: LoginProps) {
     if (user.status !== 'authenticated') return;
     // Said to whoever signs in next; once someone has, the uploader speaks for itself.
     setPausedWorkNotice(null);
+    // Whoever signed out before has had the offer to forget their history (forget-this-computer.tsx).
+    clearSignedOut(tabStorage());
     navigate(afterSignInPath(user.user, returnTo), { replace: true });
   }, [user, returnTo, navigate]);
   return <p role="status">Signed in. Taking you on…</p>;

@@ -68,7 +68,10 @@ export class BatchJournal {
 
   async loadOffer(): Promise<void> {
     try {
-      await this.services.journal.prune(this.services.now().getTime());
+      const now = this.services.now().getTime();
+      await this.services.journal.prune(now);
+      // A shared computer: what other members left here a month ago goes (docs/product.md#shared-computers).
+      await this.services.journal.pruneOthers(this.scope.owner, now);
       const [newest] = await this.services.journal.openBatches(this.scope);
       if (!newest || this.batchId || this.store.getState().queue.files.length > 0) return;
       const folder = folderHandle(newest.batch.folder);
