@@ -29,10 +29,10 @@ import { openDb } from './db';
 import type { StoredEvent, StoredRefusal } from './db';
 import { formatApiFault, NO_FAULT, parseApiFault, parsePutFault } from './fault';
 import type { ApiFault, PutFault } from './fault';
-import { startCognitoLocal, writePoolFiles } from './gateway/cognito-local';
+import { ctx as cognitoCtx, startCognitoLocal, writePoolFiles } from './gateway/cognito-local';
 import type { DeliveredCode } from './gateway/cognito-local';
 import { createGateway } from './gateway/gateway';
-import { createIdentityPool } from './gateway/identity-pool';
+import { createIdentityPool, serverSideTokenCheck } from './gateway/identity-pool';
 import { createUserPool } from './gateway/user-pool';
 import { formatLink, parseLink } from './link';
 import type { LinkSpec } from './link';
@@ -255,7 +255,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         onCode(c);
       },
     });
-    const identityPool = createIdentityPool({ identityPoolId: contract.auth.identityPoolId, clientId: ids.clientId, issuer, keys: localKeys, sessions });
+    const cognitoUsers = cognito;
+    const identityPool = createIdentityPool({
+      identityPoolId: contract.auth.identityPoolId,
+      clientId: ids.clientId,
+      issuer,
+      keys: localKeys,
+      sessions,
+      serverSideTokenCheck: serverSideTokenCheck({
+        userActive: async (sub) => {
+          const user = await cognitoUsers.pool.getUserByUsername(cognitoCtx, sub);
+          return user !== null && user.Enabled !== false;
+        },
+        signedOutAt: (sub) => db.signedOutAt(sub),
+        isTokenRevoked: (jti) => db.isTokenRevoked(jti),
+      }),
+    });
     handlers.set('cognito', createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk, userPool, identityPool, log }));
     // The API trusts only what the pool publishes, like an API Gateway authorizer.
     const remoteKeys = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));

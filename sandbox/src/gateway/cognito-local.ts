@@ -34,6 +34,12 @@ export interface DeliveredCode {
   at: Date;
 }
 
+/**
+ * Access and id tokens last 15 minutes, refresh tokens 30 days, as the production app client's
+ * (TOKEN_VALIDITY in infra/src/stacks/identity-stack.ts): a revoked session ends as soon there as here.
+ */
+export const TOKEN_VALIDITY = { idAndAccessMinutes: 15, refreshDays: 30 } as const;
+
 export interface PoolIds {
   userPoolId: string;
   clientId: string;
@@ -136,19 +142,20 @@ export function writePoolFiles(dir: string, ids: PoolIds, users: readonly SeedUs
     );
     writeJsonFileAtomically(poolFile, { Users, Options: poolOptions(ids.userPoolId) });
   }
+  // Rewritten on every start (it holds only this client), so a data directory from before a
+  // change of the token lifetimes gets the current ones.
   const clientsFile = path.join(dir, 'clients.json');
-  if (!existsSync(clientsFile)) {
+  {
     const client = {
       UserPoolId: ids.userPoolId,
       ClientName: 'trailsense-web',
       ClientId: ids.clientId,
       CreationDate: now.toISOString(),
       LastModifiedDate: now.toISOString(),
-      // Cognito's defaults for a new app client: 1 h access/id tokens, 30 day refresh tokens.
-      AccessTokenValidity: 1,
-      IdTokenValidity: 1,
-      RefreshTokenValidity: 30,
-      TokenValidityUnits: { AccessToken: 'hours', IdToken: 'hours', RefreshToken: 'days' },
+      AccessTokenValidity: TOKEN_VALIDITY.idAndAccessMinutes,
+      IdTokenValidity: TOKEN_VALIDITY.idAndAccessMinutes,
+      RefreshTokenValidity: TOKEN_VALIDITY.refreshDays,
+      TokenValidityUnits: { AccessToken: 'minutes', IdToken: 'minutes', RefreshToken: 'days' },
       ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
     };
     writeJsonFileAtomically(clientsFile, { Clients: { [ids.clientId]: client } });

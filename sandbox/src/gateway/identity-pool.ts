@@ -43,6 +43,12 @@ export interface IdentityPoolDeps {
   sessions?: SessionRegistry;
   /** Milliseconds since the epoch (default Date.now). */
   now?: () => number;
+  /**
+   * The pool's server-side token check (the identity pool's `ServerSideTokenCheck`): why the user
+   * pool no longer vouches for a verified id token — its user signed out everywhere or was
+   * deleted — or undefined when it does. None: every verified token is taken.
+   */
+  serverSideTokenCheck?: (claims: JWTPayload & { sub: string }) => Promise<string | undefined>;
 }
 
 /** The principal tags the identity pool maps from an id token's claims (a missing or empty claim: no tag). */
@@ -72,7 +78,10 @@ export function createIdentityPool(deps: IdentityPoolDeps) {
     const check = await checkToken(token, deps.keys, { issuer: deps.issuer, clientId: deps.clientId, use: 'id' });
     if (!check.ok)
       throw new CognitoFault('NotAuthorizedException', check.reason === 'expired' ? 'Invalid login token. Token expired.' : 'Invalid login token.');
-    return check.claims as JWTPayload & { sub: string };
+    const claims = check.claims as JWTPayload & { sub: string };
+    const refused = await deps.serverSideTokenCheck?.(claims);
+    if (refused) throw new CognitoFault('NotAuthorizedException', `Invalid login token. ${refused}`);
+    return claims;
   }
 
   function checkPool(body: Record<string, unknown>): void {
@@ -108,5 +117,32 @@ export function createIdentityPool(deps: IdentityPoolDeps) {
         // credentials; the rest (ListIdentities, DescribeIdentityPool, …) need a signature.
         throw MISSING_AUTHENTICATION;
     }
+  };
+}
+
+/** What the server-side token check reads from the user pool. */
+export interface UserPoolStanding {
+  /** Whether the user (by sub) still exists and is enabled. */
+  userActive(sub: string): Promise<boolean>;
+  /** When the user last signed out everywhere (seconds), if ever. */
+  signedOutAt(sub: string): number | undefined;
+  /** Whether a refresh token (by id) has been revoked. */
+  isTokenRevoked(jti: string): boolean;
+}
+
+/**
+ * The identity pool's `ServerSideTokenCheck` against the user pool: an id token whose user was
+ * deleted or disabled, whose refresh token was revoked (`origin_jti`: sign-out, GlobalSignOut), or
+ * issued before the user's last GlobalSignOut is no longer good for credentials, though its
+ * signature and expiry still hold.
+ */
+export function serverSideTokenCheck(pool: UserPoolStanding): (claims: JWTPayload & { sub: string }) => Promise<string | undefined> {
+  return async (claims) => {
+    if (!(await pool.userActive(claims.sub))) return 'User does not exist.';
+    const origin = claims['origin_jti'];
+    if (typeof origin === 'string' && pool.isTokenRevoked(origin)) return 'Token has been revoked.';
+    const signedOut = pool.signedOutAt(claims.sub);
+    if (signedOut !== undefined && (claims.iat ?? 0) < signedOut) return 'Token has been revoked.';
+    return undefined;
   };
 }

@@ -11,7 +11,7 @@ import { CognitoError, UnsupportedError } from 'cognito-local/lib/errors';
 import { attributeValue } from 'cognito-local/lib/services/userPoolService';
 import type { SandboxDb } from '../db';
 import { checkRefreshToken, checkToken } from '../tokens';
-import { ctx, PASSWORD_POLICY } from './cognito-local';
+import { ctx, PASSWORD_POLICY, TOKEN_VALIDITY } from './cognito-local';
 import type { CognitoLocal, DeliveredCode, User } from './cognito-local';
 import { CognitoFault, INCORRECT_CREDENTIALS, MISSING_AUTHENTICATION } from './errors';
 import { createLockout, PASSWORD_ATTEMPTS_EXCEEDED } from './lockout';
@@ -241,7 +241,7 @@ export function createUserPool(deps: UserPoolDeps) {
   function withTokenDefaults(result: unknown): unknown {
     const r = result as { AuthenticationResult?: Record<string, unknown> };
     if (r?.AuthenticationResult) {
-      r.AuthenticationResult = { ...r.AuthenticationResult, ExpiresIn: 3600, TokenType: 'Bearer' };
+      r.AuthenticationResult = { ...r.AuthenticationResult, ExpiresIn: TOKEN_VALIDITY.idAndAccessMinutes * 60, TokenType: 'Bearer' };
       for (const [k, v] of Object.entries(r.AuthenticationResult)) if (v === undefined) delete r.AuthenticationResult[k];
     }
     return result;
