@@ -14,12 +14,12 @@ import type { CognitoService } from 'cognito-local/lib/services/cognitoService';
 import type { Context } from 'cognito-local/lib/services/context';
 import type { LogService } from 'cognito-local/lib/services/LogService';
 import type { Messages } from 'cognito-local/lib/services/messages';
-import { otp } from 'cognito-local/lib/services/otp';
 import { JwtTokenGenerator } from 'cognito-local/lib/services/tokenGenerator';
 import type { Triggers } from 'cognito-local/lib/services/triggers';
 import { UserPoolServiceFactoryImpl, attributeValue } from 'cognito-local/lib/services/userPoolService';
 import type { User, UserPoolService } from 'cognito-local/lib/services/userPoolService';
 import type { SeedUser } from '../seed';
+import { newCode } from './codes';
 import { AtomicJsonDataStoreFactory, writeJsonFileAtomically } from './json-store';
 
 export type { User, UserPoolService };
@@ -208,7 +208,8 @@ export async function startCognitoLocal(opts: {
     cognito,
     config,
     messages,
-    otp,
+    // Not cognito-local's otp (Math.random): codes from crypto.randomInt.
+    otp: newCode,
     tokenGenerator: new JwtTokenGenerator(clock, idTokenClaims, config.TokenConfig),
     triggers: noTriggers,
   });

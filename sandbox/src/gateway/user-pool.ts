@@ -13,6 +13,8 @@ import type { SandboxDb } from '../db';
 import { checkRefreshToken, checkToken } from '../tokens';
 import { ctx, PASSWORD_POLICY, TOKEN_VALIDITY } from './cognito-local';
 import type { CognitoLocal, DeliveredCode, User } from './cognito-local';
+import { createCodeLedger, newCode } from './codes';
+import type { CodePurpose } from './codes';
 import { CognitoFault, INCORRECT_CREDENTIALS, MISSING_AUTHENTICATION } from './errors';
 import { createLockout, PASSWORD_ATTEMPTS_EXCEEDED } from './lockout';
 import { assertPasswordPolicy } from './password-policy';
@@ -179,6 +181,31 @@ export function createUserPool(deps: UserPoolDeps) {
   const sessions = new Map<string, SrpSession>();
   const lockout = createLockout({ now: deps.now ?? Date.now });
   const nowMs = deps.now ?? Date.now;
+  const codes = createCodeLedger({ now: nowMs });
+
+  /** Records a code just sent to the user named in the request (cognito-local stores the code on the user). */
+  async function codeSent(body: Record<string, unknown>, purpose: CodePurpose): Promise<void> {
+    const user = await findUser(required(body, 'Username'));
+    if (user) codes.sent(user.Username, purpose);
+  }
+
+  /**
+   * A confirmation with a code, as Cognito limits it: an expired code or one mistyped too often is
+   * refused before it is compared; a mistyped one counts; a used one is gone (codes.ts).
+   */
+  async function withCode(body: Record<string, unknown>, purpose: CodePurpose, confirm: () => Promise<unknown>): Promise<unknown> {
+    const user = await findUser(required(body, 'Username'));
+    if (!user) return confirm();
+    codes.assertUsable(user.Username, purpose);
+    try {
+      const result = await confirm();
+      codes.used(user.Username);
+      return result;
+    } catch (err) {
+      if (err instanceof CognitoFault && err.type === 'CodeMismatchException') codes.mistyped(user.Username, purpose);
+      throw err;
+    }
+  }
 
   /** Revokes a refresh token by its id, in the database: a restart keeps refusing it. */
   function revoke(jti: string | undefined): void {
@@ -367,8 +394,9 @@ export function createUserPool(deps: UserPoolDeps) {
     if (!user) throw new CognitoFault('UserNotFoundException', 'Username/client id combination not found.');
     if (user.UserStatus !== 'UNCONFIRMED') throw new CognitoFault('InvalidParameterException', 'User is already confirmed.');
     const email = attributeValue('email', user.Attributes) ?? username;
-    const code = String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0');
+    const code = newCode();
     await deps.cognito.pool.saveUser(ctx, { ...user, ConfirmationCode: code });
+    codes.sent(user.Username, 'sign-up');
     deps.onCode({ destination: email, source: 'ResendCode', code, at: new Date() });
     return { CodeDeliveryDetails: { AttributeName: 'email', DeliveryMedium: 'EMAIL', Destination: maskEmail(email) } };
   }
@@ -456,16 +484,25 @@ export function createUserPool(deps: UserPoolDeps) {
         checkClient(body);
         assertWritableAttributes(body, 'UserAttributes');
         assertPasswordPolicy(body['Password'], PASSWORD_POLICY.MinimumLength);
-        return forward(operation, body);
+        return forward(operation, body).then(async (result) => {
+          await codeSent(body, 'sign-up');
+          return result;
+        });
+      case 'ForgotPassword':
+        checkClient(body);
+        return forward(operation, body).then(async (result) => {
+          await codeSent(body, 'password-reset');
+          return result;
+        });
       case 'ConfirmSignUp':
         checkClient(body);
-        return confirmSignUp(body);
+        return withCode(body, 'sign-up', () => confirmSignUp(body));
       case 'ConfirmForgotPassword':
         checkClient(body);
         required(body, 'Username');
         required(body, 'ConfirmationCode');
         assertPasswordPolicy(body['Password'], PASSWORD_POLICY.MinimumLength);
-        return forward(operation, body);
+        return withCode(body, 'password-reset', () => forward(operation, body));
       case 'VerifyUserAttribute':
         required(body, 'AttributeName');
         required(body, 'Code');
