@@ -11,6 +11,7 @@ import { deploy, DeployInputError, formatResult, formatRollback, rollback } from
 import { DeployError } from '../src/deploy/execute';
 import { LockError } from '../src/deploy/lock';
 import { PlanError } from '../src/deploy/plan';
+import { PreflightError } from '../src/deploy/preflight';
 import { RollbackError } from '../src/deploy/rollback-plan';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -40,7 +41,13 @@ async function main(): Promise<number> {
       console.error(`  files uploaded before it stopped: ${error.result.uploaded.files}; deleted: ${error.result.deleted}.`);
       return 1;
     }
-    if (error instanceof DeployInputError || error instanceof PlanError || error instanceof LockError || error instanceof RollbackError) {
+    if (
+      error instanceof DeployInputError ||
+      error instanceof PreflightError ||
+      error instanceof PlanError ||
+      error instanceof LockError ||
+      error instanceof RollbackError
+    ) {
       console.error(`deploy: ${error.message}`);
       return 1;
     }

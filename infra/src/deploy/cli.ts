@@ -17,6 +17,9 @@ export const USAGE = `Usage: npm run deploy -w <app> -- --target s3://<bucket>[/
   --target s3://bucket[/prefix]  the app's hosting bucket (the hosting stack's BucketName output)
   --distribution <id>            invalidate the changed entry files on this CloudFront distribution
   --config <file>                the shell only, required: the environment's runtime config (/config.json)
+  --settings <file>              the shell only: the environment's settings (infra/config/<env>.json); then the
+                                 config must pass the production checks and the build's CSP must be the
+                                 distribution's, or nothing is uploaded
   --keep <n>                     releases whose files are kept, the new one included (default 2);
                                  older hashed files, companions and entry-file copies are pruned
   --rollback                     make the previous release live again (its entry files, from the
@@ -70,6 +73,7 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
         target: { type: 'string' },
         distribution: { type: 'string' },
         config: { type: 'string' },
+        settings: { type: 'string' },
         region: { type: 'string' },
         endpoint: { type: 'string' },
         'cloudfront-endpoint': { type: 'string' },
@@ -91,7 +95,7 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
   if (extra.length > 0) throw new UsageError(`Unexpected argument(s): ${extra.join(' ')}.`);
   if (!values.target) throw new UsageError('--target s3://<bucket>[/<prefix>] is required.');
   if (values.rollback) {
-    const pointless = (['config', 'dist', 'keep'] as const).filter((name) => values[name] !== undefined);
+    const pointless = (['config', 'settings', 'dist', 'keep'] as const).filter((name) => values[name] !== undefined);
     if (pointless.length > 0)
       throw new UsageError(
         `--rollback puts back the previous release's own files and prunes nothing: ${pointless.map((n) => `--${n}`).join(', ')} would be ignored.`,
@@ -118,6 +122,7 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
     target,
     distDir: values.dist ? path.resolve(base, values.dist) : path.join(repoRoot, app, 'dist'),
     ...(values.config !== undefined ? { configFile: path.resolve(base, values.config) } : {}),
+    ...(values.settings !== undefined ? { settingsFile: path.resolve(base, values.settings) } : {}),
     ...(values.distribution !== undefined ? { distributionId: values.distribution } : {}),
     ...(region ? { region } : {}),
     ...(endpoint ? { endpoint } : {}),

@@ -17,6 +17,7 @@ import { executePlan } from './execute';
 import type { CdnPort, DeployResult } from './execute';
 import type { AppName } from './files';
 import { acquireLock, LOCK_KEY } from './lock';
+import { preflightShellDeploy } from './preflight';
 import type { HeldLock, Operation } from './lock';
 import { entryCopyKey, isReleaseRecordKey, parseReleaseRecord, planDeploy } from './plan';
 import type { DeployPlan, LocalFile, ReleaseFile, RoutedPaths, StoredObject, StoredRelease } from './plan';
@@ -49,6 +50,8 @@ export interface DeployOptions extends BucketOptions {
   distDir: string;
   /** The shell's runtime config file, uploaded as `/config.json` (required for the shell, refused for a remote). */
   configFile?: string;
+  /** The environment's settings file: the shell's deploy then runs the preflight checks (preflight.ts) before uploading. */
+  settingsFile?: string;
   keep: number;
   /** Make the previous release live again instead (`--rollback`): no build is read. */
   rollback?: boolean;
@@ -115,19 +118,27 @@ export async function deploy(options: DeployOptions): Promise<{ plan: DeployPlan
     );
   }
   if (app !== 'shell' && options.configFile) throw new DeployInputError(`--config is the shell's runtime config; ${app} has none.`);
+  if (app !== 'shell' && options.settingsFile) throw new DeployInputError(`--settings checks the shell's runtime config and CSP; ${app} has neither.`);
 
   let files = await readBuild(distDir);
   let configBody: Buffer | undefined;
   let routes: RoutedPaths | undefined;
+  let inlineScriptHashes: string[] = [];
   if (app === 'shell') {
     configBody = await readRuntimeConfig(options.configFile as string);
     // The build's own config.json, if any, is not the environment's: --config replaces it.
     files = files.filter((f) => f.path !== 'config.json');
     files.push({ path: 'config.json', size: configBody.length, md5: createHash('md5').update(configBody).digest('hex') });
     try {
-      routes = checkShellRoutes(JSON.parse(await fs.readFile(path.join(distDir, 'routes.json'), 'utf8')), path.join(distDir, 'routes.json'));
+      const shellRoutes = checkShellRoutes(JSON.parse(await fs.readFile(path.join(distDir, 'routes.json'), 'utf8')), path.join(distDir, 'routes.json'));
+      routes = shellRoutes;
+      inlineScriptHashes = shellRoutes.inlineScriptHashes;
     } catch (error) {
       throw new DeployInputError(`${(error as Error).message} Run \`npm run build -w shell\` again.`);
+    }
+    if (options.settingsFile) {
+      const { settingsFile, distributionId } = options;
+      await preflightShellDeploy({ settingsFile, configBody, inlineScriptHashes, ...(distributionId ? { distributionId } : {}), aws: options });
     }
   }
 

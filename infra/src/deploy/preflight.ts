@@ -1,0 +1,142 @@
+/**
+ * What a deploy of the shell checks before it uploads anything, given the environment's settings
+ * (`--settings`): the runtime config passes the production checks the stacks apply
+ * (settings.ts checkRuntimeConfig: AWS endpoints only, the settings' region, stream, remotes,
+ * pools), and the Content-Security-Policy the build and that config call for
+ * (shared/src/security/headers.ts, as stacks/hosting-stack.ts makes the policy) is the one the
+ * distribution's response-headers policy sends. A config that names an endpoint the deployed CSP
+ * does not allow would otherwise go live and fail in every browser until the stacks are deployed.
+ */
+import fs from 'node:fs/promises';
+import { parseRuntimeConfig } from '@trailsense/shared/config';
+import { CloudFrontClient, GetDistributionConfigCommand, GetResponseHeadersPolicyCommand } from '@aws-sdk/client-cloudfront';
+import { securityHeaders } from '@trailsense/shared/security-headers';
+import type { RuntimeConfig } from '@trailsense/shared/config-types';
+import type { ShellRoutes } from '../hosting/shell-routes';
+import { checkRuntimeConfig, checkSettings } from '../settings';
+import type { AwsOptions } from './aws';
+
+/** A check that failed: every problem listed, nothing uploaded. */
+export class PreflightError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`refusing to deploy the shell; nothing was uploaded:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'PreflightError';
+  }
+}
+
+/** The production checks of the runtime config against the environment's settings (the raw settings JSON). */
+export function productionConfigProblems(rawSettings: unknown, config: RuntimeConfig): string[] {
+  const checked = checkSettings(rawSettings);
+  if (!checked.ok) return checked.problems.map((p) => `settings: ${p}`);
+  return checkRuntimeConfig(checked.settings, config).map((p) => `runtime config: ${p}`);
+}
+
+/** The CSP the hosting stack would put in the shell's response-headers policy for this build and config. */
+export function expectedCsp(config: RuntimeConfig, routes: Pick<ShellRoutes, 'inlineScriptHashes'>): string {
+  return securityHeaders({ config, inlineScriptHashes: routes.inlineScriptHashes })['Content-Security-Policy'] as string;
+}
+
+function directives(csp: string): Map<string, string[]> {
+  const map = new Map<string, string[]>();
+  for (const part of csp.split(';')) {
+    const [name, ...sources] = part.trim().split(/\s+/);
+    if (name) map.set(name.toLowerCase(), sources);
+  }
+  return map;
+}
+
+/** How the deployed CSP differs from the expected one, directive by directive (empty: the same policy). */
+export function cspDifferences(expected: string, deployed: string): string[] {
+  const want = directives(expected);
+  const have = directives(deployed);
+  const differences: string[] = [];
+  for (const name of new Set([...want.keys(), ...have.keys()])) {
+    const w = want.get(name);
+    const h = have.get(name);
+    if (!h) differences.push(`${name} is missing from the distribution's policy`);
+    else if (!w) differences.push(`${name} is in the distribution's policy, not in the build's`);
+    else {
+      const missing = w.filter((s) => !h.includes(s));
+      const extra = h.filter((s) => !w.includes(s));
+      if (missing.length > 0) differences.push(`${name} lacks ${missing.join(' ')}`);
+      if (extra.length > 0) differences.push(`${name} also allows ${extra.join(' ')}`);
+      if (missing.length === 0 && extra.length === 0 && w.join(' ') !== h.join(' ')) differences.push(`${name} lists its sources in another order`);
+    }
+  }
+  return differences;
+}
+
+/** The Content-Security-Policy the distribution's default behavior sends (its response-headers policy), or null when it sends none. */
+export async function distributionCsp(distributionId: string, options: AwsOptions): Promise<string | null> {
+  const client = new CloudFrontClient({
+    // CloudFront is global; its API lives in us-east-1.
+    region: 'us-east-1',
+    ...(options.cloudfrontEndpoint ? { endpoint: options.cloudfrontEndpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  });
+  try {
+    const distribution = await client.send(new GetDistributionConfigCommand({ Id: distributionId }));
+    const policyId = distribution.DistributionConfig?.DefaultCacheBehavior?.ResponseHeadersPolicyId;
+    if (!policyId) return null;
+    const policy = await client.send(new GetResponseHeadersPolicyCommand({ Id: policyId }));
+    return policy.ResponseHeadersPolicy?.ResponseHeadersPolicyConfig?.SecurityHeadersConfig?.ContentSecurityPolicy?.ContentSecurityPolicy ?? null;
+  } finally {
+    client.destroy();
+  }
+}
+
+export interface ShellPreflight {
+  /** The environment's settings, as read from `--settings`. */
+  rawSettings: unknown;
+  config: RuntimeConfig;
+  routes: Pick<ShellRoutes, 'inlineScriptHashes'>;
+  /** The shell's distribution; without one the CSP cannot be compared, which is a problem. */
+  distributionId?: string;
+  aws: AwsOptions;
+}
+
+/** Runs both checks; throws a PreflightError listing every problem. */
+export async function preflightShell(input: ShellPreflight): Promise<void> {
+  const problems = productionConfigProblems(input.rawSettings, input.config);
+  if (!input.distributionId) {
+    problems.push("no --distribution: the shell's CSP cannot be compared with the distribution's response-headers policy.");
+  } else {
+    const deployed = await distributionCsp(input.distributionId, input.aws);
+    if (deployed === null) {
+      problems.push(`distribution ${input.distributionId} sends no Content-Security-Policy (no response-headers policy with one on its default behavior).`);
+    } else {
+      const differences = cspDifferences(expectedCsp(input.config, input.routes), deployed);
+      if (differences.length > 0) {
+        problems.push(
+          `the CSP this build and config need is not the one distribution ${input.distributionId} sends (deploy the stacks first, \`npm run deploy:stacks -w infra\`): ${differences.join('; ')}.`,
+        );
+      }
+    }
+  }
+  if (problems.length > 0) throw new PreflightError(problems);
+}
+
+/** The deploy command's hook (deploy.ts): reads the settings file and the config the deploy uploads, then `preflightShell`. */
+export async function preflightShellDeploy(input: {
+  settingsFile: string;
+  configBody: Buffer;
+  inlineScriptHashes: readonly string[];
+  distributionId?: string;
+  aws: AwsOptions;
+}): Promise<void> {
+  let rawSettings: unknown;
+  try {
+    rawSettings = JSON.parse(await fs.readFile(input.settingsFile, 'utf8'));
+  } catch (error) {
+    throw new PreflightError([`--settings ${input.settingsFile} cannot be read as JSON (${(error as Error).message}).`]);
+  }
+  const config = parseRuntimeConfig(JSON.parse(input.configBody.toString('utf8')));
+  if (!config.ok) throw new PreflightError(config.problems.map((p) => `runtime config: ${p}`));
+  await preflightShell({
+    rawSettings,
+    config: config.config,
+    routes: { inlineScriptHashes: [...input.inlineScriptHashes] },
+    ...(input.distributionId ? { distributionId: input.distributionId } : {}),
+    aws: input.aws,
+  });
+}
