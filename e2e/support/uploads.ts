@@ -11,6 +11,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { jpegBytes } from '../../test-support/jpeg';
 import localConfig from '../../config/local.json';
 import { repo } from './servers';
 
@@ -18,27 +19,8 @@ export const E2E_DATA_DIR = path.join(repo, '.sandbox-data/e2e');
 const bucketDir = () => path.join(E2E_DATA_DIR, 's3', localConfig.storage.bucket);
 const analyticsBase = new URL(localConfig.analytics.endpoint).origin;
 
-/**
- * A small valid JPEG: SOI, a JFIF APP0 segment, a comment segment holding `seed` (so every file
- * is distinct), `padding` bytes of filler in further comment segments, and EOI.
- */
-export function jpegBytes(seed: string, padding = 0): Buffer {
-  const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]);
-  const segment = (payload: Buffer) => {
-    const head = Buffer.from([0xff, 0xfe, 0, 0]);
-    head.writeUInt16BE(payload.length + 2, 2);
-    return Buffer.concat([head, payload]);
-  };
-  const parts = [Buffer.from([0xff, 0xd8]), app0, segment(Buffer.from(`trailsense-e2e ${seed}`))];
-  let left = padding;
-  while (left > 0) {
-    const n = Math.min(left, 65_000);
-    parts.push(segment(crypto.randomBytes(n)));
-    left -= n;
-  }
-  parts.push(Buffer.from([0xff, 0xd9]));
-  return Buffer.concat(parts);
-}
+/** A small valid JPEG (test-support/jpeg.ts): what the object-created function accepts as a photo. */
+export { jpegBytes };
 
 /** A temp directory to write test files into (real files: stable names, sizes and mtimes). */
 export function tempDir(prefix = 'uploader-e2e-'): string {

@@ -59,6 +59,8 @@ export type ObjectWrite = 'PutObject' | 'CreateMultipartUpload' | 'UploadPart' |
  */
 export function bucketPolicyDenial(write: ObjectWrite, header: (name: string) => string | undefined): string | undefined {
   if (header('x-amz-server-side-encryption-customer-algorithm') !== undefined) return 'an object encrypted with a customer key (SSE-C) is denied';
+  const storageClass = header('x-amz-storage-class');
+  if (storageClass !== undefined && storageClass !== 'STANDARD') return `the storage class ${storageClass} is denied (STANDARD only)`;
   // The ledger counts a key once: a write that could replace a stored object must be conditional.
   if ((write === 'PutObject' || write === 'CompleteMultipartUpload') && header('if-none-match') === undefined)
     return 'a write without If-None-Match is denied (no overwrites)';

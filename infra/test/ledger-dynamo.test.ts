@@ -502,6 +502,7 @@ describe('countObject', () => {
           size: 204_800,
           contentType: 'image/jpg',
         }),
+        firstBytes: async () => new Uint8Array([0xff, 0xd8, 0xff]),
         putRanchTag: async () => {},
         remove: async () => {},
       },

@@ -3,19 +3,30 @@
  * (src/ledger/memory.ts), a fake bucket, a fake ranch table and a fake clock; and the production
  * adapters of src/object-created/aws.ts on fake SDK clients.
  */
-import { HeadObjectCommand, PutObjectTaggingCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectTaggingCommand } from '@aws-sdk/client-s3';
 import { MemoryLedger } from '../src/ledger/memory';
 import { grant, RESERVATION_LIFETIME_MS, reservationId, utcYearMonth } from '../src/ledger/rules';
 import { dynamoRanches, s3Objects } from '../src/object-created/aws';
-import { decodeEventKey, encodeEventKey, handleObjectCreated, ObjectCreatedFailure } from '../src/object-created/handler';
+import { decodeEventKey, encodeEventKey, handleObjectCreated, MAX_OBJECT_BYTES, ObjectCreatedFailure } from '../src/object-created/handler';
 import type { Decision, ObjectCreatedDeps, ObjectCreatedRecord } from '../src/object-created/handler';
 
 const BUCKET = 'uploads';
 const MINUTE = 60_000;
 const FINGERPRINT_1 = 'v1-204800-0123456789abcdef0123456789abcdef';
+/** How a JPEG (JFIF) starts: SOI, then the APP0 marker. */
+const JPEG_START = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]);
+
+/** A stored object's content as HeadObject and a ranged GetObject tell it (default: a 200 KB JPEG). */
+interface Content {
+  size?: number;
+  contentType?: string;
+  body?: Uint8Array;
+}
 
 class FakeWorld {
-  objects = new Map<string, { metadata: Record<string, string>; tags: Record<string, string> }>();
+  objects = new Map<string, { metadata: Record<string, string>; tags: Record<string, string>; content: Required<Content> }>();
+  /** Every ranged read of an object's first bytes, by key. */
+  ranged: string[] = [];
   /** Every tagging call, in order. */
   tagged: string[] = [];
   ledger = new MemoryLedger();
@@ -31,8 +42,8 @@ class FakeWorld {
   unreadable = new Set<string>();
   private ids = 0;
 
-  put(key: string, metadata: Record<string, string>) {
-    this.objects.set(key, { metadata, tags: {} });
+  put(key: string, metadata: Record<string, string>, content: Content = {}) {
+    this.objects.set(key, { metadata, tags: {}, content: { size: 204_800, contentType: 'image/jpg', body: JPEG_START, ...content } });
   }
 
   advance(ms: number) {
@@ -52,8 +63,8 @@ class FakeWorld {
   }
 
   /** An object as the uploader writes it: its ranch and reservation in its metadata. */
-  upload(key: string, ranchId: string, reservation: string, extra: Record<string, string> = {}) {
-    this.put(key, { ranchid: ranchId, reservation, camera_name: 'North Feeder', ...extra });
+  upload(key: string, ranchId: string, reservation: string, extra: Record<string, string> = {}, content: Content = {}) {
+    this.put(key, { ranchid: ranchId, reservation, camera_name: 'North Feeder', ...extra }, content);
   }
 
   total(ranchId: string, yearmo: string): number {
@@ -71,7 +82,12 @@ class FakeWorld {
           if (this.failHead.has(key)) throw new Error(`head failed for ${key}`);
           if (this.unreadable.has(key)) return 'unreadable';
           const object = bucket === BUCKET ? this.objects.get(key) : undefined;
-          return object ? { metadata: object.metadata, size: 204_800, contentType: 'image/jpg' } : null;
+          return object ? { metadata: object.metadata, size: object.content.size, contentType: object.content.contentType } : null;
+        },
+        firstBytes: async (bucket, key, count) => {
+          this.ranged.push(key);
+          const object = bucket === BUCKET ? this.objects.get(key) : undefined;
+          return object ? object.content.body.subarray(0, count) : null;
         },
         putRanchTag: async (_bucket, key, ranchId) => {
           this.tagged.push(key);
@@ -294,6 +310,80 @@ describe('handleObjectCreated', () => {
   });
 });
 
+describe('what the function counts: a JPEG of at most 50 MB', () => {
+  it('refuses an object over 50 MB by its head, without reading it, and counts one of exactly 50 MB', async () => {
+    const reservation = await world.reserve('cedar-creek', 2);
+    world.upload('public/cedar-creek/huge.jpg', 'cedar-creek', reservation, {}, { size: MAX_OBJECT_BYTES + 1 });
+    world.upload('public/cedar-creek/limit.jpg', 'cedar-creek', reservation, {}, { size: MAX_OBJECT_BYTES });
+    await run(created('public/cedar-creek/huge.jpg'), created('public/cedar-creek/limit.jpg'));
+    expect(MAX_OBJECT_BYTES).toBe(52_428_800);
+    expect(world.objects.has('public/cedar-creek/huge.jpg')).toBe(false);
+    expect(world.counted('public/cedar-creek/huge.jpg')).toBeUndefined();
+    expect(world.ledger.refusals).toEqual([
+      { bucket: BUCKET, key: 'public/cedar-creek/huge.jpg', ranchId: 'cedar-creek', yearmo: '2026_03', reason: 'too-large', at: '2026-03-15T12:00:00.000Z' },
+    ]);
+    expect(world.ranged).toEqual(['public/cedar-creek/limit.jpg']);
+    expect(world.counted('public/cedar-creek/limit.jpg')).toBeDefined();
+    // Its slot was not taken: the reservation still holds one.
+    expect(world.ledger.month('cedar-creek', '2026_03').holds[reservation]?.slots).toBe(1);
+  });
+
+  it('refuses an object stored with any content type but image/jpeg or image/jpg, without reading it', async () => {
+    const reservation = await world.reserve('cedar-creek', 7);
+    const types = { 'png.jpg': 'image/png', 'octet.jpg': 'application/octet-stream', 'none.jpg': '', 'html.jpg': 'text/html' };
+    for (const [name, contentType] of Object.entries(types)) world.upload(`public/cedar-creek/${name}`, 'cedar-creek', reservation, {}, { contentType });
+    const accepted = { 'jpeg.jpg': 'image/jpeg', 'upper.jpg': 'IMAGE/JPG', 'param.jpg': 'image/jpeg; qs=1' };
+    for (const [name, contentType] of Object.entries(accepted)) world.upload(`public/cedar-creek/${name}`, 'cedar-creek', reservation, {}, { contentType });
+    await run(...[...Object.keys(types), ...Object.keys(accepted)].map((name) => created(`public/cedar-creek/${name}`)));
+    expect(world.ledger.refusals.map((r) => [r.key, r.reason])).toEqual(Object.keys(types).map((name) => [`public/cedar-creek/${name}`, 'not-jpeg']));
+    expect([...world.objects.keys()]).toEqual(Object.keys(accepted).map((name) => `public/cedar-creek/${name}`));
+    expect(world.ranged).toEqual(Object.keys(accepted).map((name) => `public/cedar-creek/${name}`));
+    expect(world.total('cedar-creek', '2026_03')).toBe(3);
+  });
+
+  it('refuses an object whose first bytes are not FF D8 FF, whatever its content type says', async () => {
+    const reservation = await world.reserve('cedar-creek', 5);
+    const bodies = {
+      'text.jpg': new TextEncoder().encode('sdk jpeg'),
+      'png.jpg': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a]),
+      'half.jpg': new Uint8Array([0xff, 0xd8, 0x00, 0xe0]),
+    };
+    for (const [name, body] of Object.entries(bodies)) world.upload(`public/cedar-creek/${name}`, 'cedar-creek', reservation, {}, { body, size: body.length });
+    // Too short to be a JPEG at all: refused by its size, not read.
+    world.upload('public/cedar-creek/short.jpg', 'cedar-creek', reservation, {}, { body: new Uint8Array([0xff, 0xd8]), size: 2 });
+    world.upload('public/cedar-creek/empty.jpg', 'cedar-creek', reservation, {}, { body: new Uint8Array(), size: 0 });
+    await run(...[...Object.keys(bodies), 'short.jpg', 'empty.jpg'].map((name) => created(`public/cedar-creek/${name}`)));
+    expect(world.objects.size).toBe(0);
+    expect(world.ledger.objects.size).toBe(0);
+    expect(world.tagged).toEqual([]);
+    expect(world.ledger.refusals.map((r) => [r.key.slice('public/cedar-creek/'.length), r.reason])).toEqual([
+      ['text.jpg', 'not-jpeg'],
+      ['png.jpg', 'not-jpeg'],
+      ['half.jpg', 'not-jpeg'],
+      ['short.jpg', 'not-jpeg'],
+      ['empty.jpg', 'not-jpeg'],
+    ]);
+    expect(world.ranged).toEqual(['public/cedar-creek/text.jpg', 'public/cedar-creek/png.jpg', 'public/cedar-creek/half.jpg']);
+    expect(world.log.map((l) => l.decision)).toEqual(['refused', 'refused', 'refused', 'refused', 'refused']);
+  });
+
+  it('skips an object removed between its head and the read of its first bytes', async () => {
+    world.upload('public/cedar-creek/a.jpg', 'cedar-creek', await world.reserve('cedar-creek', 1));
+    const deps = world.deps();
+    const { objects } = deps;
+    deps.objects = {
+      ...objects,
+      firstBytes: async (bucket, key, count) => {
+        world.objects.delete(key);
+        return objects.firstBytes(bucket, key, count);
+      },
+    };
+    await handleObjectCreated({ Records: [created('public/cedar-creek/a.jpg')] }, deps);
+    expect(world.log).toEqual([{ decision: 'gone', bucket: BUCKET, key: 'public/cedar-creek/a.jpg' }]);
+    expect(world.ledger.refusals).toEqual([]);
+  });
+});
+
 describe('reservations', () => {
   it('removes and records an object that names no reservation, or a malformed one', async () => {
     world.put('public/cedar-creek/a.jpg', { ranchid: 'cedar-creek' });
@@ -431,5 +521,28 @@ describe('the production adapters', () => {
     const tagging = sent.at(-1) as PutObjectTaggingCommand;
     expect(tagging).toBeInstanceOf(PutObjectTaggingCommand);
     expect(tagging.input).toEqual({ Bucket: BUCKET, Key: 'public/cedar-creek/a.jpg', Tagging: { TagSet: [{ Key: 'ranchid', Value: 'cedar-creek' }] } });
+  });
+
+  it("reads an object's first bytes with a ranged GetObject: null once it is gone, none for an empty one", async () => {
+    const ranges: (string | undefined)[] = [];
+    const objects = s3Objects({
+      send: async (command) => {
+        if (!(command instanceof GetObjectCommand)) throw new Error('unexpected command');
+        ranges.push(command.input.Range);
+        if (command.input.Key === 'public/cedar-creek/gone.jpg')
+          throw Object.assign(new Error('NoSuchKey'), { name: 'NoSuchKey', $metadata: { httpStatusCode: 404 } });
+        if (command.input.Key === 'public/cedar-creek/empty.jpg')
+          throw Object.assign(new Error('The requested range is not satisfiable'), { name: 'InvalidRange', $metadata: { httpStatusCode: 416 } });
+        if (command.input.Key === 'public/cedar-creek/denied.jpg')
+          throw Object.assign(new Error('Forbidden'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
+        // A server that ignored the range: the whole body.
+        return { Body: { transformToByteArray: async () => new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00]) } };
+      },
+    });
+    await expect(objects.firstBytes(BUCKET, 'public/cedar-creek/a.jpg', 3)).resolves.toEqual(new Uint8Array([0xff, 0xd8, 0xff]));
+    await expect(objects.firstBytes(BUCKET, 'public/cedar-creek/gone.jpg', 3)).resolves.toBeNull();
+    await expect(objects.firstBytes(BUCKET, 'public/cedar-creek/empty.jpg', 3)).resolves.toEqual(new Uint8Array());
+    await expect(objects.firstBytes(BUCKET, 'public/cedar-creek/denied.jpg', 3)).rejects.toThrow('Forbidden');
+    expect(ranges).toEqual(['bytes=0-2', 'bytes=0-2', 'bytes=0-2', 'bytes=0-2']);
   });
 });

@@ -131,6 +131,25 @@ describe('the upload bucket', () => {
     });
   });
 
+  it('denies a write that names a storage class other than STANDARD, and only one that names one', () => {
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId() },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Sid: 'DenyOtherStorageClasses',
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            Action: 's3:PutObject',
+            Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/*']] },
+            // Both: StringNotEquals alone would also deny every write that names none, as the uploader's do.
+            Condition: { Null: { 's3:x-amz-storage-class': 'false' }, StringNotEquals: { 's3:x-amz-storage-class': 'STANDARD' } },
+          },
+        ]),
+      },
+    });
+  });
+
   it('grants nothing to a wildcard principal', () => {
     expect(allStatements(template).filter((s) => s.Effect === 'Allow' && isWildcardPrincipal(s.Principal))).toEqual([]);
   });

@@ -350,6 +350,15 @@ export async function startS3(opts: {
         const contentType = stored['content-type'];
         return { metadata: user, size: Number(stored['content-length'] ?? 0), contentType: typeof contentType === 'string' ? contentType : '' };
       },
+      async firstBytes(bucket, key, count) {
+        const object = await s3rver.store.getObject(bucket, key, { start: 0, end: count - 1 });
+        if (!object) return null;
+        // No content: an empty object (its range is not satisfiable).
+        if (!object.content) return new Uint8Array();
+        const chunks: Buffer[] = [];
+        for await (const chunk of object.content) chunks.push(Buffer.from(chunk));
+        return new Uint8Array(Buffer.concat(chunks).subarray(0, count));
+      },
       async putRanchTag(bucket, key, ranchId) {
         await s3rver.store.putSubresource(bucket, key, TaggingConfiguration.validate(taggingXml({ [RANCH_OBJECT_TAG]: ranchId })));
       },

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { jpegBytes } from '../../test-support/jpeg';
 import { CognitoIdentityClient, GetCredentialsForIdentityCommand, GetIdCommand } from '@aws-sdk/client-cognito-identity';
 import {
   AdminSetUserPasswordCommand,
@@ -36,6 +37,7 @@ import {
   S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import type { StorageClass } from '@aws-sdk/client-s3';
 import { AuthenticationDetails, CognitoUser, CognitoUserPool } from 'amazon-cognito-identity-js';
 import type { CognitoUserSession } from 'amazon-cognito-identity-js';
 import { S3_PORT } from '../src/config';
@@ -195,12 +197,13 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
     const s3 = s3For((await identityCredentials(idToken)).credentials);
     const key = `public/mesquite-flats/${randomUUID()}.jpg`;
     // Under a slot the uploads API reserved for it, as the uploader sends it; else it is removed.
-    const ledger = await reservedMetadata(sandbox.config, idToken, 'mesquite-flats', Buffer.from('sdk jpeg'));
+    const photo = jpegBytes(`sdk jpeg ${key}`);
+    const ledger = await reservedMetadata(sandbox.config, idToken, 'mesquite-flats', photo);
     await s3.send(
       new PutObjectCommand({
         Bucket: sandbox.config.storage.bucket,
         Key: key,
-        Body: Buffer.from('sdk jpeg'),
+        Body: photo,
         ContentType: 'image/jpg',
         CacheControl: 'no-cache',
         // The bucket denies writes that could overwrite (infra/src/upload-access.ts bucketPolicyDenial).
@@ -208,7 +211,7 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
         Metadata: { ranchid: 'mesquite-flats', camera_name: 'North feeder', ...ledger },
       }),
     );
-    expect(readFileSync(objectFile(key), 'utf8')).toBe('sdk jpeg');
+    expect(readFileSync(objectFile(key))).toEqual(photo);
     const metadata = JSON.parse(readFileSync(objectFile(key, '._S3rver_metadata.json'), 'utf8')) as Record<string, string>;
     expect(metadata).toEqual(
       expect.objectContaining({ 'x-amz-meta-ranchid': 'mesquite-flats', 'x-amz-meta-camera_name': 'North feeder', 'content-type': 'image/jpg' }),
@@ -222,7 +225,8 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
     const s3 = s3For(credentials);
     const Bucket = sandbox.config.storage.bucket;
     const Key = `private/${identityId}/mesquite-flats/${randomUUID()}.jpg`;
-    const first = Buffer.alloc(5 * 1024 * 1024, 1);
+    // A part but the last is at least 5 MB; the photo starts as a JPEG does.
+    const first = jpegBytes(`multipart ${Key}`, 5 * 1024 * 1024);
     const second = Buffer.from('the rest of the photo');
     const ledger = await reservedMetadata(sandbox.config, idToken, 'mesquite-flats', Buffer.concat([first, second]));
     const { UploadId } = await s3.send(
@@ -244,13 +248,15 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
     const s3 = s3For((await identityCredentials(idToken)).credentials);
     const Bucket = sandbox.config.storage.bucket;
     const Key = `public/mesquite-flats/${randomUUID()}.jpg`;
-    const ledger = await reservedMetadata(sandbox.config, idToken, 'mesquite-flats', Buffer.from('first photo'));
+    const photos: Record<string, Buffer> = { 'first photo': jpegBytes(`first photo ${Key}`), 'another photo': jpegBytes(`another photo ${Key}`) };
+    const ledger = await reservedMetadata(sandbox.config, idToken, 'mesquite-flats', photos['first photo']!);
     const put = (body: string, conditional: boolean) =>
       s3.send(
         new PutObjectCommand({
           Bucket,
           Key,
-          Body: Buffer.from(body),
+          Body: photos[body],
+          ContentType: 'image/jpg',
           ...(conditional ? { IfNoneMatch: '*' } : {}),
           Metadata: { ranchid: 'mesquite-flats', camera_name: '', ...ledger },
         }),
@@ -260,7 +266,7 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
     await put('first photo', true);
     expect(await refusal(put('another photo', true))).toBe('PreconditionFailed');
     expect(await refusal(put('another photo', false))).toBe('AccessDenied');
-    expect(readFileSync(objectFile(Key), 'utf8')).toBe('first photo');
+    expect(readFileSync(objectFile(Key))).toEqual(photos['first photo']);
   });
 
   it('refuses a multipart upload completed without If-None-Match; its parts need none', async () => {
@@ -273,6 +279,28 @@ describe('identity pool and S3, with the AWS SDK v3', () => {
     const complete = s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: [{ ETag, PartNumber: 1 }] } }));
     expect(await refusal(complete)).toBe('AccessDenied');
     expect(existsSync(objectFile(Key))).toBe(false);
+  });
+
+  it('refuses a put that names a storage class other than STANDARD (the bucket policy); STANDARD is stored', async () => {
+    const idToken = (await srpSignIn(free.email, free.password)).getIdToken().getJwtToken();
+    const s3 = s3For((await identityCredentials(idToken)).credentials);
+    const Bucket = sandbox.config.storage.bucket;
+    const put = async (StorageClass: StorageClass) => {
+      const Key = `public/mesquite-flats/${randomUUID()}.jpg`;
+      const photo = jpegBytes(Key);
+      const ledger = await reservedMetadata(sandbox.config, idToken, 'mesquite-flats', photo);
+      const Metadata = { ranchid: 'mesquite-flats', camera_name: '', ...ledger };
+      const answer = await refusal(
+        s3.send(new PutObjectCommand({ Bucket, Key, Body: photo, ContentType: 'image/jpg', IfNoneMatch: '*', StorageClass, Metadata })),
+      );
+      return [StorageClass, answer, existsSync(objectFile(Key))];
+    };
+    expect(await put('GLACIER')).toEqual(['GLACIER', 'AccessDenied', false]);
+    expect(await put('ONEZONE_IA')).toEqual(['ONEZONE_IA', 'AccessDenied', false]);
+    expect(await put('STANDARD')).toEqual(['STANDARD', 'not refused', true]);
+    // CreateMultipartUpload names the class of the object to be.
+    const create = s3.send(new CreateMultipartUploadCommand({ Bucket, Key: `public/mesquite-flats/${randomUUID()}.jpg`, StorageClass: 'DEEP_ARCHIVE' }));
+    expect(await refusal(create)).toBe('AccessDenied');
   });
 
   it('refuses the same SDK put under another ranch (AccessDenied), storing nothing', async () => {
@@ -476,12 +504,14 @@ describe('what S3 refuses, as the SDK sees it', () => {
     const { identityId } = await identityCredentials(idToken);
     privateKey = `private/${identityId}/cedar-creek/${randomUUID()}.jpg`;
     // Under a slot reserved by the subscriber: the object-created function keeps it.
-    const ledger = await reservedMetadata(sandbox.config, idToken, 'cedar-creek', Buffer.from('private photo'));
+    const photo = jpegBytes(`private photo ${privateKey}`);
+    const ledger = await reservedMetadata(sandbox.config, idToken, 'cedar-creek', photo);
     await operatorS3(sandbox.config.storage.region).send(
       new PutObjectCommand({
         Bucket: Bucket(),
         Key: privateKey,
-        Body: Buffer.from('private photo'),
+        Body: photo,
+        ContentType: 'image/jpg',
         Metadata: { ranchid: 'cedar-creek', camera_name: '', ...ledger },
       }),
     );

@@ -3,6 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { jpegBytes } from '../../test-support/jpeg';
 import { fetchAuthSession, signIn, signOut, signUp, confirmSignUp } from 'aws-amplify/auth';
 import { uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
@@ -64,11 +65,12 @@ it('keeps users, objects and counts across a restart, and forgets them on reset'
   await confirmSignUp({ username: email, confirmationCode: sandbox.lastCode(email)! });
   await signIn({ username: subscriber.email, password: subscriber.password });
   // Two slots reserved, one used: the other is still held after the restart.
-  const fingerprint = fingerprintOf(Buffer.from('kept'));
+  const kept = jpegBytes('kept');
+  const fingerprint = fingerprintOf(kept);
   const token = (await fetchAuthSession()).tokens!.idToken!.toString();
   const reservation = await reserve(sandbox.config, token, 'cedar-creek', [fingerprint, ...newFingerprints(1)]);
   const metadata = { ranchid: 'cedar-creek', reservation, fingerprint };
-  await uploadData({ path: key, data: Buffer.from('kept'), options: { contentType: 'image/jpg', metadata } }).result;
+  await uploadData({ path: key, data: kept, options: { contentType: 'image/jpg', preventOverwrite: true, metadata } }).result;
   expect(await metrics()).toMatchObject({ total: '1' });
   expect(await held(reservation)).toBe(true);
   await signOut();

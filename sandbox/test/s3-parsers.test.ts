@@ -7,6 +7,7 @@
  * and policy check to the parser itself. Form bodies never reach s3rver: the sandbox does not
  * emulate browser-form uploads (src/s3.ts).
  */
+import { jpegBytes } from '../../test-support/jpeg';
 import type { Sandbox } from '../src/index';
 import { passwordTokens, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { operatorFetch, operatorS3 } from './support/sign';
@@ -34,8 +35,17 @@ describe('XML bodies', () => {
     // Under a slot the subscriber reserved, so the object-created function keeps it.
     const subscriber = seedUser('subscriber@trailsense.example');
     const { IdToken } = await passwordTokens(sandbox.config, subscriber.email, subscriber.password);
-    const ledger = await reservedMetadata(sandbox.config, IdToken, 'cedar-creek', Buffer.from('x'));
-    await s3.send(new PutObjectCommand({ Bucket: sandbox.config.storage.bucket, Key: key, Body: 'x', Metadata: { ranchid: 'cedar-creek', ...ledger } }));
+    const photo = jpegBytes(key);
+    const ledger = await reservedMetadata(sandbox.config, IdToken, 'cedar-creek', photo);
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: sandbox.config.storage.bucket,
+        Key: key,
+        Body: photo,
+        ContentType: 'image/jpg',
+        Metadata: { ranchid: 'cedar-creek', ...ledger },
+      }),
+    );
     expect((await operatorFetch(`${bucketUrl}/${key}`, { method: 'HEAD' })).status).toBe(200);
     const body =
       '<?xml version="1.0" encoding="UTF-8"?><Delete><__proto__><polluted>yes</polluted><Quiet>true</Quiet></__proto__>' +

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { jpegBytes } from '../../test-support/jpeg';
 import { fetchAuthSession, signIn, signOut } from 'aws-amplify/auth';
 import { uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
@@ -55,6 +56,8 @@ async function upload(key: string, bytes: Buffer) {
       contentType: 'image/jpg',
       cacheControl: 'no-cache',
       checksumAlgorithm: 'crc-32',
+      // As the uploader: the bucket denies a write without If-None-Match.
+      preventOverwrite: true,
       metadata: { ranchid: 'cedar-creek', camera_name: 'North Feeder', ...ledger },
     },
   }).result;
@@ -75,13 +78,13 @@ describe('uploadData against s3rver', () => {
   it('stores the object with metadata, cache-control and content type, tags it, and counts it', async () => {
     const before = await metricsTotal();
     const key = `public/cedar-creek/${randomUUID()}.jpg`;
-    const bytes = Buffer.from('not really a jpeg, but bytes all the same');
+    const bytes = jpegBytes(key);
     const result = await upload(key, bytes);
     expect(result.path).toBe(key);
 
     const files = objectFiles(key);
     expect(files.length).toBeGreaterThanOrEqual(3);
-    expect(readObjectFile(key, '._S3rver_object')).toBe(bytes.toString());
+    expect(readFileSync(path.join(sandbox.dataDir, 's3', sandbox.config.storage.bucket, `${key}._S3rver_object`))).toEqual(bytes);
     const meta = JSON.parse(readObjectFile(key, '._S3rver_metadata.json')) as Record<string, string>;
     expect(meta).toMatchObject({
       'content-type': 'image/jpg',
@@ -98,7 +101,7 @@ describe('uploadData against s3rver', () => {
 
   it('handles a multipart upload (over 5 MB) and tags the completed object', async () => {
     const key = `private/${(await fetchAuthSession()).identityId}/cedar-creek/${randomUUID()}.jpg`;
-    const bytes = Buffer.alloc(6 * 1024 * 1024, 7);
+    const bytes = jpegBytes(key, 6 * 1024 * 1024);
     await upload(key, bytes);
     expect(readObjectFile(key, '._S3rver_tagging.xml')).toContain('cedar-creek');
     expect(JSON.parse(readObjectFile(key, '._S3rver_metadata.json'))).toMatchObject({ 'x-amz-meta-ranchid': 'cedar-creek' });
@@ -108,25 +111,25 @@ describe('uploadData against s3rver', () => {
     const before = await metricsTotal();
     sandbox.setPutFault('1:403');
     const faultsBefore = sandbox.injectedFaults();
-    await expect(upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.from('x'))).rejects.toMatchObject({ name: 'AccessDenied' });
+    await expect(upload(`public/cedar-creek/${randomUUID()}.jpg`, jpegBytes('x'))).rejects.toMatchObject({ name: 'AccessDenied' });
     expect(sandbox.injectedFaults()).toBe(faultsBefore + 1); // 403 is not retried
 
     sandbox.setPutFault('0');
-    await upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.from('y'));
+    await upload(`public/cedar-creek/${randomUUID()}.jpg`, jpegBytes('y'));
     expect(Number(await metricsTotal())).toBe(Number(before) + 1);
   });
 
   it('answers 503 SlowDown, which Amplify retries before giving up', async () => {
     sandbox.setPutFault('1:503');
     const faultsBefore = sandbox.injectedFaults();
-    await expect(upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.from('z'))).rejects.toMatchObject({ name: 'SlowDown' });
+    await expect(upload(`public/cedar-creek/${randomUUID()}.jpg`, jpegBytes('z'))).rejects.toMatchObject({ name: 'SlowDown' });
     expect(sandbox.injectedFaults() - faultsBefore).toBeGreaterThan(1);
   });
 
   it('fails multipart part uploads too', async () => {
     sandbox.setPutFault('1:500');
     const faultsBefore = sandbox.injectedFaults();
-    await expect(upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.alloc(6 * 1024 * 1024, 1))).rejects.toMatchObject({ name: 'InternalError' });
+    await expect(upload(`public/cedar-creek/${randomUUID()}.jpg`, jpegBytes('parts', 6 * 1024 * 1024))).rejects.toMatchObject({ name: 'InternalError' });
     expect(sandbox.injectedFaults() - faultsBefore).toBeGreaterThan(1);
   });
 
@@ -134,7 +137,7 @@ describe('uploadData against s3rver', () => {
     sandbox.setPutFault('0.5:503');
     const faultsBefore = sandbox.injectedFaults();
     // Amplify retries each 503 (up to 3 attempts), so most of these still succeed.
-    const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.from(`f${i}`))));
+    const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => upload(`public/cedar-creek/${randomUUID()}.jpg`, jpegBytes(`f${i}`))));
     const injected = sandbox.injectedFaults() - faultsBefore;
     expect(injected).toBeGreaterThan(0);
     expect(results.filter((r) => r.status === 'fulfilled').length).toBeGreaterThan(0);
@@ -145,7 +148,7 @@ describe('S3 error codes from the fault switch', () => {
   it('1:400:ExpiredToken: Amplify reports the expired credentials by name', async () => {
     sandbox.setPutFault('1:400:ExpiredToken');
     const faultsBefore = sandbox.injectedFaults();
-    await expect(upload(`public/cedar-creek/${randomUUID()}.jpg`, Buffer.from('e'))).rejects.toMatchObject({
+    await expect(upload(`public/cedar-creek/${randomUUID()}.jpg`, jpegBytes('e'))).rejects.toMatchObject({
       name: 'ExpiredToken',
       message: 'The provided token has expired.',
     });
@@ -172,7 +175,7 @@ async function reservedHeaders(body: Buffer): Promise<Record<string, string>> {
 }
 
 /** A PUT through node:http signed with the operator's key (src/s3.ts OPERATOR_CREDENTIALS). */
-async function rawPut(key: string, headers: Record<string, string>, body = Buffer.from('bytes')): Promise<RawAnswer> {
+async function rawPut(key: string, headers: Record<string, string>, body: Buffer = Buffer.from('bytes')): Promise<RawAnswer> {
   const res = await operatorRawRequest(objectUrl(key), {
     method: 'PUT',
     headers: { 'Content-Type': 'image/jpg', ...headers },
@@ -208,7 +211,7 @@ describe('user metadata must be US-ASCII, as real S3 requires', () => {
   it('stores an RFC 2047 encoded value as sent', async () => {
     const key = `public/cedar-creek/${randomUUID()}.jpg`;
     const before = await metricsTotal();
-    const body = Buffer.from(`bytes ${key}`);
+    const body = jpegBytes(key);
     const res = await rawPut(key, { 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-camera_name': rfc2047, ...(await reservedHeaders(body)) }, body);
     expect(res.status).toBe(200);
     expect(JSON.parse(readObjectFile(key, '._S3rver_metadata.json'))).toMatchObject({ 'x-amz-meta-camera_name': rfc2047 });

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { jpegBytes } from '../../test-support/jpeg';
 import { fetchAuthSession, signIn, signOut } from 'aws-amplify/auth';
 import { downloadData, list, remove, uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
@@ -54,7 +55,7 @@ async function metricsTotal(ranchId: string): Promise<string> {
 }
 
 /** A photo's bytes, each call another photo: the ranch would not be sent one it already has (uploads-api.test.ts). */
-const photoBytes = () => Buffer.from(`jpeg bytes ${randomUUID()}`);
+const photoBytes = () => jpegBytes(`jpeg bytes ${randomUUID()}`);
 
 /**
  * As the uploader sends it (uploader-remote/src/features/upload/services/amplify-storage.ts): the
@@ -75,6 +76,8 @@ async function upload(key: string, ranchid: string, bytes = photoBytes(), checks
     data: bytes,
     options: {
       contentType: 'image/jpg',
+      // As the uploader: the bucket denies a write without If-None-Match.
+      preventOverwrite: true,
       ...(checksum ? { checksumAlgorithm: 'crc-32' as const } : {}),
       metadata: { ranchid, camera_name: '', ...ledger },
     },
@@ -119,11 +122,11 @@ describe('the authenticated role, as IAM would apply it', () => {
   it('completes a multipart upload with a full-object CRC32; without one Amplify HEADs the object, which the role may not', async () => {
     await signInAs(subscriber);
     const key = `public/cedar-creek/${randomUUID()}.jpg`;
-    await upload(key, 'cedar-creek', Buffer.alloc(6 * 1024 * 1024, 5));
+    await upload(key, 'cedar-creek', jpegBytes(key, 6 * 1024 * 1024));
     expect(readFileSync(objectFile(key, '._S3rver_tagging.xml'), 'utf8')).toContain('cedar-creek');
     // Stored and counted, yet the client reports a failure: what production would do without the checksum.
     const unchecked = `public/cedar-creek/${randomUUID()}.jpg`;
-    await expect(upload(unchecked, 'cedar-creek', Buffer.alloc(6 * 1024 * 1024, 6), false)).rejects.toThrow('403'); // a HEAD's error has no body
+    await expect(upload(unchecked, 'cedar-creek', jpegBytes(unchecked, 6 * 1024 * 1024), false)).rejects.toThrow('403'); // a HEAD's error has no body
     expect(lines).toContainEqual(expect.stringContaining(`-> 403 AccessDenied: s3:GetObject on ${sandbox.config.storage.bucket}/${unchecked} is not allowed`));
   });
 
@@ -294,7 +297,7 @@ describe('authentication: every S3 request is signed, as S3 wants it (src/sigv4.
     const res = answered(
       await signedRawRequest({ accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }, objectUrl(key), {
         method: 'PUT',
-        headers: { 'x-amz-meta-ranchid': 'cedar-creek', 'If-None-Match': '*', ...(await reservedHeaders(body)) },
+        headers: { 'Content-Type': 'image/jpg', 'x-amz-meta-ranchid': 'cedar-creek', 'If-None-Match': '*', ...(await reservedHeaders(body)) },
         body,
         timeoutMs: 10_000,
       }),
@@ -326,7 +329,10 @@ describe('the object-created function in the sandbox', () => {
     const remaining = 1000 - Number(await metricsTotal('mesquite-flats'));
     expect(remaining).toBe(15);
     // One more photo than there is room for: the uploads API grants the room and no more.
-    const photos = Array.from({ length: remaining + 1 }, (_, i) => ({ key: `public/mesquite-flats/${randomUUID()}.jpg`, bytes: Buffer.from(`jpeg ${i}`) }));
+    const photos = Array.from({ length: remaining + 1 }, (_, i) => ({
+      key: `public/mesquite-flats/${randomUUID()}.jpg`,
+      bytes: jpegBytes(`jpeg ${i} ${randomUUID()}`),
+    }));
     const { json: answer } = await askReservation(
       sandbox.config,
       await idToken(),

@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Sandbox } from '../src/index';
 import { yearMonth } from '../src/index';
+import { jpegBytes } from '../../test-support/jpeg';
 import { passwordTokens, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { operatorFetch, signedRawRequest } from './support/sign';
 import type { Credentials } from './support/sign';
@@ -86,9 +87,15 @@ const refusalOf = (key: string) => sandbox.refusals().find((r) => r.key === key)
  * these user metadata; resolves with its key once S3 answered 200 (the sandbox runs the
  * object-created function before it answers).
  */
-async function putPhoto(user: keyof typeof credentials, ranchId: string, metadata: Record<string, string>, bytes = Buffer.from(`photo ${randomUUID()}`)) {
+async function putPhoto(
+  user: keyof typeof credentials,
+  ranchId: string,
+  metadata: Record<string, string>,
+  bytes = jpegBytes(`photo ${randomUUID()}`),
+  contentType = 'image/jpg',
+) {
   const key = `public/${ranchId}/${randomUUID()}.jpg`;
-  const headers: Record<string, string> = { 'Content-Type': 'image/jpg', 'If-None-Match': '*' };
+  const headers: Record<string, string> = { 'Content-Type': contentType, 'If-None-Match': '*' };
   for (const [name, value] of Object.entries(metadata)) headers[`x-amz-meta-${name}`] = value;
   const res = await signedRawRequest(credentials[user]!, objectUrl(key), { method: 'PUT', headers, body: bytes, timeoutMs: 10_000 });
   expect(res).toMatchObject({ status: 200 });
@@ -388,7 +395,7 @@ describe('the object-created function counts only what was reserved', () => {
 
   it('counts and tags a photo stored under a granted reservation; the other member’s device then finds it known', async () => {
     const month = await ledgerMonth();
-    const bytes = Buffer.from(`photo ${randomUUID()}`);
+    const bytes = jpegBytes(`photo ${randomUUID()}`);
     const fingerprint = fingerprintOf(bytes);
     const reservation = await reserve(sandbox.config, ids.free, MESQUITE, [fingerprint]);
     const key = await putPhoto('free', MESQUITE, { ranchid: MESQUITE, camera_name: 'Windmill Tank', reservation, fingerprint }, bytes);
@@ -462,6 +469,37 @@ describe('the object-created function counts only what was reserved', () => {
     expect(refusalOf(key)).toMatchObject({ ranchId: MESQUITE, reason: 'malformed-metadata' });
     expect(await metrics('partner', MESQUITE, month)).toMatchObject({ total: '985', reserved: 1 });
     expect(await Promise.race([sandbox.stopped, new Promise((r) => setTimeout(() => r('running'), 50))])).toBe('running');
+  });
+});
+
+describe('the object-created function counts only JPEG photos', () => {
+  beforeEach(() => setRanchUsage(sandbox, MESQUITE, 985));
+
+  it('removes and records a reserved upload that is not a JPEG by its first bytes or its content type, leaving its slot held', async () => {
+    const month = await ledgerMonth();
+    const [text, png] = newFingerprints(2) as [string, string];
+    const reservation = await reserve(sandbox.config, ids.free, MESQUITE, [text, png]);
+    // A crafted client: a JPEG's content type over bytes that are not one, and a real JPEG sent as a PNG.
+    const notBytes = await putPhoto(
+      'free',
+      MESQUITE,
+      { ranchid: MESQUITE, camera_name: '', reservation, fingerprint: text },
+      Buffer.from(`photo ${randomUUID()}`),
+    );
+    const notType = await putPhoto(
+      'free',
+      MESQUITE,
+      { ranchid: MESQUITE, camera_name: '', reservation, fingerprint: png },
+      jpegBytes(randomUUID()),
+      'image/png',
+    );
+    for (const key of [notBytes, notType]) {
+      expect([key, stored(key)]).toEqual([key, false]);
+      expect([key, refusalOf(key)]).toEqual([key, expect.objectContaining({ ranchId: MESQUITE, reason: 'not-jpeg' })]);
+    }
+    // Another member sees both slots still held: nothing was counted.
+    expect(await metrics('partner', MESQUITE, month)).toMatchObject({ total: '985', reserved: 2 });
+    expect(await api('DELETE', `/ranches/${MESQUITE}/reservations/${reservation}`, ids.free)).toMatchObject({ status: 200, json: { released: 2 } });
   });
 });
 

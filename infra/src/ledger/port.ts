@@ -35,6 +35,8 @@ export type RefusalReason =
   | 'malformed-metadata'
   | 'malformed-key'
   | 'unreadable'
+  | 'too-large'
+  | 'not-jpeg'
   | 'unprocessed';
 
 export interface Refusal {

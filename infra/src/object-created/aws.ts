@@ -7,8 +7,8 @@
  */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { GetItemCommandOutput } from '@aws-sdk/client-dynamodb';
-import { DeleteObjectCommand, HeadObjectCommand, PutObjectTaggingCommand } from '@aws-sdk/client-s3';
-import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectTaggingCommand } from '@aws-sdk/client-s3';
+import type { GetObjectCommandOutput, HeadObjectCommandOutput } from '@aws-sdk/client-s3';
 import type { CommandSender } from '../ledger/dynamo';
 import type { RanchPort } from '../ledger/port';
 import { RANCH_OBJECT_TAG } from '../upload-access';
@@ -22,7 +22,7 @@ export const RANCH_TABLE = { partitionKey: 'ranchid', maxMonthlyUploads: 'max_mo
 
 const s = (value: string) => ({ S: value });
 
-/** S3: HeadObject (metadata, size, type), PutObjectTagging, DeleteObject. */
+/** S3: HeadObject (metadata, size, type), a ranged GetObject (the first bytes), PutObjectTagging, DeleteObject. */
 export function s3Objects(client: CommandSender): ObjectPort {
   return {
     async head(bucket, key) {
@@ -34,6 +34,21 @@ export function s3Objects(client: CommandSender): ObjectPort {
         if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return null;
         // HeadObject of an SSE-C object without its key: 400, on every attempt.
         if (e.$metadata?.httpStatusCode === 400) return 'unreadable';
+        throw error;
+      }
+    },
+    async firstBytes(bucket, key, count) {
+      try {
+        const answer = (await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=0-${count - 1}` }))) as GetObjectCommandOutput;
+        if (!answer.Body) return new Uint8Array();
+        const bytes = await answer.Body.transformToByteArray();
+        // A server that ignores Range sends the whole object: only the first bytes matter.
+        return bytes.subarray(0, count);
+      } catch (error) {
+        const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+        if (e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return null;
+        // An empty object has no byte 0: 416, nothing to read.
+        if (e.name === 'InvalidRange' || e.$metadata?.httpStatusCode === 416) return new Uint8Array();
         throw error;
       }
     },

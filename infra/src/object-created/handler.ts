@@ -7,15 +7,19 @@
  * Per `ObjectCreated:*` record:
  * 1. the key (URL-encoded in the event, `+` for a space) must follow the layout
  *    (shared/src/uploads/object-key.ts) — else the object is removed, refusal `outside-layout`;
- * 2. the object's `ranchid` metadata (possibly RFC 2047-encoded) must name the key's ranch —
+ * 2. the object must be a photo the uploader would send: at most 50 MB by its head (else
+ *    `too-large`), stored as `image/jpeg` or `image/jpg` and starting with a JPEG's FF D8 FF, read
+ *    with a ranged GET of its first three bytes (else `not-jpeg`). The browser checks both
+ *    (uploader-remote/src/features/upload/model/file-filter.ts); a crafted client need not;
+ * 3. the object's `ranchid` metadata (possibly RFC 2047-encoded) must name the key's ranch —
  *    else removed, `ranch-mismatch` (`malformed-metadata` when a value cannot be decoded). The
  *    key's ranch is the one IAM bound to the caller's token (infra/src/upload-access.ts); the
  *    metadata alone is whatever the caller sent;
- * 3. the ranch must exist — else removed, `unknown-ranch`;
- * 4. the object's `reservation` metadata must name a reservation the uploads API granted to the
+ * 4. the ranch must exist — else removed, `unknown-ranch`;
+ * 5. the object's `reservation` metadata must name a reservation the uploads API granted to the
  *    key's ranch (src/uploads-api/handler.ts) — else removed, `no-reservation`: it was sent
  *    without asking;
- * 5. the ledger counts the object in its reservation's month, at most once per object (S3
+ * 6. the ledger counts the object in its reservation's month, at most once per object (S3
  *    delivers at least once), by src/ledger/rules.ts's `countUnder`: a slot of a live reservation,
  *    or room left beside every live reservation for one that expired — atomically. Counted (or
  *    already counted) → the object gets the `ranchid` tag, and its `fingerprint` metadata joins
@@ -61,6 +65,15 @@ export interface ObjectCreatedEvent {
   Records: readonly ObjectCreatedRecord[];
 }
 
+/** The largest object counted: the uploader's own limit (uploader-remote/src/features/upload/model/file-filter.ts MAX_FILE_BYTES). */
+export const MAX_OBJECT_BYTES = 50 * 1024 * 1024;
+
+/** The content types a JPEG may be stored with: the uploader sends `image/jpg` (uploader-remote/src/features/upload/services/amplify-storage.ts). */
+export const JPEG_CONTENT_TYPES: readonly string[] = ['image/jpeg', 'image/jpg'];
+
+/** Every JPEG starts with SOI (FF D8) and a marker's FF. */
+export const JPEG_MAGIC: readonly number[] = [0xff, 0xd8, 0xff];
+
 /** What HeadObject tells of an object. */
 export interface ObjectHead {
   /** User metadata, names lower-case, without `x-amz-meta-`. */
@@ -78,6 +91,11 @@ export interface ObjectPort {
    * in a way no retry changes (400: an SSE-C object, whose key only the uploader has).
    */
   head(bucket: string, key: string): Promise<ObjectHead | null | 'unreadable'>;
+  /**
+   * The object's first `count` bytes (a ranged GetObject, `bytes=0-<count-1>`): fewer when the
+   * object is shorter, null when there is no such object.
+   */
+  firstBytes(bucket: string, key: string, count: number): Promise<Uint8Array | null>;
   /** Sets the object's `ranchid` tag (infra/src/upload-access.ts RANCH_OBJECT_TAG). */
   putRanchTag(bucket: string, key: string, ranchId: string): Promise<void>;
   /** Deletes the object; deleting an absent object succeeds. */
@@ -137,6 +155,16 @@ function decoded(value: string | undefined): string | null {
   }
 }
 
+/** A stored content type as a JPEG's: `image/jpeg` or `image/jpg`, whatever the case, parameters aside. */
+export function isJpegContentType(contentType: string): boolean {
+  return JPEG_CONTENT_TYPES.includes((contentType.split(';')[0] ?? '').trim().toLowerCase());
+}
+
+/** Whether `bytes` start as a JPEG does (FF D8 FF). */
+export function hasJpegMagic(bytes: Uint8Array): boolean {
+  return JPEG_MAGIC.every((byte, i) => bytes[i] === byte);
+}
+
 async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps, log: (line: Decision) => void): Promise<void> {
   const bucket = record.s3.bucket.name;
   if (!record.eventName.startsWith('ObjectCreated:')) {
@@ -165,6 +193,15 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
     return;
   }
   if (head === 'unreadable') return refuse('unreadable', parsed.ranchId);
+  // What the browser would never send is refused before the ledger is read.
+  if (head.size > MAX_OBJECT_BYTES) return refuse('too-large', parsed.ranchId);
+  if (!isJpegContentType(head.contentType) || head.size < JPEG_MAGIC.length) return refuse('not-jpeg', parsed.ranchId);
+  const first = await deps.objects.firstBytes(bucket, key, JPEG_MAGIC.length);
+  if (first === null) {
+    log({ decision: 'gone', bucket, key });
+    return;
+  }
+  if (!hasJpegMagic(first)) return refuse('not-jpeg', parsed.ranchId);
   const { metadata } = head;
   const claimedRanchId = decoded(metadata['ranchid']);
   if (claimedRanchId === null) return refuse('malformed-metadata', parsed.ranchId);

@@ -101,6 +101,17 @@ export function uploadBucketDenials(objectsArn: string): PolicyStatement[] {
       resources: [objectsArn],
       conditions: { Null: { 's3:if-none-match': 'true' }, Bool: { 's3:ObjectCreationOperation': 'true' } },
     }),
+    // A storage class named and not STANDARD (Glacier, One Zone…): a photo must be readable at once and
+    // at Standard's durability. A negated operator is true when the key is absent, so `Null: false`
+    // keeps the uploader's writes, which name none (S3 stores them as STANDARD), out of it.
+    new PolicyStatement({
+      sid: 'DenyOtherStorageClasses',
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: ['s3:PutObject'],
+      resources: [objectsArn],
+      conditions: { Null: { 's3:x-amz-storage-class': 'false' }, StringNotEquals: { 's3:x-amz-storage-class': 'STANDARD' } },
+    }),
   ];
 }
 

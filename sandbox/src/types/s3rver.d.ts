@@ -38,6 +38,8 @@ declare module '@20minutes/s3rver' {
     middleware: KoaMiddleware[];
     store: {
       getMetadata(bucket: string, key: string): Promise<Record<string, string>>;
+      /** The object's bytes `start`..`end` (inclusive) as a stream; null when there is no such object, `content` null when the range is not satisfiable. */
+      getObject(bucket: string, key: string, options?: { start?: number; end?: number }): Promise<{ content: NodeJS.ReadableStream | null } | null>;
       putSubresource(bucket: string, key: string, resource: unknown): Promise<void>;
       getSubresource(bucket: string, key: string, type: string): Promise<{ toXML(space?: number): string } | null>;
       deleteSubresource(bucket: string, key: string, type: string): Promise<void>;
