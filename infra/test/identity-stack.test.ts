@@ -48,6 +48,12 @@ function rolePolicyAllows(template: Template): Statement[] {
 }
 
 describe('the user pool', () => {
+  it('keeps the original email until a new one is verified (keepOriginal)', () => {
+    created.hasResourceProperties('AWS::Cognito::UserPool', {
+      UserAttributeUpdateSettings: { AttributesRequireVerificationBeforeUpdate: ['email'] },
+    });
+  });
+
   it('signs in by email, with a password of at least 8 and no required classes, MFA off', () => {
     created.hasResourceProperties('AWS::Cognito::UserPool', {
       UsernameAttributes: ['email'],

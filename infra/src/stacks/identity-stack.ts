@@ -168,6 +168,10 @@ export class IdentityStack extends Stack {
       signInAliases: { email: true },
       signInCaseSensitive: false,
       autoVerify: { email: true },
+      // A changed email takes effect only once its code is confirmed: until then the user keeps
+      // signing in with, and receiving mail at, the verified one — not an address typed by
+      // whoever holds the session.
+      keepOriginal: { email: true },
       standardAttributes: {
         email: { required: true, mutable: true },
         fullname: { required: false, mutable: true },
