@@ -45,6 +45,12 @@ export interface Settings {
   identityPoolId?: string;
   /** The existing identity pool's authenticated role, to which the web's upload and analytics policy is attached. */
   authenticatedRoleArn?: string;
+  /**
+   * The created user pool's mail (codes for sign-up, reset, a changed email) through SES; absent:
+   * Cognito's own sender, about 50 messages a day for the account — enough for a trial, not for
+   * sign-ups. Not with `userPoolId`: an existing pool's mail is configured where the pool is.
+   */
+  userPoolEmail?: UserPoolEmailSettings;
   /** The product back end's ranch table (read by the object-created function). */
   ranchesTableName: string;
   /** The Firehose stream the analytics events go to; the runtime config's `analytics.streamName`. */
@@ -55,6 +61,16 @@ export interface Settings {
   uploadsApi?: UploadsApiDomain;
   /** Who hears of the environment's alarms (docs/operations.md#alarms). */
   alarms: AlarmSettings;
+}
+
+/** The user pool's SES sender. */
+export interface UserPoolEmailSettings {
+  /** The From address, verified in SES (itself, or its domain `sesVerifiedDomain`). */
+  fromAddress: string;
+  /** The sender's name shown with it. */
+  fromName?: string;
+  /** The SES identity that is a verified domain, when the address is not verified alone; the address must be at it. */
+  sesVerifiedDomain?: string;
 }
 
 /** The alarm topic's recipients. */
@@ -117,6 +133,7 @@ const FIELDS = new Set([
   'userPoolId',
   'identityPoolId',
   'authenticatedRoleArn',
+  'userPoolEmail',
   'ranchesTableName',
   'analyticsStreamName',
   'siteOrigins',
@@ -254,6 +271,9 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
   }
 
   const alarms = checkAlarms(raw.alarms, problems);
+  const userPoolEmail = checkUserPoolEmail(raw.userPoolEmail, problems);
+  if (raw.userPoolEmail !== undefined && userPoolId)
+    problems.push("userPoolEmail is set with userPoolId: the stack does not change an existing pool's mail (configure it where that pool is managed).");
 
   if (identityPoolId && !userPoolId) problems.push('identityPoolId needs userPoolId: an existing identity pool signs in with an existing user pool.');
   if (identityPoolId && !authenticatedRoleArn) {
@@ -286,12 +306,52 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
       ...(userPoolId ? { userPoolId } : {}),
       ...(identityPoolId ? { identityPoolId } : {}),
       ...(authenticatedRoleArn ? { authenticatedRoleArn } : {}),
+      ...(userPoolEmail ? { userPoolEmail } : {}),
       ranchesTableName: ranchesTableName!,
       analyticsStreamName: analyticsStreamName!,
       siteOrigins: siteOrigins!,
       ...(uploadsApi ? { uploadsApi } : {}),
       alarms: alarms!,
     },
+  };
+}
+
+/** The optional `userPoolEmail` setting; pushes its problems, and answers undefined when absent or when there is any. */
+function checkUserPoolEmail(raw: unknown, problems: string[]): UserPoolEmailSettings | undefined {
+  if (raw === undefined) return undefined;
+  if (!isObject(raw)) {
+    problems.push('userPoolEmail is not an object (fromAddress: the SES-verified address the user pool mails its codes from).');
+    return undefined;
+  }
+  const before = problems.length;
+  for (const key of Object.keys(raw))
+    if (!['fromAddress', 'fromName', 'sesVerifiedDomain'].includes(key)) problems.push(`userPoolEmail.${key} is not a setting.`);
+  const { fromAddress, fromName, sesVerifiedDomain } = raw;
+  if (typeof fromAddress !== 'string' || !EMAIL.test(fromAddress)) {
+    problems.push(
+      fromAddress === undefined
+        ? 'userPoolEmail.fromAddress is missing (the SES-verified address the user pool mails its codes from).'
+        : `userPoolEmail.fromAddress is ${JSON.stringify(fromAddress)}, which is not an e-mail address (name@host, nothing else).`,
+    );
+  }
+  if (fromName !== undefined && (typeof fromName !== 'string' || fromName.trim() === '' || /[<>"\r\n]/.test(fromName)))
+    problems.push(`userPoolEmail.fromName is ${JSON.stringify(fromName)}, which is not a sender name (text without < > " or line breaks).`);
+  if (sesVerifiedDomain !== undefined) {
+    if (typeof sesVerifiedDomain !== 'string' || !HOST.test(sesVerifiedDomain)) {
+      problems.push(`userPoolEmail.sesVerifiedDomain is ${JSON.stringify(sesVerifiedDomain)}, which is not a lower-case host name.`);
+    } else if (typeof fromAddress === 'string' && EMAIL.test(fromAddress)) {
+      const host = fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase();
+      if (host !== sesVerifiedDomain && !host.endsWith(`.${sesVerifiedDomain}`))
+        problems.push(
+          `userPoolEmail.fromAddress ${fromAddress} is not at userPoolEmail.sesVerifiedDomain ${sesVerifiedDomain}: SES sends only from its verified domain.`,
+        );
+    }
+  }
+  if (problems.length > before) return undefined;
+  return {
+    fromAddress: fromAddress as string,
+    ...(fromName !== undefined ? { fromName: fromName as string } : {}),
+    ...(sesVerifiedDomain !== undefined ? { sesVerifiedDomain: sesVerifiedDomain as string } : {}),
   };
 }
 

@@ -48,6 +48,20 @@ function rolePolicyAllows(template: Template): Statement[] {
 }
 
 describe('the user pool', () => {
+  it("mails its codes through SES from the settings' sender (the example's), not Cognito's own", () => {
+    created.hasResourceProperties('AWS::Cognito::UserPool', {
+      EmailConfiguration: {
+        EmailSendingAccount: 'DEVELOPER',
+        From: 'TrailSense <no-reply@trailsense.example>',
+        SourceArn: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:us-east-2:123456789012:identity/trailsense.example']] },
+      },
+    });
+  });
+
+  it("leaves an existing pool's mail alone", () => {
+    expect(Object.keys(existingUserPool.findResources('AWS::Cognito::UserPool'))).toEqual([]);
+  });
+
   it('keeps the original email until a new one is verified (keepOriginal)', () => {
     created.hasResourceProperties('AWS::Cognito::UserPool', {
       UserAttributeUpdateSettings: { AttributesRequireVerificationBeforeUpdate: ['email'] },
@@ -160,7 +174,7 @@ describe('the authenticated role', () => {
     ]);
   });
 
-  it('may put (and multipart) exactly under the keys of upload-access.ts, and send analytics events to the stream', () => {
+  it('may put (and multipart) exactly under the keys of upload-access.ts, and send analytics events to the stream with a ranch tag only', () => {
     expect(rolePolicyAllows(created)).toEqual([
       { Sid: 'UploadUnderOwnRanch', Effect: 'Allow', Action: [...UPLOAD_ACTIONS], Resource: WRITABLE_KEY_PATTERNS.map(objectArn) },
       {
@@ -168,6 +182,8 @@ describe('the authenticated role', () => {
         Effect: 'Allow',
         Action: [...ANALYTICS_ACTIONS],
         Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:firehose:us-east-2:123456789012:deliverystream/${settings.analyticsStreamName}`]] },
+        // A signed-in account without a ranch (anyone can sign up) puts nothing into the stream.
+        Condition: { Null: { 'aws:PrincipalTag/ranchid': 'false' } },
       },
     ]);
     expect(WRITABLE_KEY_PATTERNS).toEqual([

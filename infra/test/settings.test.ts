@@ -28,6 +28,7 @@ describe('the committed example', () => {
     expect(settings).toMatchObject({ name: 'example', region: 'us-east-2', analyticsStreamName: 'trailsense-example-events' });
     expect(settings.uploadsApi).toEqual({ domainName: 'uploads-api.trailsense.example', certificateArn: expect.stringMatching(/^arn:aws:acm:us-east-2:/) });
     expect(settings.alarms).toEqual({ emails: ['ops@trailsense.example'] });
+    expect(settings.userPoolEmail).toEqual({ fromAddress: 'no-reply@trailsense.example', fromName: 'TrailSense', sesVerifiedDomain: 'trailsense.example' });
     expect(path.resolve(path.dirname(exampleFile), settings.runtimeConfig)).toBe(path.join(REPO_ROOT, 'config', 'production.example.json'));
   });
 
@@ -94,8 +95,28 @@ describe('a settings file with problems', () => {
       { identityPoolId: 'us-east-2:0b7c9d4e-2f1a-4c3b-8e5d-6a7b8c9d0e1f', authenticatedRoleArn: 'arn:aws:iam::123456789012:role/x' },
       /^identityPoolId needs userPoolId/,
     ],
-    [{ userPoolId: 'us-east-2_Abc', identityPoolId: 'us-east-2:0b7c9d4e-2f1a-4c3b-8e5d-6a7b8c9d0e1f' }, /^authenticatedRoleArn is missing/],
-    [{ userPoolId: 'us-west-2_Abc' }, /^userPoolId us-west-2_Abc is not in the region us-east-2/],
+    [
+      { userPoolId: 'us-east-2_Abc', identityPoolId: 'us-east-2:0b7c9d4e-2f1a-4c3b-8e5d-6a7b8c9d0e1f', userPoolEmail: undefined },
+      /^authenticatedRoleArn is missing/,
+    ],
+    [{ userPoolId: 'us-west-2_Abc', userPoolEmail: undefined }, /^userPoolId us-west-2_Abc is not in the region us-east-2/],
+    [{ userPoolId: 'us-east-2_Abc' }, /^userPoolEmail is set with userPoolId: the stack does not change an existing pool's mail/],
+    [{ userPoolEmail: 'no-reply@trailsense.example' }, /^userPoolEmail is not an object \(fromAddress: the SES-verified address/],
+    [{ userPoolEmail: { fromName: 'TrailSense' } }, /^userPoolEmail\.fromAddress is missing/],
+    [
+      { userPoolEmail: { fromAddress: 'TrailSense <no-reply@trailsense.example>' } },
+      /^userPoolEmail\.fromAddress is "TrailSense <.*", which is not an e-mail address/,
+    ],
+    [{ userPoolEmail: { fromAddress: 'no-reply@trailsense.example', fromName: 'Trail"Sense' } }, /^userPoolEmail\.fromName is .*, which is not a sender name/],
+    [
+      { userPoolEmail: { fromAddress: 'no-reply@other.example', sesVerifiedDomain: 'trailsense.example' } },
+      /^userPoolEmail\.fromAddress no-reply@other\.example is not at userPoolEmail\.sesVerifiedDomain trailsense\.example/,
+    ],
+    [
+      { userPoolEmail: { fromAddress: 'no-reply@trailsense.example', sesVerifiedDomain: 'https://trailsense.example' } },
+      /^userPoolEmail\.sesVerifiedDomain is .*, which is not a lower-case host name/,
+    ],
+    [{ userPoolEmail: { fromAddress: 'no-reply@trailsense.example', replyTo: 'ops@trailsense.example' } }, /^userPoolEmail\.replyTo is not a setting/],
     [{ authenticatedRoleArn: 'arn:aws:iam::123456789012:role/x' }, /^authenticatedRoleArn is set without identityPoolId/],
     [{ certificateArn: 'arn:aws:acm:us-east-1:999999999999:certificate/0f5e3c1a' }, /^certificateArn is in account 999999999999, not 123456789012/],
     [{ bucketName: 'x' }, /^bucketName is not a setting/],

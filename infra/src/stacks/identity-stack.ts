@@ -7,7 +7,8 @@
  * - the identity pool copies the id token's `custom:ranchid` into the `ranchid` principal tag, and
  *   has no unauthenticated identities;
  * - the authenticated role may put (and multipart) only under the keys of src/upload-access.ts —
- *   never get, list or delete — and PutRecord(Batch) to the analytics stream. Its trust policy
+ *   never get, list or delete — and, with a `ranchid` principal tag, PutRecord(Batch) to the
+ *   analytics stream. Its trust policy
  *   allows sts:TagSession besides sts:AssumeRoleWithWebIdentity: without it, STS refuses the
  *   session the principal tags are attached to.
  *
@@ -30,6 +31,7 @@ import {
   StringAttribute,
   UserPool,
   UserPoolClient,
+  UserPoolEmail,
 } from 'aws-cdk-lib/aws-cognito';
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 import { Effect, FederatedPrincipal, Policy, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
@@ -53,7 +55,7 @@ export const ANALYTICS_ACTIONS = ['firehose:PutRecord', 'firehose:PutRecordBatch
 export const TOKEN_VALIDITY = { idAndAccess: Duration.minutes(15), refresh: Duration.days(30) } as const;
 
 export interface IdentityStackProps extends StackProps {
-  settings: Pick<Settings, 'name' | 'userPoolId' | 'identityPoolId' | 'authenticatedRoleArn'>;
+  settings: Pick<Settings, 'name' | 'userPoolId' | 'identityPoolId' | 'authenticatedRoleArn' | 'userPoolEmail'>;
   /** The upload bucket's name (the runtime config's `storage.bucket`; the Uploads stack creates it). */
   uploadBucketName: string;
   /** The analytics stream's name (the Analytics stack creates it). */
@@ -70,11 +72,15 @@ export function webAccessStatements(stack: Stack, uploadBucketName: string, anal
       actions: [...UPLOAD_ACTIONS],
       resources: WRITABLE_KEY_PATTERNS.map((pattern) => `${bucketArn}/${pattern}`),
     }),
+    // Only a member with a ranch sends events this way (the uploader's upload events; monitoring
+    // goes through the uploads API's /events route, docs/monitoring.md#delivery): an account
+    // anyone can sign up for, not yet placed on a ranch, may not put records into the stream.
     new PolicyStatement({
       sid: 'SendAnalyticsEvents',
       effect: Effect.ALLOW,
       actions: [...ANALYTICS_ACTIONS],
       resources: [stack.formatArn({ service: 'firehose', resource: 'deliverystream', resourceName: analyticsStreamName })],
+      conditions: { Null: { [`aws:PrincipalTag/${RANCH_PRINCIPAL_TAG}`]: 'false' } },
     }),
   ];
 }
@@ -89,7 +95,7 @@ export class IdentityStack extends Stack {
     super(scope, id, props);
     const { settings } = props;
 
-    this.userPool = settings.userPoolId ? UserPool.fromUserPoolId(this, 'UserPool', settings.userPoolId) : this.createUserPool();
+    this.userPool = settings.userPoolId ? UserPool.fromUserPoolId(this, 'UserPool', settings.userPoolId) : this.createUserPool(settings.userPoolEmail);
 
     this.userPoolClient = new UserPoolClient(this, 'WebClient', {
       userPool: this.userPool,
@@ -161,8 +167,18 @@ export class IdentityStack extends Stack {
     new CfnOutput(this, IDENTITY_OUTPUTS.identityPoolId, { value: this.identityPoolId, description: 'auth.identityPoolId' });
   }
 
-  private createUserPool(): UserPool {
+  private createUserPool(email: Settings['userPoolEmail']): UserPool {
     return new UserPool(this, 'UserPool', {
+      // Through SES when the settings name a sender: Cognito's own sends about 50 a day per account.
+      ...(email
+        ? {
+            email: UserPoolEmail.withSES({
+              fromEmail: email.fromAddress,
+              ...(email.fromName ? { fromName: email.fromName } : {}),
+              ...(email.sesVerifiedDomain ? { sesVerifiedDomain: email.sesVerifiedDomain } : {}),
+            }),
+          }
+        : {}),
       // Accounts are made in the mobile apps (SignUp through their client); the web shows sign-up only when its config says so.
       selfSignUpEnabled: true,
       signInAliases: { email: true },
