@@ -38,6 +38,8 @@ export class ApiError extends Error {
 /** The caller as the id token says: email and custom:ranchid. */
 export interface Caller {
   email: string;
+  /** The id token's `email_verified`. */
+  emailVerified?: boolean;
   ranchId?: string;
   sub?: string;
 }
@@ -88,7 +90,13 @@ async function authenticate(req: IncomingMessage, deps: ApiDeps): Promise<Caller
   if (typeof email !== 'string') throw new ApiError(401, 'Invalid token: no email claim');
   const ranchId = check.claims['custom:ranchid'];
   const sub = check.claims['sub'];
-  return { email, ranchId: typeof ranchId === 'string' && ranchId ? ranchId : undefined, ...(typeof sub === 'string' && sub ? { sub } : {}) };
+  const verified = check.claims['email_verified'];
+  return {
+    email,
+    emailVerified: verified === true || verified === 'true',
+    ranchId: typeof ranchId === 'string' && ranchId ? ranchId : undefined,
+    ...(typeof sub === 'string' && sub ? { sub } : {}),
+  };
 }
 
 /** Paths the uploads API answers: /ranches/{id}/upload-metrics, photo-lookups and reservations[/…]. */
@@ -155,6 +163,9 @@ export function createApi(deps: ApiDeps): RequestListener {
     req.resume(); // GETs have no body; drain anything sent anyway
     if (req.method !== 'GET') throw new ApiError(405, `Method ${req.method ?? ''} not allowed`);
     const caller = await authenticate(req, deps);
+    // The product API reads subscriptions by e-mail: only an address the user proved is theirs
+    // may name them (the pool keeps the original until a new one is verified; infra/src/stacks/identity-stack.ts).
+    if (!caller.emailVerified) throw new ApiError(403, 'Your e-mail address is not verified: verify it, then try again');
     sendJson(res, 200, answer(deps.db, caller, url.pathname));
   }
   return (req, res) => {

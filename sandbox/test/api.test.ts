@@ -82,6 +82,7 @@ describe('product API', () => {
     const claims = {
       sub: subscriber.sub,
       email: subscriber.email,
+      email_verified: true,
       'custom:ranchid': 'cedar-creek',
       token_use: 'id',
       aud: sandbox.config.auth.userPoolClientId,
@@ -104,6 +105,20 @@ describe('product API', () => {
     }
     // The same forged claims, correctly signed and fresh, are accepted: the 401s above are not a fluke.
     expect((await apiGet(sandbox.config, '/ranches/cedar-creek', signedToken({ ...claims, iat: now, exp: now + 3600 }))).status).toBe(200);
+  });
+
+  it('403s a caller whose e-mail address is not verified: subscriptions are read by e-mail', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const issued = JSON.parse(Buffer.from(subscriberTokens.IdToken.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+    const claims: Record<string, unknown> = { ...issued, iat: now, exp: now + 3600 };
+    expect(claims['email_verified']).toBe(true);
+    const unverified = signedToken({ ...claims, email_verified: false });
+    expect(await apiGet(sandbox.config, `/subscriptions/${subscriber.email}`, unverified)).toEqual({
+      status: 403,
+      json: { message: 'Your e-mail address is not verified: verify it, then try again' },
+    });
+    expect((await apiGet(sandbox.config, '/ranches/cedar-creek', signedToken({ ...claims, email_verified: undefined }))).status).toBe(403);
+    expect((await apiGet(sandbox.config, `/subscriptions/${subscriber.email}`, signedToken(claims))).status).toBe(200);
   });
 
   it('403s another ranch, another email, and a caller with no ranch', async () => {
