@@ -232,6 +232,20 @@ export function openUploadJournal(options: { name?: string } = {}): UploadJourna
     while (draining || queued()) await drain();
   };
 
+  /** Removes the entries and batches unchanged since `cutoff` (ms) that `remove` picks. */
+  const removeUnchangedSince = async (cutoff: number, remove: (item: { owner: string }) => boolean) => {
+    await settle();
+    const tx = (await db()).transaction(['files', 'batches'], 'readwrite');
+    for (const storeName of ['files', 'batches'] as const) {
+      let cursor = await tx.objectStore(storeName).index('byUpdated').openCursor(IDBKeyRange.upperBound(cutoff));
+      while (cursor) {
+        if (remove(cursor.value)) void cursor.delete();
+        cursor = await cursor.continue();
+      }
+    }
+    await tx.done;
+  };
+
   return {
     async sizesKnown(scope, sizes) {
       // Not waiting for queued writes: this is a quick first sort of a selection, and whatever
@@ -302,32 +316,8 @@ export function openUploadJournal(options: { name?: string } = {}): UploadJourna
       }
       return false;
     },
-    async pruneOthers(owner, now, retentionMs = OTHER_USERS_RETENTION_MS) {
-      await settle();
-      const tx = (await db()).transaction(['files', 'batches'], 'readwrite');
-      const old = IDBKeyRange.upperBound(now - retentionMs);
-      for (const storeName of ['files', 'batches'] as const) {
-        let cursor = await tx.objectStore(storeName).index('byUpdated').openCursor(old);
-        while (cursor) {
-          if (cursor.value.owner !== owner) void cursor.delete();
-          cursor = await cursor.continue();
-        }
-      }
-      await tx.done;
-    },
-    async prune(now, retentionMs = JOURNAL_RETENTION_MS) {
-      await settle();
-      const tx = (await db()).transaction(['files', 'batches'], 'readwrite');
-      const old = IDBKeyRange.upperBound(now - retentionMs);
-      for (const storeName of ['files', 'batches'] as const) {
-        let cursor = await tx.objectStore(storeName).index('byUpdated').openCursor(old);
-        while (cursor) {
-          void cursor.delete();
-          cursor = await cursor.continue();
-        }
-      }
-      await tx.done;
-    },
+    pruneOthers: (owner, now, retentionMs = OTHER_USERS_RETENTION_MS) => removeUnchangedSince(now - retentionMs, (item) => item.owner !== owner),
+    prune: (now, retentionMs = JOURNAL_RETENTION_MS) => removeUnchangedSince(now - retentionMs, () => true),
     close() {
       void dbPromise?.then((d) => d.close());
       dbPromise = null;
