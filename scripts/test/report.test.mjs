@@ -1,5 +1,6 @@
 // `npm run report`: the pure aggregation (scripts/report-events.mjs) and its two readers
 // (scripts/report.mjs) over a directory of Firehose files and a sandbox database made here.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -149,5 +150,16 @@ describe('readSandboxDb and sourceOf', () => {
     fs.mkdirSync(path.join(dir, 'firehose'));
     expect(sourceOf(path.join(dir, 'firehose'))).toEqual({ kind: 'firehose', dir: path.join(dir, 'firehose') });
     expect(() => sourceOf(path.join(dir, 'missing'))).toThrow(/does not exist/);
+  });
+});
+
+describe('npm run report', () => {
+  it('runs as the README says, on a directory of Firehose files, and prints the tables', () => {
+    fs.mkdirSync(path.join(dir, 'events'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'events', 'stream-1'), gzipSync(`${JSON.stringify(vital('/login', 'LCP', 1234))}\n${JSON.stringify(batch({}))}\n`));
+    const repo = path.resolve(__dirname, '..', '..');
+    const out = execFileSync('npm', ['run', '--silent', 'report', '--', dir], { cwd: repo, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(out).toContain('| /login | 1234 (1) |');
+    expect(out).toContain('Upload batches');
   });
 });
