@@ -63,6 +63,13 @@ export function s3Store(target: Target, options: AwsOptions): BucketStore {
   });
   const { bucket, prefix } = target;
 
+  /** Writes the lock object only if `condition` holds (S3's conditional write: 412 when it does not). */
+  async function putLockObject(key: string, body: Buffer, condition: { IfNoneMatch: '*' } | { IfMatch: string }): Promise<void> {
+    await client.send(
+      new PutObjectCommand({ Bucket: bucket, Key: prefix + key, Body: body, ContentType: 'application/json', CacheControl: 'no-store', ...condition }),
+    );
+  }
+
   async function listRaw(under: string): Promise<StoredObject[]> {
     const found: StoredObject[] = [];
     let token: string | undefined;
@@ -96,16 +103,7 @@ export function s3Store(target: Target, options: AwsOptions): BucketStore {
     lock: {
       async create(key, body) {
         try {
-          await client.send(
-            new PutObjectCommand({
-              Bucket: bucket,
-              Key: prefix + key,
-              Body: body,
-              ContentType: 'application/json',
-              CacheControl: 'no-store',
-              IfNoneMatch: '*',
-            }),
-          );
+          await putLockObject(key, body, { IfNoneMatch: '*' });
           return 'created';
         } catch (error) {
           if (statusOf(error) === 412) return 'exists';
@@ -115,16 +113,7 @@ export function s3Store(target: Target, options: AwsOptions): BucketStore {
       },
       async replace(key, body, etag) {
         try {
-          await client.send(
-            new PutObjectCommand({
-              Bucket: bucket,
-              Key: prefix + key,
-              Body: body,
-              ContentType: 'application/json',
-              CacheControl: 'no-store',
-              IfMatch: `"${etag}"`,
-            }),
-          );
+          await putLockObject(key, body, { IfMatch: `"${etag}"` });
           return true;
         } catch (error) {
           // 412: another ETag now; 404: gone; 409: another write of it under way.
