@@ -10,8 +10,12 @@
 // Prints the median run per route, with all runs, and that run's long tasks; asserts nothing.
 // Lighthouse (bench/lighthouse.mjs) simulates a slow network around a single observed load,
 // which swings by ±50 ms here; seven direct loads per route compare two builds in minutes.
+// With TASKS=1, each long task of the median load is listed with when it ran (ms from the start
+// of the navigation, and whether between first paint and usable) and what it spent its time on
+// (the scripts it evaluated or called into, style, layout), to find whose code a task is.
 //   npm run bench:blocking -- /login          (after npm run build)
 //   RUNS=9 npm run bench:blocking -- /login /uploader
+//   TASKS=1 npm run bench:blocking -- /login
 import { chromium, type Browser } from '@playwright/test';
 import { chromiumLaunchOptions } from '../e2e/support/chromium';
 import { accounts, startSignedIn } from '../e2e/support/session';
@@ -20,6 +24,7 @@ import { ROUTES, startStack, stop } from './stack';
 const RUNS = Number(process.env.RUNS ?? 7);
 const CPU = Number(process.env.CPU ?? 4);
 const LONG_TASK_MS = 50;
+const TASKS = process.env.TASKS === '1';
 
 interface TraceEvent {
   name: string;
@@ -28,6 +33,65 @@ interface TraceEvent {
   dur?: number;
   pid: number;
   tid: number;
+  args?: { data?: { url?: string; functionName?: string; type?: string } };
+}
+
+/** A long task: when it ran (ms from navigation start), how long, and where its time went. */
+interface LongTask {
+  start: number;
+  duration: number;
+  /** Between first contentful paint and the route being usable. */
+  beforeUsable: boolean;
+  /** The largest parts, e.g. "EvaluateScript 441.f650c301b9.js 62". */
+  parts: string[];
+}
+
+/** Trace events that say what a task did, and the label of each. */
+const PART_NAMES = new Set([
+  'EvaluateScript',
+  'FunctionCall',
+  'v8.compile',
+  'ParseHTML',
+  'UpdateLayoutTree',
+  'Layout',
+  'Paint',
+  'ParseAuthorStyleSheet',
+  'TimerFire',
+  'FireAnimationFrame',
+  'EventDispatch',
+  'RunMicrotasks',
+  'v8.evaluateModule',
+  'MajorGC',
+  'MinorGC',
+]);
+
+function partLabel(event: TraceEvent): string {
+  const url = event.args?.data?.url;
+  const file = url ? url.slice(url.lastIndexOf('/') + 1) || url : '';
+  const fn = event.args?.data?.functionName;
+  return [event.name, file, fn && event.name === 'FunctionCall' ? `${fn}()` : '', event.args?.data?.type ?? ''].filter(Boolean).join(' ');
+}
+
+/**
+ * Where a task's time went: the outermost attributable events inside it (a script's evaluation
+ * counts as one part, not also its nested calls), summed by label, largest first.
+ */
+function taskParts(task: TraceEvent, thread: TraceEvent[]): string[] {
+  const end = task.ts + task.dur!;
+  const inside = thread.filter((e) => e.ph === 'X' && PART_NAMES.has(e.name) && e.ts >= task.ts && e.ts < end).sort((a, b) => a.ts - b.ts);
+  const byLabel = new Map<string, number>();
+  let coveredUntil = -1;
+  for (const event of inside) {
+    if (event.ts < coveredUntil) continue;
+    coveredUntil = event.ts + (event.dur ?? 0);
+    const label = partLabel(event);
+    byLabel.set(label, (byLabel.get(label) ?? 0) + (event.dur ?? 0) / 1000);
+  }
+  return [...byLabel.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .filter(([, ms]) => ms >= 5)
+    .slice(0, 4)
+    .map(([label, ms]) => `${label} ${ms.toFixed(0)}`);
 }
 
 interface Load {
@@ -37,6 +101,8 @@ interface Load {
   blockingFromStart: number;
   /** Durations of the tasks over 50 ms, in order, ms. */
   longTasks: number[];
+  /** The same tasks, with when and what (TASKS=1). */
+  detail: LongTask[];
   fcp: number;
   usable: number;
 }
@@ -84,7 +150,14 @@ async function load(browser: Browser, route: (typeof ROUTES)[number]): Promise<L
       blocking += Math.max(0, end - Math.max(start + LONG_TASK_MS, fcpTs));
       blockingFromStart += end - start - LONG_TASK_MS;
     }
-    return { blocking, blockingFromStart, longTasks: tasks.map((t) => t.dur! / 1000), fcp, usable: usableMs };
+    const navigation = events.filter((e) => e.name === 'navigationStart' && e.pid === paint.pid).sort((a, b) => b.ts - a.ts)[0];
+    const origin = navigation ? navigation.ts / 1000 : fcpTs - fcp;
+    const thread = events.filter((e) => e.pid === paint.pid && e.tid === paint.tid);
+    const detail = tasks.map((task) => {
+      const start = task.ts / 1000 - origin;
+      return { start, duration: task.dur! / 1000, beforeUsable: start + task.dur! / 1000 > fcp && start < usableMs, parts: taskParts(task, thread) };
+    });
+    return { blocking, blockingFromStart, longTasks: tasks.map((t) => t.dur! / 1000), detail, fcp, usable: usableMs };
   } finally {
     await context.close();
   }
@@ -122,8 +195,15 @@ async function main() {
           `${ms(Math.max(0, ...median.longTasks))} | ${ms(median.fcp)} | ${ms(median.usable)} |`,
       );
     }
-    for (const { path, median } of rows)
+    for (const { path, median } of rows) {
       console.log(`\n${path}: tasks over 50 ms in the median load, in order (ms): ${median.longTasks.map(ms).join(', ') || 'none'}`);
+      if (!TASKS || median.detail.length === 0) continue;
+      console.log(`\n| ${path}: task at ms | ms | between first paint and usable | where the time went (ms) |\n|---:|---:|---|---|`);
+      for (const task of median.detail)
+        console.log(
+          `| ${ms(task.start)} | ${ms(task.duration)} | ${task.beforeUsable ? 'yes' : 'no'} | ${task.parts.join('; ') || '(no attributable part)'} |`,
+        );
+    }
   } finally {
     for (const child of children) stop(child);
   }
