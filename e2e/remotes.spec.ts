@@ -20,6 +20,14 @@ test('a remote route renders inside the shell with the same user context, React 
   // …through the one copy of the shared package on the page.
   const shellInstance = await page.locator('html').getAttribute('data-shared-instance');
   await expect(frame).toHaveAttribute('data-shared-instance', shellInstance!);
+  // …and on the page's one federation runtime: the shell's instance and the remote's are made by
+  // the same runtime code (a remote carries none of its own).
+  expect(
+    await page.evaluate(() => {
+      const federation = (globalThis as unknown as { __FEDERATION__: { __INSTANCES__: Array<{ name: string; constructor: unknown }> } }).__FEDERATION__;
+      return { names: federation.__INSTANCES__.map((i) => i.name).sort(), runtimes: new Set(federation.__INSTANCES__.map((i) => i.constructor)).size };
+    }),
+  ).toEqual({ names: ['shell', 'uploader'], runtimes: 1 });
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'Upload' })).toBeVisible();
   await expect(nav.getByRole('link', { name: 'Profile' })).toBeVisible();
@@ -67,6 +75,40 @@ test('a remote that is down leaves the site working, and Retry recovers in the s
   } finally {
     await stack.close();
   }
+});
+
+test('a remote built for another federation runtime is refused before its code runs, inside its error boundary', async ({ page }) => {
+  const manifest = 'http://localhost:3001/mf-manifest.json';
+  // The deployed remote says it needs a runtime the shell does not provide (a runtime major
+  // released to the remote before the shell).
+  await page.route(manifest, async (route) => {
+    const response = await route.fetch();
+    const json = (await response.json()) as { metaData: { federationRuntime: { requiredVersion: string } } };
+    json.metaData.federationRuntime.requiredVersion = '^3.0.0';
+    await route.fulfill({ response, json });
+  });
+  const entries: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().startsWith('http://localhost:3001/') && request.url() !== manifest) entries.push(request.url());
+  });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+
+  await page.goto('/about');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Login' }).click();
+  const alert = page.getByRole('alert');
+  await expect(alert).toContainText('We couldn’t load the sign-in page');
+  await expect(page.getByRole('banner')).toBeVisible();
+  await expect(page.getByRole('contentinfo')).toBeVisible();
+  // Refused on its manifest: none of the remote's scripts was fetched, nothing threw on the page.
+  expect(entries).toEqual([]);
+  expect(errors).toEqual([]);
+
+  // The remote is rebuilt for the shell's runtime: Retry reads its manifest afresh and loads it.
+  await page.unroute(manifest);
+  await alert.getByRole('button', { name: 'Retry' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Welcome to TrailSense' })).toBeVisible();
+  await expect(page.getByRole('alert')).toHaveCount(0);
 });
 
 function hashTree(dir: string): string {

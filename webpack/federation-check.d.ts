@@ -5,5 +5,16 @@ export interface SharedEntry {
 }
 export function hostModules(source: string): string[];
 export function unprovided(provided: string[], manifest: { shared?: SharedEntry[] }): SharedEntry[];
-export function checkFederation(options?: { remotes?: string[]; root?: string }): { problems: string[]; checked: string[] };
+export interface HostDescription {
+  runtime: { package: string; version: string };
+  modules: string[];
+}
+export function checkFederation(options?: { remotes?: string[]; root?: string; host?: HostDescription }): { problems: string[]; checked: string[] };
+export function hostDescription(root?: string): HostDescription;
+export function readHost(where: string): Promise<HostDescription>;
+export function runtimeProblem(remote: string, manifest: { metaData?: object }, provided: string): string | null;
+export function runtimeVersion(appDir: string): string;
+export function runtimeRange(version: string): string;
+export const HOST_FILE: string;
+export const RUNTIME_PACKAGE: string;
 export const HOST_SOURCE: string;

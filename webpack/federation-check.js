@@ -1,4 +1,6 @@
-// The build-time check that every module a remote shares is provided by the shell.
+// The build-time check that a remote fits the shell it will run in: every module it shares is
+// provided by the shell, and the federation runtime it was built against is the one the shell
+// provides.
 //
 // The shell is a federation runtime host: it lists, import path by import path, the modules it
 // hands to remotes (`modules` in shell/src/remotes/federation.ts). The remotes are built with the
@@ -9,13 +11,93 @@
 // bucket — and nothing fails until a user meets it. An Amplify upgrade that starts importing a
 // new internal path does exactly that, so every remote build runs this check and fails on it.
 //
-// Usage: node webpack/federation-check.js [auth-remote uploader-remote …]   (default: both)
+// The federation runtime: a remote carries no copy of its own (`externalRuntime` in webpack/index.js)
+// and uses the shell's, so a remote built against a runtime the shell does not provide would run
+// on code it was not built for. Each remote's manifest states the range it needs
+// (`metaData.federationRuntime.requiredVersion`); this check fails the build when the shell's
+// runtime is outside it, and the shell refuses such a remote at run time as well
+// (shell/src/remotes/runtime-contract.ts). docs/architecture.md#one-federation-runtime says why,
+// and the release order this implies.
+//
+// Which shell: by default the one in this repository (its source, and the runtime installed for
+// it). A remote released on its own checks against the shell that is deployed, whose build
+// publishes what it provides as /federation-host.json: FEDERATION_HOST=<its URL or a file>.
+//
+// Usage: [FEDERATION_HOST=<url|file>] node webpack/federation-check.js [auth-remote uploader-remote …]
+//        (default: both)
 const fs = require('node:fs');
 const path = require('node:path');
+const { satisfy } = require('@module-federation/enhanced/runtime');
 
 const repoRoot = path.resolve(__dirname, '..');
 const HOST_SOURCE = 'shell/src/remotes/federation.ts';
 const REMOTES = ['auth-remote', 'uploader-remote'];
+/** The package whose code is the federation runtime (what `externalRuntime` leaves out of a remote). */
+const RUNTIME_PACKAGE = '@module-federation/runtime-core';
+/** The file a shell build publishes: the runtime and the modules it provides (hostDescription). */
+const HOST_FILE = 'federation-host.json';
+
+/**
+ * The version of the federation runtime installed for an app (resolved from its folder, as its
+ * build resolves it).
+ * @param {string} appDir
+ */
+function runtimeVersion(appDir) {
+  // The package does not export its package.json: find it beside its resolved entry.
+  let dir = path.dirname(require.resolve(RUNTIME_PACKAGE, { paths: [appDir] }));
+  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+  return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+}
+
+/**
+ * The runtime range a remote built against `version` accepts: the same minor, this patch or a
+ * later one. The runtime's internals (what a remote's bundler runtime calls) change between minor
+ * versions of the 2.x line, so a minor step of the runtime is a coordinated release.
+ * @param {string} version
+ */
+function runtimeRange(version) {
+  return `~${version}`;
+}
+
+/**
+ * What a shell provides remotes: its federation runtime and the import paths of its modules.
+ * @typedef {{ runtime: { package: string, version: string }, modules: string[] }} HostDescription
+ * @param {string} [root] the repository
+ * @returns {HostDescription}
+ */
+function hostDescription(root = repoRoot) {
+  return {
+    runtime: { package: RUNTIME_PACKAGE, version: runtimeVersion(path.join(root, 'shell')) },
+    modules: hostModules(fs.readFileSync(path.join(root, HOST_SOURCE), 'utf8')),
+  };
+}
+
+/**
+ * A deployed shell's description, from its URL or a file; a clear error when it is missing or is
+ * not one (a shell deployed before it published one provides no runtime to remotes).
+ * @param {string} where
+ * @returns {Promise<HostDescription>}
+ */
+async function readHost(where) {
+  let text;
+  if (/^https?:\/\//.test(where)) {
+    const response = await fetch(where, { headers: { accept: 'application/json' } });
+    if (!response.ok) throw new Error(`${where} answered ${response.status}: that shell publishes no ${HOST_FILE} (deploy the shell first).`);
+    text = await response.text();
+  } else {
+    text = fs.readFileSync(where, 'utf8');
+  }
+  let host;
+  try {
+    host = JSON.parse(text);
+  } catch {
+    throw new Error(`${where} is not JSON: it is not a shell's ${HOST_FILE}.`);
+  }
+  if (typeof host?.runtime?.version !== 'string' || !Array.isArray(host.modules)) {
+    throw new Error(`${where} does not describe a shell (no runtime version or module list): it is not a shell's ${HOST_FILE}.`);
+  }
+  return host;
+}
 
 /**
  * The import paths the shell provides: the keys of the `modules` object literal in the host's
@@ -69,11 +151,30 @@ function unprovided(provided, manifest) {
 }
 
 /**
- * Checks the named remotes' builds against the host. Returns the problems, one sentence each.
- * @param {{ remotes?: string[], root?: string }} [options]
+ * Why a remote cannot run on a host's runtime, or null when it can.
+ * @param {string} remote
+ * @param {{ metaData?: { federationRuntime?: { requiredVersion?: unknown } } }} manifest
+ * @param {string} provided the host's runtime version
+ * @returns {string | null}
  */
-function checkFederation({ remotes = REMOTES, root = repoRoot } = {}) {
-  const provided = hostModules(fs.readFileSync(path.join(root, HOST_SOURCE), 'utf8'));
+function runtimeProblem(remote, manifest, provided) {
+  const required = manifest.metaData?.federationRuntime?.requiredVersion;
+  if (typeof required !== 'string') {
+    return `${remote} does not say which federation runtime it needs (no metaData.federationRuntime in its mf-manifest.json): build it with the factory in webpack/index.js.`;
+  }
+  if (satisfy(provided, required)) return null;
+  return (
+    `${remote} was built against the federation runtime ${RUNTIME_PACKAGE}@${required}, and the shell provides ${provided}: ` +
+    `in the shell's page the remote would be refused. Build the remote with the shell's runtime version, or release a shell that provides ${required} first.`
+  );
+}
+
+/**
+ * Checks the named remotes' builds against a host. Returns the problems, one sentence each.
+ * @param {{ remotes?: string[], root?: string, host?: HostDescription }} [options]
+ */
+function checkFederation({ remotes = REMOTES, root = repoRoot, host = hostDescription(root) } = {}) {
+  const provided = host.modules;
   const problems = [];
   const checked = [];
   for (const remote of remotes) {
@@ -84,6 +185,8 @@ function checkFederation({ remotes = REMOTES, root = repoRoot } = {}) {
     }
     const manifest = JSON.parse(fs.readFileSync(file, 'utf8'));
     checked.push(`${remote} (${(manifest.shared ?? []).length} shared modules)`);
+    const runtime = runtimeProblem(remote, manifest, host.runtime.version);
+    if (runtime) problems.push(runtime);
     for (const entry of unprovided(provided, manifest)) {
       problems.push(
         `${remote} shares ${entry.name}${entry.version ? `@${entry.version}` : ''}, which the shell does not provide: ` +
@@ -95,14 +198,38 @@ function checkFederation({ remotes = REMOTES, root = repoRoot } = {}) {
   return { problems, checked };
 }
 
-if (require.main === module) {
+async function main() {
   const wanted = process.argv.slice(2);
-  const { problems, checked } = checkFederation({ remotes: wanted.length > 0 ? wanted : REMOTES });
+  const where = process.env.FEDERATION_HOST;
+  let host;
+  try {
+    host = where ? await readHost(where) : hostDescription();
+  } catch (error) {
+    console.error(`Federation check failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+  const { problems, checked } = checkFederation({ remotes: wanted.length > 0 ? wanted : REMOTES, host });
   if (problems.length > 0) {
     console.error(`Federation check failed:\n- ${problems.join('\n- ')}`);
     process.exit(1);
   }
-  console.log(`Federation check: the shell provides every module ${checked.join(' and ')} share.`);
+  console.log(
+    `Federation check: the shell${where ? ` at ${where}` : ''} provides the runtime (${host.runtime.version}) and every module ${checked.join(' and ')} share.`,
+  );
 }
 
-module.exports = { hostModules, unprovided, checkFederation, HOST_SOURCE };
+if (require.main === module) void main();
+
+module.exports = {
+  hostModules,
+  unprovided,
+  checkFederation,
+  hostDescription,
+  readHost,
+  runtimeProblem,
+  runtimeVersion,
+  runtimeRange,
+  HOST_SOURCE,
+  HOST_FILE,
+  RUNTIME_PACKAGE,
+};

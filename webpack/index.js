@@ -10,6 +10,7 @@ const CompressionPlugin = require('compression-webpack-plugin');
 const zlib = require('node:zlib');
 const { ModuleFederationPlugin } = require('@module-federation/enhanced/webpack');
 const { sharedSingletons, sharedVersions } = require('./shared-singletons');
+const { hostDescription, runtimeRange, runtimeVersion, HOST_FILE, RUNTIME_PACKAGE } = require('./federation-check');
 
 const repoRoot = path.resolve(__dirname, '..');
 /** Text assets worth precompressing (source maps are only fetched by developer tools). */
@@ -61,6 +62,43 @@ class SelfContainedWorkersPlugin {
   }
 }
 
+/**
+ * Emits the shell's federation-host.json: the federation runtime and the modules this shell
+ * provides remotes, as webpack/federation-check.js reads them. Deployed with the shell, it is what
+ * a remote released on its own checks its build against (FEDERATION_HOST).
+ */
+class FederationHostPlugin {
+  /** @param {import('webpack').Compiler} compiler */
+  apply(compiler) {
+    const name = 'FederationHostPlugin';
+    compiler.hooks.thisCompilation.tap(name, (compilation) => {
+      compilation.hooks.processAssets.tap({ name, stage: webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
+        compilation.emitAsset(HOST_FILE, new webpack.sources.RawSource(`${JSON.stringify(hostDescription(repoRoot), null, 2)}\n`));
+      });
+    });
+  }
+}
+
+/**
+ * A remote's own page (its standalone index.html) has no shell to provide the federation runtime
+ * its entry expects (`externalRuntime`): this tag loads one first, built by the remote's second
+ * compiler (standaloneRuntimeConfig). The shell's page never loads it.
+ */
+class StandaloneRuntimeTagPlugin {
+  /** @param {import('webpack').Compiler} compiler */
+  apply(compiler) {
+    const name = 'StandaloneRuntimeTagPlugin';
+    compiler.hooks.compilation.tap(name, (compilation) => {
+      HtmlWebpackPlugin.getHooks(compilation).alterAssetTagGroups.tap(name, (groups) => {
+        groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { defer: true, src: STANDALONE_RUNTIME_FILE }));
+        return groups;
+      });
+    });
+  }
+}
+
+const STANDALONE_RUNTIME_FILE = 'standalone-runtime.js';
+
 /** Whether a chunk belongs to a web worker's entry (kept whole: SelfContainedWorkersPlugin). */
 const isWorkerChunk = (chunk) => Boolean(chunk.getEntryOptions()?.worker);
 
@@ -81,7 +119,8 @@ function createConfig(options) {
     // runtime would sit in the shell's entry, on the marketing pages' critical path.
     const federated = kind === 'remote';
 
-    return {
+    const config = {
+      name,
       mode,
       context: appDir,
       entry: { main: './src/index.ts' },
@@ -97,7 +136,8 @@ function createConfig(options) {
         // are loaded from wherever their manifest lives.
         publicPath: kind === 'host' ? '/' : 'auto',
         uniqueName: name,
-        clean: true,
+        // A remote's second compiler writes the standalone page's runtime beside its files.
+        clean: federated ? { keep: STANDALONE_RUNTIME_FILE } : true,
       },
       resolve: { extensions: ['.tsx', '.ts', '.js', '.mjs', '.json'] },
       module: {
@@ -168,15 +208,27 @@ function createConfig(options) {
                 exposes: options.exposes ?? {},
                 remotes: {},
                 shared: sharedSingletons(),
-                manifest: true,
+                // The manifest states the runtime this remote needs, for the shell's check at run
+                // time and webpack/federation-check.js at build time.
+                manifest: {
+                  additionalData: ({ stats }) => {
+                    stats.metaData.federationRuntime = { package: RUNTIME_PACKAGE, requiredVersion: runtimeRange(runtimeVersion(appDir)) };
+                    return stats;
+                  },
+                },
                 dts: false,
-                // A remote's own runtime (in remoteEntry.js) never loads a remote or reads a
-                // manifest — the shell's runtime does both — and runs only in browsers: without
-                // that code its entry is 67 KB instead of 98 (docs/architecture.md#loading-remotes).
-                experiments: { optimization: { disableSnapshot: true, disableRemote: true, target: 'web' } },
+                experiments: {
+                  // The remote carries no federation runtime of its own: it uses the shell's
+                  // (docs/architecture.md#one-federation-runtime).
+                  externalRuntime: true,
+                  // What stays in remoteEntry.js (the bundler runtime) never loads a remote or
+                  // reads a manifest — the shell's runtime does both — and runs only in browsers.
+                  optimization: { disableSnapshot: true, disableRemote: true, target: 'web' },
+                },
               }),
+              new StandaloneRuntimeTagPlugin(),
             ]
-          : []),
+          : [new FederationHostPlugin()]),
         new SelfContainedWorkersPlugin(),
         new HtmlWebpackPlugin({
           template: path.join(publicDir, 'index.html'),
@@ -240,6 +292,25 @@ function createConfig(options) {
         },
       },
     };
+    return federated ? [config, standaloneRuntimeConfig({ name, mode, appDir, outputPath })] : config;
+  };
+}
+
+/**
+ * A remote's second compiler: the federation runtime for the remote's own page, which has no
+ * shell (StandaloneRuntimeTagPlugin). A plain bundle, no federation; built after the remote (its
+ * clean step keeps this file).
+ */
+function standaloneRuntimeConfig({ name, mode, appDir, outputPath }) {
+  return {
+    name: `${name}-standalone-runtime`,
+    dependencies: [name],
+    mode,
+    context: appDir,
+    entry: { [path.basename(STANDALONE_RUNTIME_FILE, '.js')]: path.join(__dirname, 'standalone-runtime.js') },
+    devtool: mode === 'development' ? false : 'source-map',
+    output: { path: outputPath, filename: '[name].js', uniqueName: `${name}_standalone_runtime`, clean: false },
+    performance: { hints: false },
   };
 }
 

@@ -1,7 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { checkFederation, hostModules, HOST_SOURCE, unprovided } from '@trailsense/webpack-config/federation-check';
+import {
+  checkFederation,
+  hostDescription,
+  hostModules,
+  readHost,
+  runtimeRange,
+  runtimeVersion,
+  HOST_SOURCE,
+  unprovided,
+} from '@trailsense/webpack-config/federation-check';
 import { providedModules } from '../src/remotes/federation';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -9,8 +18,13 @@ const hostSource = fs.readFileSync(path.join(repoRoot, HOST_SOURCE), 'utf8');
 const made: string[] = [];
 afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
+/** What a remote built in this repository states about the runtime it needs. */
+const runtimeHere = { federationRuntime: { package: '@module-federation/runtime-core', requiredVersion: runtimeRange(runtimeVersion(repoRoot)) } };
+
+type FakeManifest = { shared: Array<{ name: string; version?: string }>; metaData?: object };
+
 /** A repository-shaped folder with the real host source and the given remote manifests. */
-function fakeRepo(manifests: Record<string, { shared: Array<{ name: string; version?: string }> } | null>): string {
+function fakeRepo(manifests: Record<string, FakeManifest | null>): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'federation-check-'));
   made.push(root);
   fs.mkdirSync(path.join(root, path.dirname(HOST_SOURCE)), { recursive: true });
@@ -18,7 +32,7 @@ function fakeRepo(manifests: Record<string, { shared: Array<{ name: string; vers
   for (const [remote, manifest] of Object.entries(manifests)) {
     if (!manifest) continue;
     fs.mkdirSync(path.join(root, remote, 'dist'), { recursive: true });
-    fs.writeFileSync(path.join(root, remote, 'dist', 'mf-manifest.json'), JSON.stringify(manifest));
+    fs.writeFileSync(path.join(root, remote, 'dist', 'mf-manifest.json'), JSON.stringify({ metaData: runtimeHere, ...manifest }));
   }
   return root;
 }
@@ -39,16 +53,48 @@ describe('the build-time federation check', () => {
       'auth-remote': { shared: [{ name: 'react' }, { name: '@aws-amplify/core/internals/new-path', version: '6.20.0' }] },
       'uploader-remote': { shared: providedModules.map((name) => ({ name })) },
     });
-    const { problems, checked } = checkFederation({ root });
+    const { problems, checked } = checkFederation({ root, host: { ...hostDescription(repoRoot), modules: [...providedModules] } });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^auth-remote shares @aws-amplify\/core\/internals\/new-path@6\.20\.0, which the shell does not provide/);
     expect(checked).toEqual(['auth-remote (2 shared modules)', `uploader-remote (${providedModules.length} shared modules)`]);
-    expect(checkFederation({ root, remotes: ['uploader-remote'] }).problems).toEqual([]);
+    expect(checkFederation({ root, remotes: ['uploader-remote'], host: hostDescription(repoRoot) }).problems).toEqual([]);
+  });
+
+  it('fails a remote built against a runtime range the shell does not provide, or that states none', () => {
+    const root = fakeRepo({
+      'auth-remote': { shared: [{ name: 'react' }], metaData: { federationRuntime: { requiredVersion: '^3.0.0' } } },
+      'uploader-remote': { shared: [{ name: 'react' }], metaData: {} },
+    });
+    const host = { runtime: { package: '@module-federation/runtime-core', version: '2.9.2' }, modules: ['react'] };
+    const { problems } = checkFederation({ root, host });
+    expect(problems).toEqual([
+      expect.stringMatching(/^auth-remote was built against the federation runtime @module-federation\/runtime-core@\^3\.0\.0, and the shell provides 2\.9\.2/),
+      expect.stringMatching(/^uploader-remote does not say which federation runtime it needs/),
+    ]);
+    // A shell whose runtime is in the range passes the same build.
+    expect(checkFederation({ root, remotes: ['auth-remote'], host: { ...host, runtime: { ...host.runtime, version: '3.1.0' } } }).problems).toEqual([]);
+  });
+
+  it('checks against a deployed shell’s federation-host.json, and refuses a file that is not one', async () => {
+    const root = fakeRepo({});
+    const file = path.join(root, 'federation-host.json');
+    fs.writeFileSync(file, JSON.stringify(hostDescription(repoRoot)));
+    await expect(readHost(file)).resolves.toEqual(hostDescription(repoRoot));
+    fs.writeFileSync(file, '<!doctype html><title>Not found</title>');
+    await expect(readHost(file)).rejects.toThrow(`${file} is not JSON: it is not a shell's federation-host.json.`);
+    fs.writeFileSync(file, JSON.stringify({ modules: [] }));
+    await expect(readHost(file)).rejects.toThrow(/does not describe a shell/);
+  });
+
+  it('describes the shell as its build publishes it: the runtime remotes are built against, and its modules', () => {
+    const host = hostDescription(repoRoot);
+    expect(host.modules).toEqual([...providedModules]);
+    expect(host.runtime.version).toBe(runtimeVersion(path.join(repoRoot, 'auth-remote')));
   });
 
   it('says so when a remote has no build to check', () => {
     const root = fakeRepo({ 'auth-remote': null });
-    expect(checkFederation({ root, remotes: ['auth-remote'] }).problems).toEqual([
+    expect(checkFederation({ root, remotes: ['auth-remote'], host: hostDescription(repoRoot) }).problems).toEqual([
       'auth-remote: no build to check (auth-remote/dist/mf-manifest.json is missing; run `npm run build -w auth-remote`).',
     ]);
   });

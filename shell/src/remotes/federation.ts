@@ -2,11 +2,15 @@
 // Module Federation host through @module-federation/enhanced's runtime API rather than its build
 // plugin: the plugin puts its runtime (about 25 KiB gzip) into the entry of every page, and the
 // marketing pages have a 100 KiB budget that React alone half fills. Remotes are still built with
-// the plugin and find here the same singletons (webpack/shared-singletons.js) the plugin offered.
-import { createInstance, type ModuleFederation } from '@module-federation/enhanced/runtime';
+// the plugin and find here the same singletons (webpack/shared-singletons.js) the plugin offered,
+// and the federation runtime itself: a remote carries none of its own
+// (docs/architecture.md#one-federation-runtime).
+import { createInstance, satisfy, type ModuleFederation } from '@module-federation/enhanced/runtime';
+import provideRuntime from '@module-federation/inject-external-runtime-core-plugin';
 import * as sharedLight from '@trailsense/shared';
 import { remoteNames, type RuntimeConfig } from '@trailsense/shared';
 import { sharedProvision, type ProvidedModule } from './shared-provision';
+import { runtimeContractPlugin } from './runtime-contract';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return --
    `require` hands over a CommonJS package's exports object itself, as the build plugin does;
@@ -54,6 +58,9 @@ export function federation(config: RuntimeConfig): ModuleFederation {
       { name: remoteNames.uploader, entry: config.remotes.uploader },
     ],
     shared: sharedProvision(modules, __SHARED_VERSIONS__),
+    // The page's one federation runtime, handed to the remotes (as the global their entries read),
+    // and the check that a remote was built for it.
+    plugins: [provideRuntime(), runtimeContractPlugin(satisfy)],
   });
   return instance;
 }
