@@ -22,8 +22,14 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** Serves the production builds on `base`, `base + 1`, `base + 2`, with a config that points at them. */
-export async function startStack(base: number, configOverride?: (config: typeof localConfig) => unknown): Promise<Stack> {
+/** Where each app's build is served from (default: its dist/ in this tree). */
+export type DistDirs = Partial<Record<'shell' | 'auth' | 'uploader', string>>;
+
+/**
+ * Serves the production builds on `base`, `base + 1`, `base + 2`, with a config that points at
+ * them; `dists` serves other builds (a saved copy of an earlier one, for a before/after bench).
+ */
+export async function startStack(base: number, configOverride?: (config: typeof localConfig) => unknown, dists: DistDirs = {}): Promise<Stack> {
   const ports = { shell: base, auth: base + 1, uploader: base + 2 };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-stack-'));
   const configFile = path.join(dir, 'config.json');
@@ -35,7 +41,10 @@ export async function startStack(base: number, configOverride?: (config: typeof 
     },
   };
   fs.writeFileSync(configFile, JSON.stringify(configOverride ? configOverride(config) : config));
-  const dist = { auth: path.join(repo, 'auth-remote/dist'), uploader: path.join(repo, 'uploader-remote/dist') };
+  const dist = {
+    auth: dists.auth ?? path.join(repo, 'auth-remote/dist'),
+    uploader: dists.uploader ?? path.join(repo, 'uploader-remote/dist'),
+  };
   const shellUrl = `http://localhost:${ports.shell}`;
   // The shell's server sends the CSP; a remote's allows the shell's origin alone (CORS).
   const serve = (root: string, port: number, spa = false): Promise<Server> =>
@@ -46,7 +55,7 @@ export async function startStack(base: number, configOverride?: (config: typeof 
     ports,
     configFile,
     servers: {
-      shell: await serve(path.join(repo, 'shell/dist'), ports.shell, true),
+      shell: await serve(dists.shell ?? path.join(repo, 'shell/dist'), ports.shell, true),
       auth: await serve(dist.auth, ports.auth),
       uploader: await serve(dist.uploader, ports.uploader),
     },
