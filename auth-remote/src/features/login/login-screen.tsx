@@ -16,10 +16,9 @@ import { AccountHelpDialog } from './account-help-dialog';
 import { ForgetThisComputer } from './forget-this-computer';
 import { KitWhenConfigured } from './kit-when-configured';
 import { addAuthVocabulary, authenticatorComponents, authenticatorFormFields, authenticatorServices } from './authenticator-setup';
-// The kit's own stylesheet, global as the kit needs it, in its cascade layer (`@layer amplify`):
-// every rule outside a layer (the shell's, this remote's) wins over it, so the kit's base rules
-// (the body's line height, fonts) give way to the shell's instead of restyling its pages.
-import '@aws-amplify/ui-react/styles.layer.css';
+// The kit's stylesheet: only the sheets of the kit components drawn here, in the kit's cascade
+// layer (the module says which and why).
+import './sign-in-kit-styles';
 import page from '../../styles/auth.module.css';
 import styles from './login.module.css';
 // Shipped with the remote (an asset of its own build), so the standalone page shows it too.
