@@ -160,6 +160,11 @@ function createConfig(options) {
             loader: 'esbuild-loader',
             options: { target: 'es2020', jsx: 'automatic', tsconfig: path.join(repoRoot, 'tsconfig.base.json') },
           },
+          // The sign-in kit's default theme, built at build time (webpack/kit-theme-loader.js says why).
+          {
+            test: /[\\/]@aws-amplify[\\/]ui-react[\\/]dist[\\/]esm[\\/]components[\\/]ThemeProvider[\\/]ThemeContext\.mjs$/,
+            loader: require.resolve('./kit-theme-loader'),
+          },
           // `*.module.css` is a CSS Module: its class names are scoped to the app (prefixed with
           // its federation name, and hashed with it), so a remote's styles cannot restyle the shell
           // or the other remote. Plain `.css` (the shell's sheets, a UI kit's own) stays global.
