@@ -356,7 +356,24 @@ function createConfig(options) {
         // in its own task, so no single long task holds a slow phone's main thread.
         // Worker chunks are left whole (SelfContainedWorkersPlugin says why); a remote keeps
         // webpack's default of splitting async chunks only, worker chunks excepted.
-        splitChunks: { chunks: federated ? (chunk) => !chunk.canBeInitial() && !isWorkerChunk(chunk) : (chunk) => !isWorkerChunk(chunk) },
+        splitChunks: {
+          chunks: federated ? (chunk) => !chunk.canBeInitial() && !isWorkerChunk(chunk) : (chunk) => !isWorkerChunk(chunk),
+          // The shell: Amplify's core and auth, which every member route's session needs, in one
+          // chunk rather than the dozen small ones webpack's defaults cut them into. Each chunk is
+          // a <script> element appended at run time (about 2 ms at 4× CPU): together they were a
+          // task of 80-90 ms on the way to the sign-in form (docs/architecture.md#loading-remotes).
+          cacheGroups: federated
+            ? {}
+            : {
+                amplifySession: {
+                  test: /[\\/]node_modules[\\/](?:@aws-amplify[\\/](?:core|auth)|aws-amplify)[\\/]/,
+                  chunks: (chunk) => !chunk.canBeInitial() && !isWorkerChunk(chunk),
+                  name: 'amplify-session',
+                  priority: 10,
+                  enforce: true,
+                },
+              },
+        },
       },
       devServer: {
         port,

@@ -50,10 +50,22 @@ export function frameHydrated(): void {
   if (setup) setup.hydratingFrame = false;
 }
 
+/** Resolves in a later task: what follows runs after the browser has had its turn. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 async function loadRemoteModule<Id extends RemoteModuleId>(id: Id): Promise<ExposedModule<Id> | null> {
   if (!setup) throw new Error('configureRemotes() was not called before a remote route rendered.');
-  const [{ federation }] = await Promise.all([import('./federation'), setup.prepare()]);
-  return federation(setup.config).loadRemote<ExposedModule<Id>>(id);
+  const { config, prepare } = setup;
+  // Requesting a chunk appends a <script> element, about 2 ms each at 4× CPU on a phone, and the
+  // federation runtime and Amplify are a dozen chunks: each batch is requested in a task of its
+  // own, never inside the render that asked for the remote (preloadRemote is called while
+  // hydrating /login), so no task on the way to the sign-in form exceeds 50 ms
+  // (docs/architecture.md#loading-remotes).
+  await nextTask();
+  const runtime = import('./federation');
+  await nextTask();
+  const [{ federation }] = await Promise.all([runtime, prepare()]);
+  return federation(config).loadRemote<ExposedModule<Id>>(id);
 }
 
 /** A remote that did not load is a client error (docs/monitoring.md#clienterror): a broken release shows within minutes. */
