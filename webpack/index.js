@@ -11,6 +11,7 @@ const zlib = require('node:zlib');
 const { ModuleFederationPlugin } = require('@module-federation/enhanced/webpack');
 const { sharedSingletons, sharedVersions } = require('./shared-singletons');
 const { hostDescription, runtimeRange, runtimeVersion, HOST_FILE, RUNTIME_PACKAGE } = require('./federation-check');
+const { UnusedKitTokensPlugin } = require('./kit-tokens-plugin');
 
 const repoRoot = path.resolve(__dirname, '..');
 /** Text assets worth precompressing (source maps are only fetched by developer tools). */
@@ -314,7 +315,7 @@ function createConfig(options) {
           if (/[\\/]@aws-amplify[\\/]ui-react[\\/]/.test(resource.contextInfo?.issuer ?? '')) resource.request = require.resolve('./kit-qrcode');
         }),
         new SelfContainedWorkersPlugin(),
-        ...(dev ? [] : [new CompileHintsPlugin(EAGER_PACKAGES)]),
+        ...(dev ? [] : [new CompileHintsPlugin(EAGER_PACKAGES), new UnusedKitTokensPlugin()]),
         new HtmlWebpackPlugin({
           template: path.join(publicDir, 'index.html'),
           templateParameters: { title: options.title ?? name },
