@@ -1,5 +1,6 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import type { ExposedModule, RemoteModuleId, RemoteModules, RuntimeConfig } from '@trailsense/shared';
+import { nextTask } from '../app/next-task';
 import { errorText, reportClientError } from '../monitoring/early-errors';
 
 /** A remote's module could not be loaded (unreachable, or it did not export a component). */
@@ -49,9 +50,6 @@ export function hydratingFrame(): boolean {
 export function frameHydrated(): void {
   if (setup) setup.hydratingFrame = false;
 }
-
-/** Resolves in a later task: what follows runs after the browser has had its turn. */
-const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 async function loadRemoteModule<Id extends RemoteModuleId>(id: Id): Promise<ExposedModule<Id> | null> {
   if (!setup) throw new Error('configureRemotes() was not called before a remote route rendered.');
