@@ -102,8 +102,8 @@ const STANDALONE_RUNTIME_FILE = 'standalone-runtime.js';
 
 /**
  * The packages whose code runs on the way to a usable member route, chunk by chunk: the
- * federation runtime, Amplify's core and auth, the sign-in kit. A chunk with any of their modules
- * is marked for eager compilation (CompileHintsPlugin).
+ * federation runtime, Amplify's core and auth, the sign-in kit. A chunk mostly of their modules is
+ * marked for eager compilation (CompileHintsPlugin).
  */
 const EAGER_PACKAGES = [
   '@module-federation/runtime-core',
@@ -175,6 +175,8 @@ const COMPILE_HINT = '//# allFunctionsCalledOnLoad\n';
 
 /** Whether a chunk belongs to a web worker's entry (kept whole: SelfContainedWorkersPlugin). */
 const isWorkerChunk = (chunk) => Boolean(chunk.getEntryOptions()?.worker);
+/** Whether a chunk is loaded on demand (not an entry's) and is not a worker's. */
+const isAsyncPageChunk = (chunk) => !chunk.canBeInitial() && !isWorkerChunk(chunk);
 
 /** @param {AppOptions} options */
 function createConfig(options) {
@@ -358,7 +360,7 @@ function createConfig(options) {
         // Worker chunks are left whole (SelfContainedWorkersPlugin says why); a remote keeps
         // webpack's default of splitting async chunks only, worker chunks excepted.
         splitChunks: {
-          chunks: federated ? (chunk) => !chunk.canBeInitial() && !isWorkerChunk(chunk) : (chunk) => !isWorkerChunk(chunk),
+          chunks: federated ? isAsyncPageChunk : (chunk) => !isWorkerChunk(chunk),
           // The shell: Amplify's core and auth, which every member route's session needs, in one
           // chunk rather than the dozen small ones webpack's defaults cut them into. Each chunk is
           // a <script> element appended at run time (about 2 ms at 4× CPU): together they were a
@@ -368,7 +370,7 @@ function createConfig(options) {
             : {
                 amplifySession: {
                   test: /[\\/]node_modules[\\/](?:@aws-amplify[\\/](?:core|auth)|aws-amplify)[\\/]/,
-                  chunks: (chunk) => !chunk.canBeInitial() && !isWorkerChunk(chunk),
+                  chunks: isAsyncPageChunk,
                   name: 'amplify-session',
                   priority: 10,
                   enforce: true,

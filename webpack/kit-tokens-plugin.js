@@ -85,11 +85,12 @@ class UnusedKitTokensPlugin {
       // Before the source maps are written (they follow the change) and the copies compressed.
       compilation.hooks.processAssets.tap({ name, stage: webpack.Compilation.PROCESS_ASSETS_STAGE_OPTIMIZE_SIZE }, (assets) => {
         const sheets = Object.keys(assets).filter((file) => file.endsWith('.css'));
+        // Most builds (the shell's, the uploader's) carry no kit tokens: nothing to parse.
+        if (!sheets.some((file) => String(compilation.getAsset(file).source.source()).includes('--amplify-components-'))) return;
         const parsed = sheets.map((file) => {
           const { source, map } = compilation.getAsset(file).source.sourceAndMap();
           return { file, map, root: postcss.parse(String(source), { from: file }) };
         });
-        if (!parsed.some(({ root }) => root.toString().includes('--amplify-components-'))) return;
         const scripts = Object.keys(assets)
           .filter((file) => file.endsWith('.js'))
           .map((file) => String(compilation.getAsset(file).source.source()));

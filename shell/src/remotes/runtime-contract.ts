@@ -30,14 +30,13 @@ export class RemoteRuntimeMismatch extends Error {
 export function runtimeRefusal(remote: string, metaData: unknown, provided: string, satisfies: Satisfies): RemoteRuntimeMismatch | null {
   const stated = (metaData as { federationRuntime?: { requiredVersion?: unknown } } | null | undefined)?.federationRuntime;
   if (stated === undefined) return null;
-  const required = typeof stated?.requiredVersion === 'string' ? stated.requiredVersion : String(stated?.requiredVersion);
-  let fits = false;
+  const range = stated?.requiredVersion;
   try {
-    fits = typeof stated?.requiredVersion === 'string' && satisfies(provided, required);
+    if (typeof range === 'string' && satisfies(provided, range)) return null;
   } catch {
     // An unreadable range fits nothing.
   }
-  return fits ? null : new RemoteRuntimeMismatch(remote, required, provided);
+  return new RemoteRuntimeMismatch(remote, String(range), provided);
 }
 
 /**
