@@ -106,7 +106,7 @@ async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-hidden-'));
   const sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), reset: true, quiet: true, link: LINK });
   const stack = await startStack(3000);
-  const { browser, child } = await memberChromium(path.join(work, 'profile'), GRACE_SECONDS);
+  const { browser, close } = await memberChromium(path.join(work, 'profile'), GRACE_SECONDS);
   const runs: Run[] = [];
   try {
     const context = browser.contexts()[0]!;
@@ -116,8 +116,7 @@ async function main() {
       runs.push(await runBatch(context, stack.shellUrl, files, hidden));
     }
   } finally {
-    await browser.close().catch(() => undefined);
-    child.kill();
+    await close();
     await stack.close();
     await sandbox.stop();
     fs.rmSync(work, { recursive: true, force: true });

@@ -90,7 +90,7 @@ test('the tab title follows the batch ("N % uploaded — TrailSense", then how i
  * against the same servers.
  */
 async function sleepMidBatch(offline: boolean): Promise<void> {
-  const { browser, context, child } = await memberChromium(path.join(dir, 'profile'));
+  const { context, close } = await memberChromium(path.join(dir, 'profile'));
   try {
     const page = await context.newPage();
     await startSignedIn(page, accounts.subscriber);
@@ -126,8 +126,7 @@ async function sleepMidBatch(offline: boolean): Promise<void> {
     await expect(page.getByText(/Problem with Storage\.put operation/)).toHaveCount(0);
     await expect(page).toHaveTitle('Upload finished — TrailSense');
   } finally {
-    await browser.close().catch(() => undefined);
-    child.kill();
+    await close();
   }
 }
 

@@ -32,9 +32,14 @@ export function chromiumLaunchOptions(): LaunchOptions {
  * throttled and never frozen. This one is started by hand without those flags and driven over
  * CDP with `noDefaults`: a tab opened in front of another hides it, Chromium throttles the hidden
  * tab's timers (intensive throttling after `graceSeconds` hidden, 300 as in Chrome), and
- * `Page.setWebLifecycleState` can freeze it. Close the browser and kill the child when done.
+ * `Page.setWebLifecycleState` can freeze it. Call `close()` when done: it returns once the
+ * process has exited, so its profile directory can be removed (Chromium still writes to it for a
+ * moment after a kill; removing it earlier fails with ENOTEMPTY).
  */
-export async function memberChromium(profileDir: string, graceSeconds = 300): Promise<{ browser: Browser; context: BrowserContext; child: ChildProcess }> {
+export async function memberChromium(
+  profileDir: string,
+  graceSeconds = 300,
+): Promise<{ browser: Browser; context: BrowserContext; close: () => Promise<void> }> {
   const executable = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   const child = spawn(
     executable,
@@ -59,5 +64,22 @@ export async function memberChromium(profileDir: string, graceSeconds = 300): Pr
     child.on('exit', (code) => reject(new Error(`${executable} exited (${code}) before listening: ${output.slice(-500)}`)));
   });
   const browser = await chromium.connectOverCDP(endpoint, { noDefaults: true, isLocal: true });
-  return { browser, context: browser.contexts()[0]!, child };
+  return {
+    browser,
+    context: browser.contexts()[0]!,
+    close: async () => {
+      await browser.close().catch(() => undefined);
+      await stopProcess(child);
+    },
+  };
+}
+
+/** Ends a child process: SIGTERM, then SIGKILL if it is still there after 5 s; resolves on exit. */
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
 }
