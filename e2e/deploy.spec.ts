@@ -4,7 +4,8 @@
  * on demand) is deployed with `npm run deploy -w uploader-remote` to a hosting bucket in an S3
  * emulator, opened from the bucket in Chromium, then release B is deployed over it. The tab opened
  * before the redeploy must still load its lazy chunk (the previous release's hashed files are
- * kept), and a tab opened after gets release B.
+ * kept), and a tab opened after gets release B. Each deploy checks the release against the live
+ * shell, the one these tests run against (`--shell`).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,7 +34,23 @@ test.afterAll(async () => {
 async function deployRelease(dir: string): Promise<string> {
   const { stdout } = await promisify(execFile)(
     'npm',
-    ['run', '--silent', 'deploy', '-w', 'uploader-remote', '--', '--target', `s3://${s3.bucket}/uploader`, '--endpoint', s3.endpoint, '--dist', dir],
+    // The live shell is the one these tests run against: the remote's build must fit it.
+    [
+      'run',
+      '--silent',
+      'deploy',
+      '-w',
+      'uploader-remote',
+      '--',
+      '--target',
+      `s3://${s3.bucket}/uploader`,
+      '--endpoint',
+      s3.endpoint,
+      '--dist',
+      dir,
+      '--shell',
+      test.info().project.use.baseURL as string,
+    ],
     {
       cwd: repo,
       env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_PROFILE: '' },

@@ -1,4 +1,4 @@
-// Types of federation-check.js, for the shell's unit test.
+// Types of federation-check.js, for the shell's unit test and the deploy's preflight (infra).
 export interface SharedEntry {
   name: string;
   version?: string;
@@ -12,6 +12,8 @@ export interface HostDescription {
 export function checkFederation(options?: { remotes?: string[]; root?: string; host?: HostDescription }): { problems: string[]; checked: string[] };
 export function hostDescription(root?: string): HostDescription;
 export function readHost(where: string): Promise<HostDescription>;
+export function hostLocation(where: string): string;
+export function manifestProblems(remote: string, manifest: { shared?: SharedEntry[]; metaData?: object }, host: HostDescription): string[];
 export function runtimeProblem(remote: string, manifest: { metaData?: object }, provided: string): string | null;
 export function runtimeVersion(appDir: string): string;
 export function runtimeRange(version: string): string;

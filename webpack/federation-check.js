@@ -21,7 +21,9 @@
 //
 // Which shell: by default the one in this repository (its source, and the runtime installed for
 // it). A remote released on its own checks against the shell that is deployed, whose build
-// publishes what it provides as /federation-host.json: FEDERATION_HOST=<its URL or a file>.
+// publishes what it provides as /federation-host.json: FEDERATION_HOST=<the site's URL, that
+// file's URL, or a file>. A remote's deploy checks the same against the live shell (--shell,
+// infra/src/deploy/preflight.ts).
 //
 // Usage: [FEDERATION_HOST=<url|file>] node webpack/federation-check.js [auth-remote uploader-remote …]
 //        (default: both)
@@ -73,28 +75,52 @@ function hostDescription(root = repoRoot) {
 }
 
 /**
- * A deployed shell's description, from its URL or a file; a clear error when it is missing or is
- * not one (a shell deployed before it published one provides no runtime to remotes).
+ * Where a deployed shell's description is: a URL or a file as given, or, for a site's URL (one
+ * not naming a .json file), its /federation-host.json.
+ * @param {string} where
+ */
+function hostLocation(where) {
+  if (!/^https?:\/\//.test(where)) return where;
+  const url = new URL(where);
+  if (url.pathname.endsWith('.json')) return url.href;
+  url.pathname = `${url.pathname.replace(/\/?$/, '/')}${HOST_FILE}`;
+  return url.href;
+}
+
+/**
+ * A deployed shell's description, from its URL (a site's, or its federation-host.json's) or a
+ * file; a clear error when it is missing or is not one (a shell deployed before it published one
+ * provides no runtime to remotes).
  * @param {string} where
  * @returns {Promise<HostDescription>}
  */
 async function readHost(where) {
+  const location = hostLocation(where);
   let text;
-  if (/^https?:\/\//.test(where)) {
-    const response = await fetch(where, { headers: { accept: 'application/json' } });
-    if (!response.ok) throw new Error(`${where} answered ${response.status}: that shell publishes no ${HOST_FILE} (deploy the shell first).`);
+  if (/^https?:\/\//.test(location)) {
+    let response;
+    try {
+      response = await fetch(location, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(30_000) });
+    } catch (error) {
+      throw new Error(`${location} could not be read (${error instanceof Error ? error.message : String(error)}).`);
+    }
+    if (!response.ok) throw new Error(`${location} answered ${response.status}: that shell publishes no ${HOST_FILE} (deploy the shell first).`);
     text = await response.text();
   } else {
-    text = fs.readFileSync(where, 'utf8');
+    try {
+      text = fs.readFileSync(location, 'utf8');
+    } catch (error) {
+      throw new Error(`${location} could not be read (${error instanceof Error ? error.message : String(error)}).`);
+    }
   }
   let host;
   try {
     host = JSON.parse(text);
   } catch {
-    throw new Error(`${where} is not JSON: it is not a shell's ${HOST_FILE}.`);
+    throw new Error(`${location} is not JSON: it is not a shell's ${HOST_FILE}.`);
   }
   if (typeof host?.runtime?.version !== 'string' || !Array.isArray(host.modules)) {
-    throw new Error(`${where} does not describe a shell (no runtime version or module list): it is not a shell's ${HOST_FILE}.`);
+    throw new Error(`${location} does not describe a shell (no runtime version or module list): it is not a shell's ${HOST_FILE}.`);
   }
   return host;
 }
@@ -174,7 +200,6 @@ function runtimeProblem(remote, manifest, provided) {
  * @param {{ remotes?: string[], root?: string, host?: HostDescription }} [options]
  */
 function checkFederation({ remotes = REMOTES, root = repoRoot, host = hostDescription(root) } = {}) {
-  const provided = host.modules;
   const problems = [];
   const checked = [];
   for (const remote of remotes) {
@@ -185,17 +210,31 @@ function checkFederation({ remotes = REMOTES, root = repoRoot, host = hostDescri
     }
     const manifest = JSON.parse(fs.readFileSync(file, 'utf8'));
     checked.push(`${remote} (${(manifest.shared ?? []).length} shared modules)`);
-    const runtime = runtimeProblem(remote, manifest, host.runtime.version);
-    if (runtime) problems.push(runtime);
-    for (const entry of unprovided(provided, manifest)) {
-      problems.push(
-        `${remote} shares ${entry.name}${entry.version ? `@${entry.version}` : ''}, which the shell does not provide: ` +
-          `in the shell's page the remote would load its own copy (for Amplify, a second, unconfigured instance). ` +
-          `Add it to \`modules\` in ${HOST_SOURCE}, or stop the remote from sharing it (webpack/shared-singletons.js).`,
-      );
-    }
+    problems.push(...manifestProblems(remote, manifest, host));
   }
   return { problems, checked };
+}
+
+/**
+ * Why a remote's build (its mf-manifest.json) cannot run in a shell: a runtime the shell does not
+ * provide, and each shared module it does not provide. Empty when it can.
+ * @param {string} remote
+ * @param {{ shared?: Array<{ name: string, version?: string }>, metaData?: object }} manifest
+ * @param {HostDescription} host
+ * @returns {string[]}
+ */
+function manifestProblems(remote, manifest, host) {
+  const problems = [];
+  const runtime = runtimeProblem(remote, manifest, host.runtime.version);
+  if (runtime) problems.push(runtime);
+  for (const entry of unprovided(host.modules, manifest)) {
+    problems.push(
+      `${remote} shares ${entry.name}${entry.version ? `@${entry.version}` : ''}, which the shell does not provide: ` +
+        `in the shell's page the remote would load its own copy (for Amplify, a second, unconfigured instance). ` +
+        `Add it to \`modules\` in ${HOST_SOURCE}, or stop the remote from sharing it (webpack/shared-singletons.js).`,
+    );
+  }
+  return problems;
 }
 
 async function main() {
@@ -226,6 +265,8 @@ module.exports = {
   checkFederation,
   hostDescription,
   readHost,
+  hostLocation,
+  manifestProblems,
   runtimeProblem,
   runtimeVersion,
   runtimeRange,

@@ -33,6 +33,8 @@ async function main(): Promise<number> {
     } else {
       const { plan, result } = await deploy({ ...options, ...output });
       console.log(formatResult(options.target, plan, result));
+      if (options.shell)
+        console.log(`  checked against the live shell (${options.shell}): it provides the federation runtime and every module ${options.app} shares.`);
     }
     return 0;
   } catch (error) {

@@ -18,17 +18,19 @@ import { acquireLock, LOCK_KEY, LOCK_STALE_AFTER_MS, LockError } from '../src/de
 import type { LockPort } from '../src/deploy/lock';
 import { startS3Emulator } from './support/s3-emulator';
 import type { S3Emulator } from './support/s3-emulator';
-import { writeFixtureRelease } from './support/fixture-release';
+import { writeFixtureRelease, writeShellHost } from './support/fixture-release';
 import type { FixtureRelease } from './support/fixture-release';
 
 let s3: S3Emulator;
 let work: string;
 let release: FixtureRelease;
+let shellHost: string;
 
 beforeAll(async () => {
   s3 = await startS3Emulator('locked');
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-deploy-lock-'));
   release = writeFixtureRelease(path.join(work, 'A'), 'A');
+  shellHost = writeShellHost(path.join(work, 'live-shell', 'federation-host.json'));
 });
 afterAll(async () => {
   await s3?.stop();
@@ -39,6 +41,7 @@ const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const options = (prefix: string, extra: Partial<DeployOptions> = {}): DeployOptions => ({
   app: 'uploader-remote',
   distDir: release.dir,
+  shell: shellHost,
   target: { bucket: s3.bucket, prefix },
   endpoint: s3.endpoint,
   region: 'us-east-1',

@@ -20,7 +20,7 @@ import { DeployError } from '../src/deploy/execute';
 import { IMMUTABLE, NO_CACHE } from '../src/deploy/files';
 import { startS3Emulator } from './support/s3-emulator';
 import type { S3Emulator } from './support/s3-emulator';
-import { deployedFiles, writeFixtureRelease, writeFixtureShell } from './support/fixture-release';
+import { deployedFiles, writeFixtureRelease, writeFixtureShell, writeShellHost } from './support/fixture-release';
 import type { FixtureRelease, FixtureShell } from './support/fixture-release';
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -30,6 +30,8 @@ let s3: S3Emulator;
 let cloudFront: { url: string; requests: { distribution: string; paths: string[] }[]; close(): Promise<void> };
 let work: string;
 let releases: Record<'A' | 'B' | 'C' | 'D', FixtureRelease>;
+/** The live shell's federation-host.json, which each remote's deploy checks its build against. */
+let shellHost: string;
 
 async function listen(handler: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(handler);
@@ -73,6 +75,7 @@ function options(release: FixtureRelease, extra: Partial<DeployOptions> = {}): D
   return {
     app: 'uploader-remote',
     distDir: release.dir,
+    ...(extra.app === 'shell' ? {} : { shell: shellHost }),
     target: { bucket: s3.bucket, prefix: '' },
     endpoint: s3.endpoint,
     region: 'us-east-1',
@@ -106,6 +109,7 @@ const entryCopies = (release: FixtureRelease) =>
 beforeAll(async () => {
   [s3, cloudFront] = await Promise.all([startS3Emulator(), startCloudFrontStub()]);
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-deploy-'));
+  shellHost = writeShellHost(path.join(work, 'live-shell', 'federation-host.json'));
   releases = {
     A: writeFixtureRelease(path.join(work, 'A'), 'A'),
     B: writeFixtureRelease(path.join(work, 'B'), 'B'),
@@ -399,17 +403,19 @@ describe('the command line', () => {
     );
 
   test('deploys a build and prints what it did', async () => {
-    const out = await run(['uploader-remote', '--target', `s3://${s3.bucket}/cli`, '--endpoint', s3.endpoint, '--dist', releases.A.dir]);
+    const out = await run(['uploader-remote', '--target', `s3://${s3.bucket}/cli`, '--endpoint', s3.endpoint, '--dist', releases.A.dir, '--shell', shellHost]);
     expect(out.stderr).not.toContain('deploy:');
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/uploaded\s+7\s/);
     expect(out.stdout).toMatch(/not uploaded \(\.map, \.br, \.gz\)\s+4/);
+    expect(out.stdout).toContain(`checked against the live shell (${shellHost}): it provides the federation runtime and every module uploader-remote shares.`);
+    expect(out.stdout).toContain(`checked against the live shell (${shellHost}): it provides the federation runtime and every module uploader-remote shares.`);
     expect((await get('mf-manifest.json', 'cli/')).body).toBe(fixtureText(releases.A, 'mf-manifest.json'));
   });
 
   test('--rollback puts the previous release back and prints what it did', async () => {
     const where = ['--target', `s3://${s3.bucket}/cli`, '--endpoint', s3.endpoint];
-    expect((await run(['uploader-remote', ...where, '--dist', releases.B.dir])).code).toBe(0);
+    expect((await run(['uploader-remote', ...where, '--dist', releases.B.dir, '--shell', shellHost])).code).toBe(0);
     const out = await run(['uploader-remote', ...where, '--rollback']);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
@@ -428,7 +434,7 @@ describe('the command line', () => {
       }),
     });
     expect(held.status).toBe(200);
-    const refused = await run(['uploader-remote', ...where, '--dist', releases.C.dir]);
+    const refused = await run(['uploader-remote', ...where, '--dist', releases.C.dir, '--shell', shellHost]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
       /^deploy: Another deploy of uploader-remote holds the lock s3:\/\/hosting\/cli\/_releases\/deploy\.lock: bo@laptop \(pid 7\), a deploy of uploader-remote, since /,

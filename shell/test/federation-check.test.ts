@@ -4,6 +4,7 @@ import path from 'node:path';
 import {
   checkFederation,
   hostDescription,
+  hostLocation,
   hostModules,
   readHost,
   runtimeRange,
@@ -84,6 +85,14 @@ describe('the build-time federation check', () => {
     await expect(readHost(file)).rejects.toThrow(`${file} is not JSON: it is not a shell's federation-host.json.`);
     fs.writeFileSync(file, JSON.stringify({ modules: [] }));
     await expect(readHost(file)).rejects.toThrow(/does not describe a shell/);
+  });
+
+  it('reads a site’s URL at its /federation-host.json, and takes a file’s URL or a path as given', () => {
+    expect(hostLocation('https://www.example.com')).toBe('https://www.example.com/federation-host.json');
+    expect(hostLocation('https://www.example.com/')).toBe('https://www.example.com/federation-host.json');
+    expect(hostLocation('https://cdn.example.com/site')).toBe('https://cdn.example.com/site/federation-host.json');
+    expect(hostLocation('https://www.example.com/releases/federation-host.json')).toBe('https://www.example.com/releases/federation-host.json');
+    expect(hostLocation('shell/dist/federation-host.json')).toBe('shell/dist/federation-host.json');
   });
 
   it('describes the shell as its build publishes it: the runtime remotes are built against, and its modules', () => {

@@ -1,6 +1,7 @@
 /**
  * The deploy command's arguments (infra/bin/deploy.ts; infra/README.md "Deploy command"):
- *   deploy <app> --target s3://bucket[/prefix] [--distribution ID] [--config file] [--region r]
+ *   deploy <app> --target s3://bucket[/prefix] [--distribution ID] [--config file] [--settings file]
+ *          [--shell url|file] [--skip-shell-check] [--region r]
  *          [--endpoint url] [--cloudfront-endpoint url] [--keep N] [--concurrency N] [--dist dir] [--dry-run]
  *          [--rollback] [--break-lock]
  * Paths are relative to the directory npm was started in (INIT_CWD), as the user typed them.
@@ -20,6 +21,11 @@ export const USAGE = `Usage: npm run deploy -w <app> -- --target s3://<bucket>[/
   --settings <file>              the shell only: the environment's settings (infra/config/<env>.json); then the
                                  config must pass the production checks and the build's CSP must be the
                                  distribution's, or nothing is uploaded
+  --shell <url|file>             a remote only: the live shell, as the site's URL (https://<site>) or its
+                                 federation-host.json's URL or path; the remote's build must need the federation
+                                 runtime the shell provides and share only modules it provides, or nothing is
+                                 uploaded. A remote's deploy needs --shell or --skip-shell-check
+  --skip-shell-check             a remote only: deploy without that check (a warning says so)
   --keep <n>                     releases whose files are kept, the new one included (default 2);
                                  older hashed files, companions and entry-file copies are pruned
   --rollback                     make the previous release live again (its entry files, from the
@@ -74,6 +80,8 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
         distribution: { type: 'string' },
         config: { type: 'string' },
         settings: { type: 'string' },
+        shell: { type: 'string' },
+        'skip-shell-check': { type: 'boolean' },
         region: { type: 'string' },
         endpoint: { type: 'string' },
         'cloudfront-endpoint': { type: 'string' },
@@ -95,7 +103,7 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
   if (extra.length > 0) throw new UsageError(`Unexpected argument(s): ${extra.join(' ')}.`);
   if (!values.target) throw new UsageError('--target s3://<bucket>[/<prefix>] is required.');
   if (values.rollback) {
-    const pointless = (['config', 'settings', 'dist', 'keep'] as const).filter((name) => values[name] !== undefined);
+    const pointless = (['config', 'settings', 'dist', 'keep', 'shell', 'skip-shell-check'] as const).filter((name) => values[name] !== undefined);
     if (pointless.length > 0)
       throw new UsageError(
         `--rollback puts back the previous release's own files and prunes nothing: ${pointless.map((n) => `--${n}`).join(', ')} would be ignored.`,
@@ -123,6 +131,8 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
     distDir: values.dist ? path.resolve(base, values.dist) : path.join(repoRoot, app, 'dist'),
     ...(values.config !== undefined ? { configFile: path.resolve(base, values.config) } : {}),
     ...(values.settings !== undefined ? { settingsFile: path.resolve(base, values.settings) } : {}),
+    ...(values.shell !== undefined ? { shell: /^https?:\/\//.test(values.shell) ? values.shell : path.resolve(base, values.shell) } : {}),
+    ...(values['skip-shell-check'] ? { skipShellCheck: true } : {}),
     ...(values.distribution !== undefined ? { distributionId: values.distribution } : {}),
     ...(region ? { region } : {}),
     ...(endpoint ? { endpoint } : {}),

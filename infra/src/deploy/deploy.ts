@@ -17,7 +17,7 @@ import { executePlan } from './execute';
 import type { CdnPort, DeployResult } from './execute';
 import type { AppName } from './files';
 import { acquireLock, LOCK_KEY } from './lock';
-import { preflightShellDeploy } from './preflight';
+import { preflightRemoteDeploy, preflightShellDeploy } from './preflight';
 import type { HeldLock, Operation } from './lock';
 import { entryCopyKey, isReleaseRecordKey, parseReleaseRecord, planDeploy } from './plan';
 import type { DeployPlan, LocalFile, ReleaseFile, RoutedPaths, StoredObject, StoredRelease } from './plan';
@@ -52,6 +52,14 @@ export interface DeployOptions extends BucketOptions {
   configFile?: string;
   /** The environment's settings file: the shell's deploy then runs the preflight checks (preflight.ts) before uploading. */
   settingsFile?: string;
+  /**
+   * A remote's deploy: the live shell (`--shell`: the site's URL, its federation-host.json's URL
+   * or a file); the remote's build must fit it (preflight.ts preflightRemoteDeploy). A remote's
+   * deploy needs this or `skipShellCheck`.
+   */
+  shell?: string;
+  /** A remote's deploy without the check against the live shell (`--skip-shell-check`), warned about. */
+  skipShellCheck?: boolean;
   keep: number;
   /** Make the previous release live again instead (`--rollback`): no build is read. */
   rollback?: boolean;
@@ -119,6 +127,24 @@ export async function deploy(options: DeployOptions): Promise<{ plan: DeployPlan
   }
   if (app !== 'shell' && options.configFile) throw new DeployInputError(`--config is the shell's runtime config; ${app} has none.`);
   if (app !== 'shell' && options.settingsFile) throw new DeployInputError(`--settings checks the shell's runtime config and CSP; ${app} has neither.`);
+  if (app === 'shell' && (options.shell !== undefined || options.skipShellCheck)) {
+    throw new DeployInputError('--shell and --skip-shell-check are for a remote: they check its build against the live shell.');
+  }
+  if (app !== 'shell') {
+    if (options.shell !== undefined && options.skipShellCheck) throw new DeployInputError('Give --shell or --skip-shell-check, not both.');
+    if (options.shell !== undefined) {
+      await preflightRemoteDeploy({ app, distDir, shell: options.shell });
+    } else if (options.skipShellCheck) {
+      (options.warn ?? options.log)?.(
+        `${app} is deployed without checking it against the live shell (--skip-shell-check): if it does not fit, its route shows an error.`,
+      );
+    } else {
+      throw new DeployInputError(
+        `A remote's deploy checks its build against the live shell: give --shell https://<site> (or the URL or path of the shell's federation-host.json), ` +
+          'or --skip-shell-check to deploy without (docs/architecture.md#one-federation-runtime).',
+      );
+    }
+  }
 
   let files = await readBuild(distDir);
   let configBody: Buffer | undefined;

@@ -6,8 +6,17 @@
  * (shared/src/security/headers.ts, as stacks/hosting-stack.ts makes the policy) is the one the
  * distribution's response-headers policy sends. A config that names an endpoint the deployed CSP
  * does not allow would otherwise go live and fail in every browser until the stacks are deployed.
+ *
+ * What a deploy of a remote checks (`--shell`): its build fits the shell that is live — the
+ * federation runtime its mf-manifest.json says it needs is the one the shell provides, and the
+ * shell provides every module it shares (webpack/federation-check.js, the check each remote build
+ * runs against the shell in the repository). The live shell would refuse any other
+ * (docs/architecture.md#one-federation-runtime): its route would show an error until a fitting
+ * remote is released.
  */
 import fs from 'node:fs/promises';
+import path from 'node:path';
+import { manifestProblems, readHost } from '@trailsense/webpack-config/federation-check';
 import { parseRuntimeConfig } from '@trailsense/shared/config';
 import { CloudFrontClient, GetDistributionConfigCommand, GetResponseHeadersPolicyCommand } from '@aws-sdk/client-cloudfront';
 import { securityHeaders } from '@trailsense/shared/security-headers';
@@ -18,8 +27,11 @@ import type { AwsOptions } from './aws';
 
 /** A check that failed: every problem listed, nothing uploaded. */
 export class PreflightError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`refusing to deploy the shell; nothing was uploaded:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  constructor(
+    readonly problems: readonly string[],
+    app = 'the shell',
+  ) {
+    super(`refusing to deploy ${app}; nothing was uploaded:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'PreflightError';
   }
 }
@@ -139,4 +151,27 @@ export async function preflightShellDeploy(input: {
     ...(input.distributionId ? { distributionId: input.distributionId } : {}),
     aws: input.aws,
   });
+}
+
+/**
+ * A remote's deploy (deploy.ts): reads the build's mf-manifest.json and the live shell's
+ * federation-host.json (`shell`: the site's URL, that file's URL, or a file) and throws a
+ * PreflightError listing every reason the shell would refuse the remote.
+ */
+export async function preflightRemoteDeploy(input: { app: string; distDir: string; shell: string }): Promise<void> {
+  const file = path.join(input.distDir, 'mf-manifest.json');
+  let manifest: { shared?: { name: string; version?: string }[]; metaData?: object };
+  try {
+    manifest = JSON.parse(await fs.readFile(file, 'utf8')) as typeof manifest;
+  } catch (error) {
+    throw new PreflightError([`${file} cannot be read as JSON (${(error as Error).message}): run \`npm run build -w ${input.app}\` again.`], input.app);
+  }
+  let host;
+  try {
+    host = await readHost(input.shell);
+  } catch (error) {
+    throw new PreflightError([`the live shell (--shell): ${(error as Error).message}`], input.app);
+  }
+  const problems = manifestProblems(input.app, manifest, host);
+  if (problems.length > 0) throw new PreflightError(problems, input.app);
 }

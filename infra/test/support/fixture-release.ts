@@ -3,11 +3,32 @@
  * files at fixed names (index.html, main.js, remoteEntry.js, mf-manifest.json), chunks named by
  * their content hash as webpack names them (`<name>.<10 hex>.js`), a chunk's LICENSE companion,
  * and what the deploy leaves out (a source map, the .br/.gz copies, the build stamp). Its page
- * lazy-loads a hashed chunk on demand (`window.loadLazy()`), as the shell loads a remote's.
+ * lazy-loads a hashed chunk on demand (`window.loadLazy()`), as the shell loads a remote's. Its
+ * manifest states the federation runtime this repository's remotes need and shares nothing, so it
+ * fits the shell of this repository (a remote's deploy checks that: --shell).
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { hostDescription, runtimeRange, runtimeVersion, RUNTIME_PACKAGE } from '@trailsense/webpack-config/federation-check';
+
+const REPO = path.resolve(__dirname, '..', '..', '..');
+
+/**
+ * What a remote built in this repository says of the federation runtime it needs, as its
+ * mf-manifest.json's metaData says it (webpack/index.js).
+ */
+export const FIXTURE_RUNTIME = { package: RUNTIME_PACKAGE, requiredVersion: runtimeRange(runtimeVersion(path.join(REPO, 'shell'))) };
+
+/**
+ * The live shell's federation-host.json for a remote's deploy (--shell): the shell of this
+ * repository, as its build describes it. Written to `file`, whose path is returned.
+ */
+export function writeShellHost(file: string): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(hostDescription(REPO), null, 2)}\n`);
+  return file;
+}
 
 export interface FixtureRelease {
   dir: string;
@@ -39,7 +60,7 @@ export function writeFixtureRelease(dir: string, marker: string): FixtureRelease
     'index.html': `<!doctype html><html lang=en><head><meta charset=utf-8><title>release ${marker}</title><script type=module src=main.js></script></head><body><p>release ${marker}</p></body></html>`,
     'main.js': main,
     'remoteEntry.js': `// remote entry of release ${marker}\nwindow.fixtureRemote = { lazy: './${lazyChunk}', vendor: './${vendorChunk}' };\n`,
-    'mf-manifest.json': `${JSON.stringify({ id: 'fixture', name: 'fixture', metaData: { remoteEntry: { name: 'remoteEntry.js', path: '' }, buildInfo: { buildVersion: marker } }, exposes: [{ path: './Lazy', assets: { js: { sync: [lazyChunk, vendorChunk], async: [] } } }] }, null, 2)}\n`,
+    'mf-manifest.json': `${JSON.stringify({ id: 'fixture', name: 'fixture', metaData: { remoteEntry: { name: 'remoteEntry.js', path: '' }, buildInfo: { buildVersion: marker }, federationRuntime: FIXTURE_RUNTIME }, shared: [], exposes: [{ path: './Lazy', assets: { js: { sync: [lazyChunk, vendorChunk], async: [] } } }] }, null, 2)}\n`,
     [lazyChunk]: lazy,
     [vendorChunk]: vendor,
     [`${vendorChunk}.LICENSE.txt`]: `vendor of release ${marker} | MIT\n`,
