@@ -16,7 +16,7 @@ import { deploy, rollback } from '../src/deploy/deploy';
 import type { DeployOptions } from '../src/deploy/deploy';
 import { acquireLock, LOCK_KEY, LOCK_STALE_AFTER_MS, LockError } from '../src/deploy/lock';
 import type { LockPort } from '../src/deploy/lock';
-import { startS3Emulator } from './support/s3-emulator';
+import { emulatorDeploy, S3RVER_KEYS, startS3Emulator } from './support/s3-emulator';
 import type { S3Emulator } from './support/s3-emulator';
 import { writeFixtureRelease, writeShellHost } from './support/fixture-release';
 import type { FixtureRelease } from './support/fixture-release';
@@ -37,17 +37,11 @@ afterAll(async () => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const options = (prefix: string, extra: Partial<DeployOptions> = {}): DeployOptions => ({
   app: 'uploader-remote',
   distDir: release.dir,
   shell: shellHost,
-  target: { bucket: s3.bucket, prefix },
-  endpoint: s3.endpoint,
-  region: 'us-east-1',
-  credentials,
-  keep: 2,
-  dryRun: false,
+  ...emulatorDeploy(s3, prefix),
   ...extra,
 });
 
@@ -117,7 +111,7 @@ describe('against the S3 emulator', () => {
   });
 
   test('a race for the lock object itself: one writer wins, whatever S3 answers the others (412 or 409)', async () => {
-    const store = s3Store({ bucket: s3.bucket, prefix: 'bare/' }, { endpoint: s3.endpoint, region: 'us-east-1', credentials });
+    const store = s3Store({ bucket: s3.bucket, prefix: 'bare/' }, { endpoint: s3.endpoint, region: 'us-east-1', credentials: S3RVER_KEYS });
     try {
       const attempts = await Promise.allSettled(
         Array.from({ length: 8 }, (_, n) => acquireLock(store.lock, { app: 'shell', operation: 'deploy', holder: `h${n}`, where: 'bare', retryDelayMs: 20 })),

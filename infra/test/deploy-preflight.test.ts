@@ -15,7 +15,7 @@ import { parseDeployArgs } from '../src/deploy/cli';
 import { deploy } from '../src/deploy/deploy';
 import type { DeployOptions } from '../src/deploy/deploy';
 import { cspDifferences, expectedCsp, PreflightError } from '../src/deploy/preflight';
-import { startS3Emulator } from './support/s3-emulator';
+import { emulatorDeploy, startS3Emulator } from './support/s3-emulator';
 import type { S3Emulator } from './support/s3-emulator';
 import { writeFixtureShell } from './support/fixture-release';
 import type { FixtureShell } from './support/fixture-release';
@@ -92,14 +92,9 @@ function shellDeploy(prefix: string, distributionId: string | undefined, extra: 
     distDir: shell.dir,
     configFile: PRODUCTION_CONFIG,
     settingsFile: SETTINGS,
-    target: { bucket: s3.bucket, prefix },
+    ...emulatorDeploy(s3, prefix),
     ...(distributionId ? { distributionId } : {}),
-    endpoint: s3.endpoint,
     cloudfrontEndpoint: cloudFront.url,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    keep: 2,
-    dryRun: false,
     ...extra,
   });
 }
@@ -180,11 +175,7 @@ test('a remote takes no --settings', async () => {
     app: 'auth-remote',
     distDir: remote,
     settingsFile: SETTINGS,
-    target: { bucket: s3.bucket, prefix: 'remote/' },
-    endpoint: s3.endpoint,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    keep: 2,
-    dryRun: false,
+    ...emulatorDeploy(s3, 'remote/'),
   });
   await expect(attempt).rejects.toThrow("--settings checks the shell's runtime config and CSP; auth-remote has neither.");
 });

@@ -14,7 +14,7 @@ import { parseDeployArgs } from '../src/deploy/cli';
 import { deploy } from '../src/deploy/deploy';
 import type { DeployOptions } from '../src/deploy/deploy';
 import { PreflightError } from '../src/deploy/preflight';
-import { startS3Emulator } from './support/s3-emulator';
+import { emulatorDeploy, startS3Emulator } from './support/s3-emulator';
 import type { S3Emulator } from './support/s3-emulator';
 import { FIXTURE_RUNTIME, writeFixtureRelease, writeShellHost } from './support/fixture-release';
 import type { FixtureRelease } from './support/fixture-release';
@@ -79,12 +79,7 @@ function remoteDeploy(fixture: FixtureRelease, prefix: string, extra: Partial<De
   return deploy({
     app: 'uploader-remote',
     distDir: fixture.dir,
-    target: { bucket: s3.bucket, prefix },
-    endpoint: s3.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    keep: 2,
-    dryRun: false,
+    ...emulatorDeploy(s3, prefix),
     ...extra,
   });
 }

@@ -18,7 +18,7 @@ import { deploy, rollback } from '../src/deploy/deploy';
 import type { DeployOptions } from '../src/deploy/deploy';
 import { DeployError } from '../src/deploy/execute';
 import { IMMUTABLE, NO_CACHE } from '../src/deploy/files';
-import { startS3Emulator } from './support/s3-emulator';
+import { emulatorDeploy, startS3Emulator } from './support/s3-emulator';
 import type { S3Emulator } from './support/s3-emulator';
 import { deployedFiles, writeFixtureRelease, writeFixtureShell, writeShellHost } from './support/fixture-release';
 import type { FixtureRelease, FixtureShell } from './support/fixture-release';
@@ -76,12 +76,7 @@ function options(release: FixtureRelease, extra: Partial<DeployOptions> = {}): D
     app: 'uploader-remote',
     distDir: release.dir,
     ...(extra.app === 'shell' ? {} : { shell: shellHost }),
-    target: { bucket: s3.bucket, prefix: '' },
-    endpoint: s3.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    keep: 2,
-    dryRun: false,
+    ...emulatorDeploy(s3),
     ...extra,
   };
 }

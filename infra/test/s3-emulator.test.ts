@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { startS3Emulator } from './support/s3-emulator';
+import { S3RVER_KEYS, startS3Emulator } from './support/s3-emulator';
 import type { S3Emulator } from './support/s3-emulator';
 
 let s3: S3Emulator;
@@ -20,7 +20,7 @@ beforeAll(async () => {
     endpoint: s3.endpoint,
     forcePathStyle: true,
     region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    credentials: S3RVER_KEYS,
     maxAttempts: 1,
   });
 });

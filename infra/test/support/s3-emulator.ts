@@ -20,6 +20,17 @@ export interface S3Emulator {
   stop(): Promise<void>;
 }
 
+/** s3rver's own key pair, which it accepts. */
+export const S3RVER_KEYS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+/**
+ * The deploy options (infra/src/deploy/deploy.ts DeployOptions) that aim a deploy at the
+ * emulator's bucket under `prefix`, with the command's defaults: 2 releases kept, not a dry run.
+ */
+export function emulatorDeploy(s3: S3Emulator, prefix = '') {
+  return { target: { bucket: s3.bucket, prefix }, endpoint: s3.endpoint, region: 'us-east-1', credentials: S3RVER_KEYS, keep: 2, dryRun: false };
+}
+
 // The fork's package names a bin it does not ship (bin/s3rver.js); its command-line program is
 // lib/cli.js, a commander program that the bin would run.
 const RUN_CLI = `require(${JSON.stringify(require.resolve('@20minutes/s3rver/lib/cli'))}).parseAsync(process.argv.slice(1), { from: 'user' })`;
