@@ -128,6 +128,7 @@ describe('handleObjectCreated', () => {
       key: 'public/cedar-creek/a.jpg',
       ranchId: 'cedar-creek',
       yearmo: '2026_03',
+      reservation,
       fingerprint: null,
       at: '2026-03-15T12:00:00.000Z',
     });

@@ -45,7 +45,7 @@ class World {
   /** Counts an object under a reservation, as the object-created function does. */
   async countPhoto(ranchId: string, reservation: string, fingerprint: string | null, key = `public/${ranchId}/${Math.random()}.jpg`) {
     const yearmo = reservationMonth(reservation)!;
-    return this.ledger.countObject({ bucket: 'uploads', key, ranchId, yearmo, fingerprint, at: this.now.toISOString() }, (state) => {
+    return this.ledger.countObject({ bucket: 'uploads', key, ranchId, yearmo, reservation, fingerprint, at: this.now.toISOString() }, (state) => {
       const { next, outcome } = countUnder(state, { id: reservation, ceiling: 1000, now: this.now.getTime() });
       return { next, result: outcome };
     });
@@ -253,6 +253,7 @@ describe('reservations', () => {
     expect(world.ledger.month('cedar-creek', '2026_11').holds[answer.reservation!]).toEqual({
       slots: 3,
       expiresAt: Date.parse('2026-11-10T12:15:00.000Z'),
+      grantedAt: Date.parse('2026-11-10T12:00:00.000Z'),
     });
   });
 

@@ -190,19 +190,19 @@ describe('the function', () => {
     expect(source).not.toContain('@trailsense/shared');
   });
 
-  it('may only GetItem, PutItem and BatchGetItem on the ledger table and GetItem on the ranch table', () => {
+  it('may only GetItem, PutItem, BatchGetItem and BatchWriteItem on the ledger table and GetItem on the ranch table', () => {
     const fn = template.findResources('AWS::Lambda::Function')[functionId()]!;
     const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     const statements = Object.values(template.findResources('AWS::IAM::Policy'))
       .filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
       .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
-    expect(UPLOADS_API_LEDGER_ACTIONS).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem']);
+    expect(UPLOADS_API_LEDGER_ACTIONS).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']);
     expect(UPLOADS_API_RANCH_ACTIONS).toEqual(['dynamodb:GetItem']);
     expect(statements).toEqual([
       {
         Sid: 'ReadAndWriteLedgerItems',
         Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem'],
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'],
         Resource: { 'Fn::GetAtt': [ledgerId(), 'Arn'] },
       },
       { Sid: 'ReadRanchCeilings', Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: ranchesArn },

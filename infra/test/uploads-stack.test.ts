@@ -191,8 +191,8 @@ describe('the sweep', () => {
 });
 
 describe('the ledger', () => {
-  it('is keyed by pk and sk (strings) as the function writes it, on demand, with point-in-time recovery, retained', () => {
-    expect(LEDGER_TABLE).toEqual({ partitionKey: 'pk', sortKey: 'sk' });
+  it('is keyed by pk and sk (strings) as the function writes it, on demand, with point-in-time recovery and a time to live on `ttl`, retained', () => {
+    expect(LEDGER_TABLE).toEqual({ partitionKey: 'pk', sortKey: 'sk', timeToLive: 'ttl' });
     template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -207,6 +207,8 @@ describe('the ledger', () => {
         ],
         BillingMode: 'PAY_PER_REQUEST',
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        // Retired reservations and refused objects expire (src/ledger/dynamo.ts RECORD_RETENTION_S).
+        TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
       }),
     });
   });
@@ -271,12 +273,17 @@ describe('the object-created function', () => {
     ]);
   });
 
-  it('may only GetItem on the existing ranch table, and only GetItem and PutItem (a transaction of Puts) on the ledger', () => {
+  it('may only GetItem on the existing ranch table, and on the ledger only GetItem, PutItem and ConditionCheckItem (the transaction of a decision) and BatchWriteItem (retired reservations)', () => {
     const ranchesArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:dynamodb:us-east-2:123456789012:table/${settings.ranchesTableName}`]] };
     const dynamo = functionStatements().filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
-    expect(OBJECT_CREATED_LEDGER_ACTIONS).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
+    expect(OBJECT_CREATED_LEDGER_ACTIONS).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem']);
     expect(dynamo).toEqual([
-      { Sid: 'CountInLedger', Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Resource: { 'Fn::GetAtt': [ledgerId(), 'Arn'] } },
+      {
+        Sid: 'CountInLedger',
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'],
+        Resource: { 'Fn::GetAtt': [ledgerId(), 'Arn'] },
+      },
       { Sid: 'ReadRanchCeilings', Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: ranchesArn },
     ]);
     expect(

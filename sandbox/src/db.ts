@@ -6,7 +6,7 @@
  * `PRAGMA user_version` records the schema version.
  */
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
-import { EMPTY_MONTH, type MonthState } from '@trailsense/infra/ledger';
+import { EMPTY_MONTH, type Hold, type MonthState } from '@trailsense/infra/ledger';
 import type { MonitoringEvent, UploadAnalyticsEvent } from '@trailsense/shared/analytics-events';
 
 /** Each entry moves the schema one version up; append, never edit, once released. */
@@ -50,6 +50,11 @@ const MIGRATIONS: readonly string[] = [
      SELECT id, name, ranchid, key, upload_count, failure_count, NULL, received_at FROM events;
    DROP TABLE events;
    ALTER TABLE events_v6 RENAME TO events;`,
+  // The ledger's records (infra/src/ledger/port.ts): each retired reservation (a month row keeps
+  // only its live ones; older rows' retired holds are recorded by their month's next write), and
+  // each object the ledger refused, with the outcome.
+  `CREATE TABLE reservations (ranch_id TEXT NOT NULL, id TEXT NOT NULL, hold TEXT NOT NULL, PRIMARY KEY (ranch_id, id));
+   CREATE TABLE refused_objects (bucket TEXT NOT NULL, key TEXT NOT NULL, outcome TEXT NOT NULL, PRIMARY KEY (bucket, key));`,
 ];
 
 /** How long a revoked token's id is kept: its refresh token's lifetime (30 days), after which it is dead anyway. */
@@ -175,6 +180,12 @@ export function openDb(file: string) {
       'INSERT INTO months (ranch_id, yearmo, total, holds, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (ranch_id, yearmo) DO UPDATE SET total = excluded.total, holds = excluded.holds, version = excluded.version',
     ),
     hasUpload: db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM uploads WHERE bucket = ? AND key = ?'),
+    reservation: db.prepare<[string, string], { hold: string }>('SELECT hold FROM reservations WHERE ranch_id = ? AND id = ?'),
+    recordReservation: db.prepare(
+      'INSERT INTO reservations (ranch_id, id, hold) VALUES (?, ?, ?) ON CONFLICT (ranch_id, id) DO UPDATE SET hold = excluded.hold',
+    ),
+    refusedObject: db.prepare<[string, string], { outcome: string }>('SELECT outcome FROM refused_objects WHERE bucket = ? AND key = ?'),
+    recordRefusedObject: db.prepare('INSERT INTO refused_objects (bucket, key, outcome) VALUES (?, ?, ?)'),
     insertUpload: db.prepare('INSERT INTO uploads (bucket, key, ranch_id, yearmo, created_at) VALUES (?, ?, ?, ?, ?)'),
     insertPhoto: db.prepare('INSERT INTO photos (ranch_id, fingerprint, size, key, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (ranch_id, fingerprint) DO NOTHING'),
     hasPhotoSize: db.prepare<[string, number], { n: number }>('SELECT 1 AS n FROM photos WHERE ranch_id = ? AND size = ? LIMIT 1'),
@@ -248,6 +259,20 @@ export function openDb(file: string) {
       stmt.writeMonth.run(ranchId, yearmo, total, '{}', version);
     },
     hasUpload: (bucket: string, key: string) => stmt.hasUpload.get(bucket, key) !== undefined,
+    /** A retired reservation's record (infra/src/ledger/port.ts), or null. */
+    reservation(ranchId: string, id: string): Hold | null {
+      const row = stmt.reservation.get(ranchId, id);
+      if (!row) return null;
+      try {
+        return JSON.parse(row.hold) as Hold;
+      } catch {
+        return null;
+      }
+    },
+    recordReservation: (ranchId: string, id: string, hold: Hold) => void stmt.recordReservation.run(ranchId, id, JSON.stringify(hold)),
+    /** How the ledger refused an object, or null when it did not. */
+    refusedObject: (bucket: string, key: string): string | null => stmt.refusedObject.get(bucket, key)?.outcome ?? null,
+    recordRefusedObject: (bucket: string, key: string, outcome: string) => void stmt.recordRefusedObject.run(bucket, key, outcome),
     insertUpload: (u: { bucket: string; key: string; ranchId: string; yearmo: string; createdAt: string }) =>
       void stmt.insertUpload.run(u.bucket, u.key, u.ranchId, u.yearmo, u.createdAt),
     insertPhoto: (ranchId: string, fingerprint: string, size: number, key: string, at: string) =>

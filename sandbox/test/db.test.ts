@@ -64,7 +64,7 @@ it('carries the counts so far into the ledger’s months when it migrates a data
   const file = path.join(dir, 'sandbox.db');
   // A database of schema version 4: the months and photos tables are not there yet.
   const old = openDb(file);
-  old.raw.exec(`DROP TABLE months; DROP TABLE photos; PRAGMA user_version = 4;`);
+  old.raw.exec(`DROP TABLE months; DROP TABLE photos; DROP TABLE reservations; DROP TABLE refused_objects; PRAGMA user_version = 4;`);
   old.raw.exec(`INSERT INTO ranches (id, name, max_monthly_uploads) VALUES ('mesquite-flats', 'M', 0), ('cedar-creek', 'C', 10000);`);
   old.raw.exec(`INSERT INTO upload_baselines (ranch_id, yearmo, count) VALUES ('mesquite-flats', '2026_11', 985), ('mesquite-flats', '2026_10', 12);`);
   const upload = old.raw.prepare<[string, string, string]>(
@@ -93,7 +93,7 @@ it('keeps the upload events when it migrates to events without a ranch, and stor
   const file = path.join(dir, 'sandbox.db');
   // A database of schema version 5: events.ranchid is NOT NULL and there is no data column.
   const old = openDb(file);
-  old.raw.exec(`DROP TABLE events;
+  old.raw.exec(`DROP TABLE events; DROP TABLE reservations; DROP TABLE refused_objects;
     CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, ranchid TEXT NOT NULL, key TEXT, upload_count INTEGER, failure_count INTEGER, received_at TEXT NOT NULL);
     INSERT INTO events (name, ranchid, key, upload_count, failure_count, received_at) VALUES ('imageUpload', 'cedar-creek', 'public/cedar-creek/a.jpg', 1, NULL, '2026-11-26T00:00:00Z');
     PRAGMA user_version = 5;`);

@@ -236,7 +236,11 @@ describe('what the uploads API refuses', () => {
     const theirs = await reserve(sandbox.config, ids.free, MESQUITE, newFingerprints(1));
     expect((await api('DELETE', `/ranches/${CEDAR}/reservations/${theirs}`, ids.subscriber)).status).toBe(404);
     expect((await api('POST', `/ranches/${CEDAR}/reservations/${theirs}/renew`, ids.subscriber)).status).toBe(404);
-    expect(await api('DELETE', `/ranches/${MESQUITE}/reservations/${theirs}`, ids.partner)).toEqual({
+    // Nor may another member of its ranch renew or release it: 403, and it stays held; its maker may.
+    const notYours = { status: 403, json: { message: "That reservation is another member's: only the member who made it may renew or release it" } };
+    expect(await api('DELETE', `/ranches/${MESQUITE}/reservations/${theirs}`, ids.partner)).toEqual(notYours);
+    expect(await api('POST', `/ranches/${MESQUITE}/reservations/${theirs}/renew`, ids.partner)).toEqual(notYours);
+    expect(await api('DELETE', `/ranches/${MESQUITE}/reservations/${theirs}`, ids.free)).toEqual({
       status: 200,
       json: { reservation: theirs, released: 1 },
     });
@@ -359,8 +363,8 @@ describe('reservations: slots of the ranch’s monthly ceiling', () => {
     expect(renewed).toEqual({ status: 200, json: { reservation: first.json.reservation, expiresAt: expect.any(String) } });
     expect(Date.parse(renewed.json['expiresAt'] as string)).toBeGreaterThanOrEqual(expiresAt);
 
-    // Released (by the other member: the reservation is the ranch's): the slots go back at once.
-    const release = () => api('DELETE', `/ranches/${MESQUITE}/reservations/${first.json.reservation!}`, ids.partner);
+    // Released by the member who made it: the slots go back at once.
+    const release = () => api('DELETE', `/ranches/${MESQUITE}/reservations/${first.json.reservation!}`, ids.free);
     expect(await release()).toEqual({ status: 200, json: { reservation: first.json.reservation, released: 15 } });
     expect(await metrics('free', MESQUITE, month)).toMatchObject({ total: '985', reserved: 0 });
     // Releasing again gives nothing more back (the reservation is kept, to recognise late photos).

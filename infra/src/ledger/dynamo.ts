@@ -1,43 +1,70 @@
 /**
  * The upload ledger on DynamoDB (src/ledger/port.ts), one table with string keys `pk`/`sk`. This
- * file is the one definition of its items (the stack creates the table, src/stacks/uploads-stack.ts):
+ * file is the one definition of its items (the stack creates the table, src/stacks/uploads-stack.ts;
+ * docs/architecture.md#the-ledger has the data model and its limits):
  * - one item per ranch-month: pk `RANCH#<ranchid>`, sk `UPLOADS#<YYYY_MM>`, with `total` (number:
- *   objects counted, what upload-metrics reports), `holds` (the reservations, JSON of
- *   src/ledger/rules.ts's holds) and `version` (number, bumped by every write);
- * - one item per counted object: pk `OBJECT#<bucket>/<key>`, sk `OBJECT`, with ranchid, yearmo, at;
+ *   objects counted, what upload-metrics reports), `holds` (the month's live reservations, JSON of
+ *   src/ledger/rules.ts's holds: at most MAX_LIVE_HOLDS_PER_MONTH, so the item stays far below
+ *   DynamoDB's 400 KB) and `version` (number, bumped by every write);
+ * - one item per retired reservation (released, expired, used up), written before its month stops
+ *   keeping it: pk `RANCH#<ranchid>`, sk `HOLD#<id>`, with `hold` (its JSON) and `ttl` (DynamoDB's
+ *   time to live, a month after its month closed);
+ * - one item per object whose fate is decided: pk `OBJECT#<bucket>/<key>`, sk `OBJECT`, with
+ *   ranchid, yearmo, at, and — for an object the ledger refused — `refused` (the outcome) and `ttl`;
  * - one item per photo a ranch has: pk `RANCH#<ranchid>`, sk `PHOTO#<fingerprint>`, with the key
  *   and time it was last counted under (a second object of the same photo writes it again), and
  *   one per file size among them: pk `RANCH#<ranchid>`, sk `SIZE#<size>`;
  * - one item per refusal: pk `REFUSAL#<YYYY_MM>`, sk `<bucket>/<key>`, with reason, ranchid, at.
  *
- * Atomicity: a month is changed by an optimistic read-modify-write (`version` in the write's
- * condition); an object is counted in one transaction with its month and its photo. A write that
+ * Atomicity: a month is changed by an optimistic read-modify-write (its `version` in the write's
+ * condition; a month item written before `version` existed is matched by its absence and upgraded
+ * by the write). An object is decided in one transaction with its month: counted (the object, the
+ * month, its photo and size) or refused (the object's refusal, and a check that the month is still
+ * the one read), always on the condition that no other delivery decided it first. A write that
  * loses a race (ConditionalCheckFailed on the month, TransactionConflict) is tried again from a
- * fresh read, with jittered backoff, up to MAX_ATTEMPTS times.
+ * fresh read, with jittered backoff, within a time budget.
  */
-import { BatchGetItemCommand, GetItemCommand, PutItemCommand, TransactionCanceledException, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  TransactionCanceledException,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
 import type {
   AttributeValue,
   BatchGetItemCommandOutput,
+  BatchWriteItemCommandOutput,
   CancellationReason,
+  ConditionCheck,
   GetItemCommandOutput,
-  PutItemCommandInput,
+  Put,
   TransactWriteItem,
+  WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { sizeOfFingerprint, type CountedObject, type LedgerPort, type MonthChange, type Refusal } from './port';
-import { EMPTY_MONTH, type Hold, type MonthState } from './rules';
+import { retiredBy, sizeOfFingerprint, withReservation, type CountedObject, type LedgerPort, type MonthChange, type Refusal } from './port';
+import { EMPTY_MONTH, monthClose, storedRefusal, type CountOutcome, type Hold, type MonthState } from './rules';
 
 /** The ledger table's key schema. */
-export const LEDGER_TABLE = { partitionKey: 'pk', sortKey: 'sk' } as const;
+export const LEDGER_TABLE = { partitionKey: 'pk', sortKey: 'sk', timeToLive: 'ttl' } as const;
 
 /** The ledger's item keys (see the file's comment). */
 export const ledgerKeys = {
   month: (ranchId: string, yearmo: string) => ({ pk: `RANCH#${ranchId}`, sk: `UPLOADS#${yearmo}` }),
+  reservation: (ranchId: string, id: string) => ({ pk: `RANCH#${ranchId}`, sk: `HOLD#${id}` }),
   object: (bucket: string, key: string) => ({ pk: `OBJECT#${bucket}/${key}`, sk: 'OBJECT' }),
   photo: (ranchId: string, fingerprint: string) => ({ pk: `RANCH#${ranchId}`, sk: `PHOTO#${fingerprint}` }),
   size: (ranchId: string, size: number) => ({ pk: `RANCH#${ranchId}`, sk: `SIZE#${size}` }),
   refusal: (bucket: string, key: string, yearmo: string) => ({ pk: `REFUSAL#${yearmo}`, sk: `${bucket}/${key}` }),
 };
+
+/**
+ * How long a retired reservation's item and a refused object's item outlive their month's close
+ * (then DynamoDB's TTL removes them): nothing reads them once the month is closed, and a month
+ * more leaves room for an operator to look.
+ */
+export const RECORD_RETENTION_S = 31 * 24 * 3600;
 
 /**
  * A write that loses a race is tried again from a fresh read until it has used its time budget
@@ -89,7 +116,43 @@ export function monthFromItem(item: Record<string, AttributeValue> | undefined):
   return { total: num('total'), holds, version: num('version') };
 }
 
-function monthPut(tableName: string, ranchId: string, yearmo: string, previous: MonthState, next: MonthState): PutItemCommandInput {
+/**
+ * How a month item was stored, which its next write's condition must match: none yet, or of the
+ * shape before `version` existed (matched by the attribute's absence, and upgraded by the write),
+ * or versioned.
+ */
+export type StoredMonth = 'none' | 'unversioned' | 'versioned';
+
+export function storedMonth(item: Record<string, AttributeValue> | undefined): StoredMonth {
+  if (!item) return 'none';
+  return item['version']?.N === undefined ? 'unversioned' : 'versioned';
+}
+
+interface MonthRead {
+  state: MonthState;
+  stored: StoredMonth;
+}
+
+/** The condition that the month is still as read. */
+function monthCondition(read: MonthRead): Pick<ConditionCheck, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+  switch (read.stored) {
+    case 'none':
+      return { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': LEDGER_TABLE.partitionKey } };
+    case 'unversioned':
+      return {
+        ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(#version)',
+        ExpressionAttributeNames: { '#pk': LEDGER_TABLE.partitionKey, '#version': 'version' },
+      };
+    case 'versioned':
+      return {
+        ConditionExpression: '#version = :version',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':version': n(read.state.version) },
+      };
+  }
+}
+
+function monthPut(tableName: string, ranchId: string, yearmo: string, read: MonthRead, next: MonthState): Put {
   return {
     TableName: tableName,
     Item: {
@@ -100,27 +163,35 @@ function monthPut(tableName: string, ranchId: string, yearmo: string, previous: 
       holds: s(JSON.stringify(next.holds)),
       version: n(next.version),
     },
-    // The state it was computed from must still be the stored one.
-    ...(previous.version === 0
-      ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': LEDGER_TABLE.partitionKey } }
-      : {
-          ConditionExpression: '#version = :version',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':version': n(previous.version) },
-        }),
+    ...monthCondition(read),
   };
+}
+
+function monthCheck(tableName: string, ranchId: string, yearmo: string, read: MonthRead): ConditionCheck {
+  return { TableName: tableName, Key: keyAttributes(ledgerKeys.month(ranchId, yearmo)), ...monthCondition(read) };
+}
+
+/** DynamoDB's time to live (epoch seconds) of the records of month `yearmo`. */
+const recordTtl = (yearmo: string) => n(Math.floor(monthClose(yearmo) / 1000) + RECORD_RETENTION_S);
+
+/** An object item's fate: `counted`, the refusal's outcome, or null when there is no item. */
+export function objectFate(item: Record<string, AttributeValue> | undefined): 'counted' | CountOutcome | null {
+  if (!item) return null;
+  const refused = item['refused']?.S;
+  if (refused === undefined) return 'counted';
+  return storedRefusal(refused);
 }
 
 const nameOf = (error: unknown) => (error as { name?: unknown } | null)?.name;
 
 /**
- * What a cancelled count transaction means, from its reasons in the order of its items (the
- * object, the month, the photo): the object counted already → `duplicate`; the month changed
- * meanwhile, or a conflict with another transaction → `retry`; anything else is thrown.
+ * What a cancelled decision transaction means, from its reasons in the order of its items (the
+ * object, the month, ...): the object decided already → `decided`; the month changed meanwhile, or a
+ * conflict with another transaction → `retry`; anything else is thrown.
  */
-export function cancellationOutcome(reasons: readonly CancellationReason[] | undefined): 'duplicate' | 'retry' | undefined {
+export function cancellationOutcome(reasons: readonly CancellationReason[] | undefined): 'decided' | 'retry' | undefined {
   const code = (i: number) => reasons?.[i]?.Code;
-  if (code(0) === 'ConditionalCheckFailed') return 'duplicate';
+  if (code(0) === 'ConditionalCheckFailed') return 'decided';
   if (code(1) === 'ConditionalCheckFailed' || (reasons ?? []).some((r) => r.Code === 'TransactionConflict')) return 'retry';
   return undefined;
 }
@@ -135,24 +206,69 @@ export function dynamoLedger(client: CommandSender, tableName: string, options: 
   /** Whether a call that started at `started` and has made `attempt + 1` attempts may try again. */
   const mayRetry = (started: number, attempt: number) => attempt + 1 < MAX_ATTEMPTS && now() - started < budgetMs;
 
-  async function readMonth(ranchId: string, yearmo: string): Promise<MonthState> {
-    const answer = (await client.send(
-      new GetItemCommand({ TableName: tableName, Key: keyAttributes(ledgerKeys.month(ranchId, yearmo)), ConsistentRead: true }),
-    )) as GetItemCommandOutput;
-    return monthFromItem(answer.Item);
+  async function getItem(key: { pk: string; sk: string }): Promise<Record<string, AttributeValue> | undefined> {
+    const answer = (await client.send(new GetItemCommand({ TableName: tableName, Key: keyAttributes(key), ConsistentRead: true }))) as GetItemCommandOutput;
+    return answer.Item;
+  }
+
+  async function readMonthItem(ranchId: string, yearmo: string): Promise<MonthRead> {
+    const item = await getItem(ledgerKeys.month(ranchId, yearmo));
+    return { state: monthFromItem(item), stored: storedMonth(item) };
+  }
+
+  /**
+   * The month with `reservation` as a change about it must see. The month is read first: a hold
+   * is recorded before the month stops keeping it, so when the month read lacks it, its record
+   * (if it was ever granted) is already there.
+   */
+  async function readFor(ranchId: string, yearmo: string, reservation: string | undefined): Promise<{ read: MonthRead; view: MonthState }> {
+    const read = await readMonthItem(ranchId, yearmo);
+    if (reservation === undefined || read.state.holds[reservation]) return { read, view: read.state };
+    const item = await getItem(ledgerKeys.reservation(ranchId, reservation));
+    let record: Hold | null = null;
+    try {
+      record = item?.['hold']?.S === undefined ? null : (JSON.parse(item['hold'].S) as Hold);
+    } catch {
+      record = null;
+    }
+    return { read, view: withReservation(read.state, reservation, record) };
+  }
+
+  /** Records the holds `next` no longer keeps (idempotent puts, before the month forgets them). */
+  async function recordRetired(ranchId: string, yearmo: string, stored: MonthState, next: MonthState): Promise<void> {
+    const requests: WriteRequest[] = retiredBy(stored, next).map(([id, hold]) => ({
+      PutRequest: { Item: { ...keyAttributes(ledgerKeys.reservation(ranchId, id)), hold: s(JSON.stringify(hold)), ttl: recordTtl(yearmo) } },
+    }));
+    for (let i = 0; i < requests.length; i += 25) {
+      let chunk = requests.slice(i, i + 25);
+      for (let attempt = 0; chunk.length > 0; attempt++) {
+        const answer = (await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: chunk } }))) as BatchWriteItemCommandOutput;
+        chunk = answer.UnprocessedItems?.[tableName] ?? [];
+        if (chunk.length === 0) break;
+        if (attempt + 1 >= MAX_ATTEMPTS) throw new Error(`ledger: ${chunk.length} reservation records stayed unprocessed`);
+        await backoff(attempt);
+      }
+    }
+  }
+
+  /** How an object decided before was decided (null: no such item any more). */
+  async function decided(bucket: string, key: string): Promise<CountOutcome | 'duplicate' | null> {
+    const fate = objectFate(await getItem(ledgerKeys.object(bucket, key)));
+    return fate === 'counted' ? 'duplicate' : fate;
   }
 
   return {
-    readMonth,
+    readMonth: async (ranchId, yearmo) => (await readMonthItem(ranchId, yearmo)).state,
 
-    async updateMonth<T>(ranchId: string, yearmo: string, change: (state: MonthState) => MonthChange<T>): Promise<T> {
+    async updateMonth<T>(ranchId: string, yearmo: string, change: (state: MonthState) => MonthChange<T>, reservation?: string): Promise<T> {
       const started = now();
       for (let attempt = 0; ; attempt++) {
-        const state = await readMonth(ranchId, yearmo);
-        const { next, result } = change(state);
+        const { read, view } = await readFor(ranchId, yearmo, reservation);
+        const { next, result } = change(view);
         if (!next) return result;
+        await recordRetired(ranchId, yearmo, read.state, next);
         try {
-          await client.send(new PutItemCommand(monthPut(tableName, ranchId, yearmo, state, next)));
+          await client.send(new PutItemCommand(monthPut(tableName, ranchId, yearmo, read, next)));
           return result;
         } catch (error) {
           if (nameOf(error) !== 'ConditionalCheckFailedException' || !mayRetry(started, attempt)) throw error;
@@ -161,42 +277,32 @@ export function dynamoLedger(client: CommandSender, tableName: string, options: 
       }
     },
 
-    async countObject<T>(object: CountedObject, change: (state: MonthState) => MonthChange<T>): Promise<T | 'duplicate'> {
+    async countObject(object: CountedObject, change: (state: MonthState) => MonthChange<CountOutcome>): Promise<CountOutcome | 'duplicate'> {
       const objectKey = keyAttributes(ledgerKeys.object(object.bucket, object.key));
+      const objectItem = { ...objectKey, ranchid: s(object.ranchId), yearmo: s(object.yearmo), at: s(object.at) };
+      const firstDecision = { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': LEDGER_TABLE.partitionKey } };
       const started = now();
       for (let attempt = 0; ; attempt++) {
-        const existing = (await client.send(
-          new GetItemCommand({
-            TableName: tableName,
-            Key: objectKey,
-            ConsistentRead: true,
-            ProjectionExpression: '#pk',
-            ExpressionAttributeNames: { '#pk': 'pk' },
-          }),
-        )) as GetItemCommandOutput;
-        if (existing.Item) return 'duplicate';
-        const state = await readMonth(object.ranchId, object.yearmo);
-        const { next, result } = change(state);
-        if (!next) return result;
-        const items: TransactWriteItem[] = [
-          {
-            Put: {
-              TableName: tableName,
-              Item: { ...objectKey, ranchid: s(object.ranchId), yearmo: s(object.yearmo), at: s(object.at) },
-              ConditionExpression: 'attribute_not_exists(#pk)',
-              ExpressionAttributeNames: { '#pk': LEDGER_TABLE.partitionKey },
-            },
-          },
-          { Put: monthPut(tableName, object.ranchId, object.yearmo, state, next) },
-        ];
-        if (object.fingerprint) {
-          items.push({
-            Put: {
-              TableName: tableName,
-              Item: { ...keyAttributes(ledgerKeys.photo(object.ranchId, object.fingerprint)), key: s(`${object.bucket}/${object.key}`), at: s(object.at) },
-            },
-          });
-          items.push({ Put: { TableName: tableName, Item: keyAttributes(ledgerKeys.size(object.ranchId, sizeOfFingerprint(object.fingerprint))) } });
+        const { read, view } = await readFor(object.ranchId, object.yearmo, object.reservation);
+        const { next, result } = change(view);
+        const items: TransactWriteItem[] = [];
+        if (next) {
+          await recordRetired(object.ranchId, object.yearmo, read.state, next);
+          items.push({ Put: { TableName: tableName, Item: objectItem, ...firstDecision } });
+          items.push({ Put: monthPut(tableName, object.ranchId, object.yearmo, read, next) });
+          if (object.fingerprint) {
+            items.push({
+              Put: {
+                TableName: tableName,
+                Item: { ...keyAttributes(ledgerKeys.photo(object.ranchId, object.fingerprint)), key: s(`${object.bucket}/${object.key}`), at: s(object.at) },
+              },
+            });
+            items.push({ Put: { TableName: tableName, Item: keyAttributes(ledgerKeys.size(object.ranchId, sizeOfFingerprint(object.fingerprint))) } });
+          }
+        } else {
+          // Refused: recorded as such, so that no other delivery can count it after this one removes it.
+          items.push({ Put: { TableName: tableName, Item: { ...objectItem, refused: s(result), ttl: recordTtl(object.yearmo) }, ...firstDecision } });
+          items.push({ ConditionCheck: monthCheck(tableName, object.ranchId, object.yearmo, read) });
         }
         try {
           await client.send(new TransactWriteItemsCommand({ TransactItems: items }));
@@ -204,9 +310,13 @@ export function dynamoLedger(client: CommandSender, tableName: string, options: 
         } catch (error) {
           const cancelled = error instanceof TransactionCanceledException || nameOf(error) === 'TransactionCanceledException';
           const outcome = cancelled ? cancellationOutcome((error as TransactionCanceledException).CancellationReasons) : undefined;
-          if (outcome === 'duplicate') return 'duplicate';
-          const conflict = outcome === 'retry' || nameOf(error) === 'TransactionConflictException';
-          if (!conflict || !mayRetry(started, attempt)) throw error;
+          if (outcome === 'decided') {
+            const before = await decided(object.bucket, object.key);
+            if (before !== null) return before;
+          } else if (outcome !== 'retry' && nameOf(error) !== 'TransactionConflictException') {
+            throw error;
+          }
+          if (!mayRetry(started, attempt)) throw error;
           await backoff(attempt);
         }
       }

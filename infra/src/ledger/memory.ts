@@ -1,14 +1,20 @@
 /**
  * The ledger in memory (src/ledger/port.ts): for unit tests and benchmarks. Every change runs to
  * its end before the next starts (JavaScript's single thread), which is the atomicity the real
- * adapters get from DynamoDB's conditional writes and SQLite's transactions.
+ * adapters get from DynamoDB's conditional writes and SQLite's transactions. It keeps the same
+ * records as they do: the month's live holds, a record of each retired reservation, and each
+ * object's fate (counted or refused).
  */
-import { sizeOfFingerprint, type CountedObject, type LedgerPort, type MonthChange, type Refusal } from './port';
-import { EMPTY_MONTH, type MonthState } from './rules';
+import { retiredBy, sizeOfFingerprint, withReservation, type CountedObject, type LedgerPort, type MonthChange, type Refusal } from './port';
+import { EMPTY_MONTH, type CountOutcome, type Hold, type MonthState } from './rules';
 
 export class MemoryLedger implements LedgerPort {
   readonly months = new Map<string, MonthState>();
   readonly objects = new Map<string, CountedObject>();
+  /** Objects refused by the ledger, with the outcome, by `bucket/key`. */
+  readonly refusedObjects = new Map<string, CountOutcome>();
+  /** Retired reservations by `ranch|id`. */
+  readonly reservations = new Map<string, Hold>();
   readonly photos = new Map<string, Set<string>>();
   readonly sizes = new Map<string, Set<number>>();
   readonly refusals: Refusal[] = [];
@@ -29,27 +35,45 @@ export class MemoryLedger implements LedgerPort {
     return Promise.resolve(this.month(ranchId, yearmo));
   }
 
-  updateMonth<T>(ranchId: string, yearmo: string, change: (state: MonthState) => MonthChange<T>): Promise<T> {
-    const { next, result } = change(this.month(ranchId, yearmo));
-    if (next) this.months.set(MemoryLedger.monthKey(ranchId, yearmo), next);
+  /** The month with `reservation` as recorded when it no longer keeps it. */
+  private view(ranchId: string, yearmo: string, reservation: string | undefined): { stored: MonthState; view: MonthState } {
+    const stored = this.month(ranchId, yearmo);
+    const record = reservation === undefined ? null : (this.reservations.get(`${ranchId}|${reservation}`) ?? null);
+    return { stored, view: withReservation(stored, reservation, record) };
+  }
+
+  private write(ranchId: string, yearmo: string, stored: MonthState, next: MonthState): void {
+    for (const [id, hold] of retiredBy(stored, next)) this.reservations.set(`${ranchId}|${id}`, hold);
+    this.months.set(MemoryLedger.monthKey(ranchId, yearmo), next);
+  }
+
+  updateMonth<T>(ranchId: string, yearmo: string, change: (state: MonthState) => MonthChange<T>, reservation?: string): Promise<T> {
+    const { stored, view } = this.view(ranchId, yearmo, reservation);
+    const { next, result } = change(view);
+    if (next) this.write(ranchId, yearmo, stored, next);
     return Promise.resolve(result);
   }
 
-  countObject<T>(object: CountedObject, change: (state: MonthState) => MonthChange<T>): Promise<T | 'duplicate'> {
+  countObject(object: CountedObject, change: (state: MonthState) => MonthChange<CountOutcome>): Promise<CountOutcome | 'duplicate'> {
     const objectKey = `${object.bucket}/${object.key}`;
     if (this.objects.has(objectKey)) return Promise.resolve('duplicate');
-    const { next, result } = change(this.month(object.ranchId, object.yearmo));
-    if (next) {
-      this.months.set(MemoryLedger.monthKey(object.ranchId, object.yearmo), next);
-      this.objects.set(objectKey, object);
-      if (object.fingerprint) {
-        const sizes = this.sizes.get(object.ranchId) ?? new Set<number>();
-        sizes.add(sizeOfFingerprint(object.fingerprint));
-        this.sizes.set(object.ranchId, sizes);
-        const known = this.photos.get(object.ranchId) ?? new Set<string>();
-        known.add(object.fingerprint);
-        this.photos.set(object.ranchId, known);
-      }
+    const refused = this.refusedObjects.get(objectKey);
+    if (refused !== undefined) return Promise.resolve(refused);
+    const { stored, view } = this.view(object.ranchId, object.yearmo, object.reservation);
+    const { next, result } = change(view);
+    if (!next) {
+      this.refusedObjects.set(objectKey, result);
+      return Promise.resolve(result);
+    }
+    this.write(object.ranchId, object.yearmo, stored, next);
+    this.objects.set(objectKey, object);
+    if (object.fingerprint) {
+      const sizes = this.sizes.get(object.ranchId) ?? new Set<number>();
+      sizes.add(sizeOfFingerprint(object.fingerprint));
+      this.sizes.set(object.ranchId, sizes);
+      const known = this.photos.get(object.ranchId) ?? new Set<string>();
+      known.add(object.fingerprint);
+      this.photos.set(object.ranchId, known);
     }
     return Promise.resolve(result);
   }

@@ -2,9 +2,10 @@
  * The upload ledger as the uploads API and the object-created function need it: atomic changes to
  * a ranch-month (src/ledger/rules.ts decides them), the objects counted, the photos a ranch has,
  * and the refusals. Production: DynamoDB (src/ledger/dynamo.ts); the sandbox: SQLite
- * (sandbox/src/ledger.ts). Both run the same rules; only the atomicity is theirs.
+ * (sandbox/src/ledger.ts); tests: memory (src/ledger/memory.ts). All run the same rules and keep the
+ * same records (docs/architecture.md#the-ledger); only the atomicity is theirs.
  */
-import type { MonthState } from './rules';
+import type { CountOutcome, Hold, MonthState } from './rules';
 
 /** What a change to a month decides: the state to write (null: nothing to write) and its answer. */
 export interface MonthChange<T> {
@@ -19,6 +20,8 @@ export interface CountedObject {
   ranchId: string;
   /** The month it counts in (its reservation's), `YYYY_MM`. */
   yearmo: string;
+  /** The reservation its metadata names (of that month). */
+  reservation: string;
   /** The photo's fingerprint as the uploader computed it, when the object carried a well-formed one. */
   fingerprint: string | null;
   /** ISO 8601. */
@@ -32,6 +35,7 @@ export type RefusalReason =
   | 'unknown-ranch'
   | 'monthly-limit'
   | 'no-reservation'
+  | 'month-closed'
   | 'malformed-metadata'
   | 'malformed-key'
   | 'unreadable'
@@ -57,15 +61,21 @@ export interface LedgerPort {
   /**
    * Reads the month, applies `change`, and writes its `next` state unless another writer changed
    * the month in between (then it reads again and applies `change` again): `change` must be pure.
+   * With `reservation`, the state `change` sees holds that reservation even once it is retired
+   * (`withReservation`). A hold that `next` no longer keeps is recorded first (`retire`), so a
+   * reservation is always either in its month or recorded.
    */
-  updateMonth<T>(ranchId: string, yearmo: string, change: (state: MonthState) => MonthChange<T>): Promise<T>;
+  updateMonth<T>(ranchId: string, yearmo: string, change: (state: MonthState) => MonthChange<T>, reservation?: string): Promise<T>;
   /**
-   * Like `updateMonth` for one object, at most once per object (S3 delivers events at least
-   * once): `duplicate` when the object was counted before; otherwise `change` decides, and when it
-   * writes a state the object is recorded (and its fingerprint among the ranch's photos) in the
-   * same atomic write.
+   * Decides one object's fate once, whatever the deliveries (S3 delivers events at least once, and
+   * two may run at once): the first call applies `change` to the month with the object's
+   * reservation (as `updateMonth` with it). When it writes a state, the object is recorded as
+   * counted (and its fingerprint among the ranch's photos) in the same atomic write; when it
+   * refuses, the object is recorded as refused with that outcome, atomically with the month being
+   * as read. Every later call answers `duplicate` for a counted object and the same outcome for a
+   * refused one, so no delivery can refuse (and delete) an object another counted.
    */
-  countObject<T>(object: CountedObject, change: (state: MonthState) => MonthChange<T>): Promise<T | 'duplicate'>;
+  countObject(object: CountedObject, change: (state: MonthState) => MonthChange<CountOutcome>): Promise<CountOutcome | 'duplicate'>;
   /** Which of `fingerprints` the ranch has: photos counted under them, in any month, from any device. */
   knownPhotos(ranchId: string, fingerprints: readonly string[]): Promise<Set<string>>;
   /**
@@ -74,6 +84,25 @@ export interface LedgerPort {
    */
   knownSizes(ranchId: string, sizes: readonly number[]): Promise<Set<number>>;
   recordRefusal(refusal: Refusal): Promise<void>;
+}
+
+/**
+ * The state a change about reservation `id` sees: the month's, with that reservation as recorded
+ * when the month no longer keeps it (retired: no slots, its own expiry).
+ */
+export function withReservation(state: MonthState, id: string | undefined, record: Hold | null): MonthState {
+  if (id === undefined || record === null || state.holds[id]) return state;
+  return { ...state, holds: { ...state.holds, [id]: { ...record, slots: 0 } } };
+}
+
+/**
+ * The holds of `before` (as stored) that `next` no longer keeps, as they are recorded (no slots
+ * left): each must be recorded before `next` is written.
+ */
+export function retiredBy(before: MonthState, next: MonthState): [string, Hold][] {
+  return Object.entries(before.holds)
+    .filter(([id]) => !next.holds[id])
+    .map(([id, hold]) => [id, { ...hold, slots: 0 }]);
 }
 
 /** The ranch records (the product's, read only). */

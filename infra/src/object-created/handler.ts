@@ -19,11 +19,13 @@
  * 5. the object's `reservation` metadata must name a reservation the uploads API granted to the
  *    key's ranch (src/uploads-api/handler.ts) — else removed, `no-reservation`: it was sent
  *    without asking;
- * 6. the ledger counts the object in its reservation's month, at most once per object (S3
- *    delivers at least once), by src/ledger/rules.ts's `countUnder`: a slot of a live reservation,
- *    or room left beside every live reservation for one that expired — atomically. Counted (or
- *    already counted) → the object gets the `ranchid` tag, and its `fingerprint` metadata joins
- *    the ranch's photos; no room → removed, `monthly-limit`.
+ * 6. the ledger decides the object once, whatever the deliveries (S3 delivers at least once, and
+ *    two may run at once: src/ledger/port.ts `countObject`), by src/ledger/rules.ts's `countUnder`
+ *    in its reservation's month: a slot of a live reservation, or room left beside every live
+ *    reservation for one that is retired — atomically. Counted (or already counted) → the object
+ *    gets the `ranchid` tag, and its `fingerprint` metadata joins the ranch's photos; no room →
+ *    removed, `monthly-limit`; its month closed before it arrived → removed, `month-closed`. A
+ *    second delivery of a refused object removes it again; none can count it.
  * An object already gone (removed since, or a redelivered event for a refused object) is skipped.
  *
  * Deterministic failures are refusals, never errors: what fails the same way on every attempt
@@ -216,7 +218,7 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   const fingerprint = metadata[FINGERPRINT_METADATA] ?? '';
   const ceiling = ranchUploadCeiling(max);
   const result = await deps.ledger.countObject(
-    { bucket, key, ranchId: parsed.ranchId, yearmo, fingerprint: FINGERPRINT.test(fingerprint) ? fingerprint : null, at },
+    { bucket, key, ranchId: parsed.ranchId, yearmo, reservation, fingerprint: FINGERPRINT.test(fingerprint) ? fingerprint : null, at },
     (state) => {
       const { next, outcome } = countUnder(state, { id: reservation, ceiling, now: now.getTime() });
       return { next, result: outcome };
@@ -224,6 +226,7 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   );
   if (result === 'over-limit') return refuse('monthly-limit', parsed.ranchId);
   if (result === 'no-reservation') return refuse('no-reservation', parsed.ranchId);
+  if (result === 'month-closed') return refuse('month-closed', parsed.ranchId);
   await deps.objects.putRanchTag(bucket, key, parsed.ranchId);
   log({
     decision: result === 'duplicate' ? 'duplicate' : 'counted',

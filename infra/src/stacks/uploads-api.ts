@@ -131,7 +131,7 @@ export const UPLOADS_API_ACCESS_LOG = {
 } as const;
 
 /** The only actions the function has on the ledger table, and on the ranch table. */
-export const UPLOADS_API_LEDGER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem'] as const;
+export const UPLOADS_API_LEDGER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'] as const;
 export const UPLOADS_API_RANCH_ACTIONS = ['dynamodb:GetItem'] as const;
 
 /** The user pool's issuer, as its tokens' `iss` claim names it (the pool id starts with its region). */

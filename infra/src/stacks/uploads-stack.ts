@@ -61,7 +61,7 @@ export const UPLOAD_CORS = {
 } as const;
 
 /** The only actions the object-created function has on the ledger table, and on the ranch table. */
-export const OBJECT_CREATED_LEDGER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'] as const;
+export const OBJECT_CREATED_LEDGER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'] as const;
 export const OBJECT_CREATED_RANCH_ACTIONS = ['dynamodb:GetItem'] as const;
 
 /** The object-created function's entry; `handler` is exported there. */
@@ -192,6 +192,8 @@ export class UploadsStack extends Stack {
     this.ledger = new Table(this, 'Ledger', {
       partitionKey: { name: LEDGER_TABLE.partitionKey, type: AttributeType.STRING },
       sortKey: { name: LEDGER_TABLE.sortKey, type: AttributeType.STRING },
+      // Retired reservations and refused objects expire a month after their month closed (src/ledger/dynamo.ts).
+      timeToLiveAttribute: LEDGER_TABLE.timeToLive,
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,

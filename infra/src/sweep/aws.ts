@@ -3,7 +3,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { GetItemCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand, GetObjectTaggingCommand, ListObjectsV2Command, PutObjectTaggingCommand } from '@aws-sdk/client-s3';
 import type { GetObjectTaggingCommandOutput, ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
-import { dynamoLedger, LEDGER_TABLE, ledgerKeys } from '../ledger/dynamo';
+import { dynamoLedger, LEDGER_TABLE, ledgerKeys, objectFate } from '../ledger/dynamo';
 import type { CommandSender } from '../ledger/dynamo';
 import { RANCH_OBJECT_TAG } from '../upload-access';
 import type { ListedObject, SweepPort } from './sweep';
@@ -42,11 +42,13 @@ export function awsSweepPort(s3: CommandSender, dynamo: CommandSender, ledgerTab
         new GetItemCommand({
           TableName: ledgerTableName,
           Key: { [LEDGER_TABLE.partitionKey]: { S: k.pk }, [LEDGER_TABLE.sortKey]: { S: k.sk } },
-          ProjectionExpression: '#pk',
-          ExpressionAttributeNames: { '#pk': LEDGER_TABLE.partitionKey },
+          ConsistentRead: true,
+          ProjectionExpression: '#pk, #refused',
+          ExpressionAttributeNames: { '#pk': LEDGER_TABLE.partitionKey, '#refused': 'refused' },
         }),
       )) as GetItemCommandOutput;
-      return answer.Item !== undefined;
+      // An object the ledger refused is recorded too (src/ledger/dynamo.ts); only a counted one is kept.
+      return objectFate(answer.Item) === 'counted';
     },
     recordRefusal: (refusal) => ledger.recordRefusal(refusal),
   };

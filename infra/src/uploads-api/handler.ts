@@ -19,12 +19,16 @@
  *   `{ known, knownSizes }`: which of the photos the ranch already has, and which file sizes any of
  *   its photos has (a file of another size cannot be one), reserving nothing: the uploader asks
  *   while it checks a card.
- * - `POST /ranches/{ranchid}/reservations/{id}/renew` → `{ reservation, expiresAt }`; 410 once expired.
+ * - `POST /ranches/{ranchid}/reservations/{id}/renew` → `{ reservation, expiresAt }`; 410 once
+ *   expired, or when it would outlive its limit (2 hours after its grant, or its month's end: its
+ *   unused slots go back, and the uploader asks again).
  * - `DELETE /ranches/{ranchid}/reservations/{id}` → `{ released }`: unused slots go back at once.
+ * Only the member who made a reservation may renew or release it (403 otherwise).
  *
- * Errors are `{ message }`: 401 no caller, 403 another ranch, 400 malformed input or a month
- * other than the current one, 404 no such ranch, route or reservation, 405 a wrong method, 413
- * too many fingerprints (the limit is in the message) or too large a body.
+ * Errors are `{ message }`: 401 no caller, 403 another ranch or another member's reservation, 400
+ * malformed input or a month other than the current one, 404 no such ranch, route or reservation,
+ * 405 a wrong method, 413 too many fingerprints (the limit is in the message) or too large a body,
+ * 429 too many reservations open at once (the member's or the ranch's; src/ledger/rules.ts).
  */
 import { ranchUploadCeiling } from '@trailsense/shared/quota';
 import type { PhotoLookupResponse, ReservationResponse, UploadMetrics } from '@trailsense/shared/uploads-api-types';
@@ -34,13 +38,16 @@ import {
   grant,
   liveSlotsOfOthers,
   MAX_FINGERPRINTS_PER_CALL,
+  MAX_LIVE_HOLDS_PER_MEMBER,
+  RESERVATION_LIFETIME_MS,
+  RESERVATION_MAX_AGE_MS,
   release,
   renew,
-  RESERVATION_LIFETIME_MS,
   reservationId,
   reservationMonth,
   utcYearMonth,
 } from '../ledger/rules';
+import type { GrantRefusal } from '../ledger/rules';
 
 /** A request as the API sees it, after authentication. */
 export interface UploadsApiRequest {
@@ -123,6 +130,13 @@ function parseSizes(value: unknown): number[] {
   return [...new Set(value as number[])];
 }
 
+const GRANT_REFUSALS: Record<GrantRefusal, string> = {
+  'member-holds': `You have ${MAX_LIVE_HOLDS_PER_MEMBER} upload reservations open, the most one member may hold: finish or stop an upload, or wait for them to lapse (15 minutes), then try again`,
+  'ranch-holds': 'Too many uploads are under way for this ranch at once: try again in a few minutes',
+};
+
+const NOT_YOURS = "That reservation is another member's: only the member who made it may renew or release it";
+
 function checkMonth(asked: unknown, month: string): void {
   if (asked === undefined) return;
   if (typeof asked !== 'string' || !YEARMO.test(asked)) throw new UploadsApiError(400, `Malformed yearmo ${JSON.stringify(asked)}: expected YYYY_MM`);
@@ -197,14 +211,16 @@ async function route(request: UploadsApiRequest, deps: UploadsApiDeps): Promise<
     const asked = fingerprints.filter((f) => !known.has(f));
     const newId = reservationId(month, deps.newId());
     const at = now.getTime();
-    const granted =
+    const owner = request.caller.sub;
+    const outcome: { granted: number; refused?: GrantRefusal | undefined } =
       asked.length === 0
-        ? 0
+        ? { granted: 0 }
         : await deps.ledger.updateMonth(ranchId, month, (state) => {
-            const owner = request.caller?.sub;
-            const { next, granted: n } = grant(state, { id: newId, asked: asked.length, ceiling, now: at, ...(owner ? { owner } : {}) });
-            return { next, result: n };
+            const { next, granted: n, refused } = grant(state, { id: newId, asked: asked.length, ceiling, now: at, ...(owner ? { owner } : {}) });
+            return { next, result: { granted: n, refused } };
           });
+    if (outcome.refused) throw new UploadsApiError(429, GRANT_REFUSALS[outcome.refused]);
+    const granted = outcome.granted;
     const answer: ReservationAnswer = {
       reservation: granted > 0 ? newId : null,
       yearmo: month,
@@ -218,25 +234,43 @@ async function route(request: UploadsApiRequest, deps: UploadsApiDeps): Promise<
 
   const yearmo = reservationMonth(id);
   if (yearmo === null) throw new UploadsApiError(400, `Malformed reservation id: ${id}`);
+  const caller = request.caller.sub;
   if (action === 'renew') {
     if (method !== 'POST') throw new UploadsApiError(405, `Method ${method} not allowed`);
-    const renewed = await deps.ledger.updateMonth(ranchId, yearmo, (state) => {
-      const r = renew(state, id, now.getTime());
-      return { next: r.next, result: r };
-    });
+    const renewed = await deps.ledger.updateMonth(
+      ranchId,
+      yearmo,
+      (state) => {
+        const r = renew(state, id, now.getTime(), caller);
+        return { next: r.next, result: r };
+      },
+      id,
+    );
     if (renewed.result === 'unknown') throw new UploadsApiError(404, `No reservation ${id}`);
+    if (renewed.result === 'forbidden') throw new UploadsApiError(403, NOT_YOURS);
     if (renewed.result === 'expired') throw new UploadsApiError(410, 'The reservation has expired: its unused slots went back to the ranch; reserve again');
+    if (renewed.result === 'ended') {
+      throw new UploadsApiError(
+        410,
+        `The reservation has reached its limit (${RESERVATION_MAX_AGE_MS / 3600_000} hours after it was made, or its month's end): its unused slots went back to the ranch; reserve again`,
+      );
+    }
     return { status: 200, body: { reservation: id, expiresAt: new Date(renewed.expiresAt ?? 0).toISOString() } };
   }
   if (action !== undefined) throw new UploadsApiError(404, `No such resource: ${request.path}`);
   if (method !== 'DELETE') throw new UploadsApiError(405, `Method ${method} not allowed`);
-  const released = await deps.ledger.updateMonth(ranchId, yearmo, (state) => {
-    if (!state.holds[id]) return { next: null, result: null };
-    const r = release(state, id, now.getTime());
-    return { next: r.next, result: r.released };
-  });
-  if (released === null) throw new UploadsApiError(404, `No reservation ${id}`);
-  return { status: 200, body: { reservation: id, released } };
+  const released = await deps.ledger.updateMonth(
+    ranchId,
+    yearmo,
+    (state) => {
+      const r = release(state, id, now.getTime(), caller);
+      return { next: r.next, result: r };
+    },
+    id,
+  );
+  if (released.result === 'unknown') throw new UploadsApiError(404, `No reservation ${id}`);
+  if (released.result === 'forbidden') throw new UploadsApiError(403, NOT_YOURS);
+  return { status: 200, body: { reservation: id, released: released.released } };
 }
 
 /** Answers one request; never throws (a failure of a port is a 500 with a plain message, logged by the caller). */

@@ -1,0 +1,185 @@
+/**
+ * A small in-memory DynamoDB for the ledger's tests and benchmark (src/ledger/dynamo.ts): a
+ * `CommandSender` that interprets the commands the adapter sends — GetItem, PutItem with the
+ * ledger's three condition forms, TransactWriteItems of conditional Puts and ConditionChecks (all
+ * or nothing, cancellation reasons in item order), BatchGetItem and BatchWriteItem — and refuses
+ * what DynamoDB refuses that the ledger could meet (an item over 400 KB, two operations on one item
+ * in a transaction). It can lose races, cancel transactions for conflicts and leave keys
+ * unprocessed, which an independent engine cannot be made to do on demand. The same tests also run
+ * on DynamoDB Local (support/dynamodb-local.ts), so a difference between the two shows up as a
+ * failing test.
+ */
+import {
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  TransactionCanceledException,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, CancellationReason, ConditionCheck, Put } from '@aws-sdk/client-dynamodb';
+import type { CommandSender } from '../../src/ledger/dynamo';
+import { monthFromItem } from '../../src/ledger/dynamo';
+import type { MonthState } from '../../src/ledger/rules';
+
+export type Item = Record<string, AttributeValue>;
+
+export const keyOf = (key: Item | undefined) => `${key?.['pk']?.S}|${key?.['sk']?.S}`;
+
+/** DynamoDB's largest item. */
+export const MAX_ITEM_BYTES = 400 * 1024;
+
+export const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+
+export const cancelled = (codes: readonly string[]) =>
+  new TransactionCanceledException({
+    message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
+    $metadata: {},
+    CancellationReasons: codes.map((Code): CancellationReason => (Code === 'None' ? { Code } : { Code, Message: Code })),
+  });
+
+const validation = (message: string) => Object.assign(new Error(message), { name: 'ValidationException' });
+
+/** An item's size as DynamoDB counts it, near enough: names and values in UTF-8 bytes, numbers about a byte per two digits. */
+export function itemBytes(item: Item): number {
+  let size = 0;
+  for (const [name, value] of Object.entries(item)) {
+    size += Buffer.byteLength(name);
+    if (value.S !== undefined) size += Buffer.byteLength(value.S);
+    else if (value.N !== undefined) size += Math.ceil(value.N.replace(/^-|\./g, '').length / 2) + 1;
+    else size += Buffer.byteLength(JSON.stringify(value));
+  }
+  return size;
+}
+
+/** The fake knows the condition forms by their text: their names must be the ones it knows. */
+function sameNames(names: Record<string, string>, expected: Record<string, string>) {
+  if (JSON.stringify(names) !== JSON.stringify(expected)) throw new Error(`fake: names ${JSON.stringify(names)}, not ${JSON.stringify(expected)}`);
+}
+
+type Conditional = Pick<Put, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
+
+/** One DynamoDB table in memory, for the commands the ledger sends. */
+export class FakeDynamo implements CommandSender {
+  readonly items = new Map<string, Item>();
+  readonly sent: object[] = [];
+  /** Runs before a command is applied: may throw (an injected failure) or change the table (a racing writer). */
+  before: ((command: object) => void | Promise<void>) | null = null;
+  /** Time a command takes before it is applied (default none). */
+  latency: (() => Promise<void>) | null = null;
+  /** Keys a BatchGetItem leaves unprocessed (default none). */
+  unprocessed: (keys: Item[]) => Item[] = () => [];
+
+  constructor(readonly table: string) {}
+
+  async send(command: object): Promise<unknown> {
+    this.sent.push(command);
+    if (this.latency) await this.latency();
+    if (this.before) await this.before(command);
+    return this.apply(command);
+  }
+
+  count(type: new (...args: never[]) => object): number {
+    return this.sent.filter((c) => c instanceof type).length;
+  }
+
+  private checkTable(name: string | undefined) {
+    if (name !== this.table) throw Object.assign(new Error(`Requested resource not found: ${name}`), { name: 'ResourceNotFoundException' });
+  }
+
+  private apply(command: object): unknown {
+    if (command instanceof GetItemCommand) {
+      this.checkTable(command.input.TableName);
+      const item = this.items.get(keyOf(command.input.Key));
+      return item ? { Item: structuredClone(item) } : {};
+    }
+    if (command instanceof PutItemCommand) {
+      this.checkTable(command.input.TableName);
+      this.checkSize(command.input.Item!);
+      if (!this.passes(command.input.Item!, command.input)) throw conditionFailed();
+      this.store(command.input.Item!);
+      return {};
+    }
+    if (command instanceof TransactWriteItemsCommand) {
+      const entries = (command.input.TransactItems ?? []).map((entry): { key: Item; put?: Put; check?: ConditionCheck } => {
+        if (entry.Put && Object.keys(entry).length === 1) return { key: entry.Put.Item!, put: entry.Put };
+        if (entry.ConditionCheck && Object.keys(entry).length === 1) return { key: entry.ConditionCheck.Key!, check: entry.ConditionCheck };
+        throw new Error(`fake: only Puts and ConditionChecks, not ${Object.keys(entry).join()}`);
+      });
+      if (entries.length > 100) throw validation('Member must have length less than or equal to 100');
+      if (new Set(entries.map((e) => keyOf(e.key))).size !== entries.length) {
+        throw validation('Transaction request cannot include multiple operations on one item');
+      }
+      for (const e of entries) {
+        this.checkTable(e.put?.TableName ?? e.check?.TableName);
+        if (e.put) this.checkSize(e.put.Item!);
+      }
+      const codes = entries.map((e) => (this.passes(e.key, (e.put ?? e.check)!) ? 'None' : 'ConditionalCheckFailed'));
+      if (codes.some((c) => c !== 'None')) throw cancelled(codes);
+      for (const e of entries) if (e.put) this.store(e.put.Item!);
+      return {};
+    }
+    if (command instanceof BatchGetItemCommand) {
+      const tables = Object.keys(command.input.RequestItems ?? {});
+      if (tables.length !== 1) throw new Error(`fake: one table per BatchGetItem, not ${tables.join()}`);
+      this.checkTable(tables[0]);
+      const keys = command.input.RequestItems?.[this.table]?.Keys ?? [];
+      if (keys.length > 100) throw validation('Too many items requested for the BatchGetItem call');
+      const left = this.unprocessed(keys);
+      const found = keys.filter((k) => !left.includes(k)).flatMap((k) => (this.items.has(keyOf(k)) ? [structuredClone(this.items.get(keyOf(k))!)] : []));
+      return { Responses: { [this.table]: found }, UnprocessedKeys: left.length > 0 ? { [this.table]: { Keys: left } } : {} };
+    }
+    if (command instanceof BatchWriteItemCommand) {
+      const tables = Object.keys(command.input.RequestItems ?? {});
+      if (tables.length !== 1) throw new Error(`fake: one table per BatchWriteItem, not ${tables.join()}`);
+      this.checkTable(tables[0]);
+      const requests = command.input.RequestItems?.[this.table] ?? [];
+      if (requests.length > 25) throw validation('Too many items requested for the BatchWriteItem call');
+      for (const r of requests) {
+        if (!r.PutRequest?.Item) throw new Error('fake: only PutRequests');
+        this.checkSize(r.PutRequest.Item);
+      }
+      for (const r of requests) this.store(r.PutRequest!.Item!);
+      return { UnprocessedItems: {} };
+    }
+    throw new Error(`fake: unexpected command ${command.constructor.name}`);
+  }
+
+  private checkSize(item: Item) {
+    if (itemBytes(item) > MAX_ITEM_BYTES) throw validation('Item size has exceeded the maximum allowed size');
+  }
+
+  /** The condition forms the ledger writes: the item is new; its version is the one read; it exists without a version. */
+  private passes(key: Item, write: Conditional): boolean {
+    const existing = this.items.get(keyOf(key));
+    const names = write.ExpressionAttributeNames ?? {};
+    switch (write.ConditionExpression) {
+      case undefined:
+        return true;
+      case 'attribute_not_exists(#pk)':
+        sameNames(names, { '#pk': 'pk' });
+        return existing === undefined;
+      case '#version = :version':
+        sameNames(names, { '#version': 'version' });
+        return existing?.['version']?.N !== undefined && existing['version'].N === write.ExpressionAttributeValues?.[':version']?.N;
+      case 'attribute_exists(#pk) AND attribute_not_exists(#version)':
+        sameNames(names, { '#pk': 'pk', '#version': 'version' });
+        return existing !== undefined && existing['version'] === undefined;
+      default:
+        throw new Error(`fake: unknown condition ${write.ConditionExpression}`);
+    }
+  }
+
+  private store(item: Item) {
+    this.items.set(keyOf(item), structuredClone(item));
+  }
+
+  month(ranchId: string, yearmo: string): MonthState {
+    return monthFromItem(this.items.get(`RANCH#${ranchId}|UPLOADS#${yearmo}`));
+  }
+
+  objectItems(): Item[] {
+    return [...this.items.values()].filter((item) => item['sk']?.S === 'OBJECT');
+  }
+}

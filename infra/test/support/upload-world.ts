@@ -1,0 +1,95 @@
+/**
+ * One ranch's uploads around a ledger, for tests and benchmarks that drive both real handlers —
+ * the uploads API (src/uploads-api/handler.ts) and the object-created function
+ * (src/object-created/handler.ts) — over any LedgerPort: a bucket in memory (what is stored, what
+ * was removed), the ranch table, and a clock that each call may set on its own (two deliveries of
+ * one event need not see the same time).
+ */
+import type { LedgerPort } from '../../src/ledger/port';
+import { encodeEventKey, handleObjectCreated } from '../../src/object-created/handler';
+import type { Decision, ObjectCreatedDeps } from '../../src/object-created/handler';
+import { handleUploadsApi } from '../../src/uploads-api/handler';
+import type { UploadsApiResponse } from '../../src/uploads-api/handler';
+
+export const BUCKET = 'uploads';
+export const RANCH = 'cedar-creek';
+
+/** How a JPEG starts (the function reads the first three bytes). */
+const JPEG_START = new Uint8Array([0xff, 0xd8, 0xff, 0xe0]);
+
+export class UploadWorld {
+  /** What the bucket holds, by key. */
+  readonly objects = new Map<string, { metadata: Record<string, string>; tags: Record<string, string> }>();
+  /** Keys the function removed, in order. */
+  readonly removed: string[] = [];
+  readonly decisions: Decision[] = [];
+  private ids = 0;
+
+  constructor(
+    readonly ledger: LedgerPort,
+    readonly ceiling: number,
+    public now: number,
+  ) {}
+
+  /** The uploads API, as `member` (the token's sub) of the ranch, at `at` (default the world's clock). */
+  async api(method: string, path: string, member: string, body?: unknown, at = this.now): Promise<UploadsApiResponse> {
+    return handleUploadsApi(
+      { method, path: `/ranches/${RANCH}${path}`, query: {}, body: body === undefined ? null : JSON.stringify(body), caller: { ranchId: RANCH, sub: member } },
+      {
+        ledger: this.ledger,
+        ranches: { maxMonthlyUploads: async (id) => (id === RANCH ? this.ceiling : null) },
+        clock: { now: () => new Date(at) },
+        newId: () => `id${String(++this.ids).padStart(14, '0')}`,
+      },
+      (error) => {
+        throw error;
+      },
+    );
+  }
+
+  /** Asks for slots for `fingerprints`; the answer's body. */
+  async reserve(member: string, fingerprints: string[], at = this.now) {
+    const res = await this.api('POST', '/reservations', member, { fingerprints }, at);
+    if (res.status !== 200) throw new Error(`reserve: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body as { reservation: string | null; granted: string[]; known: string[]; yearmo: string };
+  }
+
+  /** An object as the uploader stores it, under `reservation`. */
+  store(key: string, reservation: string, fingerprint?: string): void {
+    this.objects.set(key, { metadata: { ranchid: RANCH, reservation, ...(fingerprint ? { fingerprint } : {}) }, tags: {} });
+  }
+
+  objectDeps(at = this.now): ObjectCreatedDeps {
+    return {
+      objects: {
+        head: async (_bucket, key) => {
+          const object = this.objects.get(key);
+          return object ? { metadata: object.metadata, size: 204_800, contentType: 'image/jpg' } : null;
+        },
+        firstBytes: async (_bucket, key, count) => (this.objects.has(key) ? JPEG_START.subarray(0, count) : null),
+        putRanchTag: async (_bucket, key, ranchId) => {
+          const object = this.objects.get(key);
+          if (object) object.tags['ranchid'] = ranchId;
+        },
+        remove: async (_bucket, key) => {
+          if (this.objects.delete(key)) this.removed.push(key);
+        },
+      },
+      ledger: this.ledger,
+      ranches: { maxMonthlyUploads: async (id) => (id === RANCH ? this.ceiling : null) },
+      clock: { now: () => new Date(at) },
+      log: (line) => this.decisions.push(line),
+    };
+  }
+
+  /** One delivery of the object's S3 event to the function, at `at`. */
+  deliver(key: string, at = this.now): Promise<void> {
+    return handleObjectCreated(
+      { Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: BUCKET }, object: { key: encodeEventKey(key) } } }] },
+      this.objectDeps(at),
+    );
+  }
+}
+
+/** A well-formed fingerprint, distinct per `i`. */
+export const fingerprint = (i: number) => `v1-${200_000 + i}-${i.toString(16).padStart(32, '0')}`;
