@@ -38,6 +38,10 @@ const scripts = {
 };
 
 module.exports = {
+  // Jest applies the run's testTimeout, not a project's (infra's and sandbox's 60 s were ignored:
+  // their tests got the default 5 s, which spawning a CLI or a JVM request storm can exceed on a
+  // busy 2-core machine). A test that hangs still fails, after a minute.
+  testTimeout: 60_000,
   projects: [
     web('shared'),
     web('shell'),
