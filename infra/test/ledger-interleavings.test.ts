@@ -81,7 +81,8 @@ async function runCase(engine: LedgerEngine, s: fc.Scheduler, ops: readonly Op[]
         return answer;
       }),
   };
-  const ledger = dynamoLedger(client, engine.table, { sleep: async () => {}, random: prng(seed) });
+  // Retries at once, bounded by MAX_ATTEMPTS alone (a slow machine is no reason to give up).
+  const ledger = dynamoLedger(client, engine.table, { sleep: async () => {}, random: prng(seed), budgetMs: Number.POSITIVE_INFINITY });
   const bucket = new Map<string, Record<string, string>>();
   const removed = new Set<string>();
   const failures: string[] = [];
