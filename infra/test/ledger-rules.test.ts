@@ -164,6 +164,15 @@ describe('renew', () => {
     expect(holdLimit(A, state.holds[A]!)).toBe(T0 + RESERVATION_MAX_AGE_MS);
   });
 
+  it('caps a hold written before grant times were kept: the first renewal writes down the grant time it assumed', () => {
+    const old: MonthState = { total: 0, holds: { [A]: { slots: 3, expiresAt: T0 + RESERVATION_LIFETIME_MS } }, version: 4 };
+    let state = written(renew(old, A, T0 + 10 * MINUTE));
+    expect(state.holds[A]?.grantedAt).toBe(T0);
+    let now = T0 + 10 * MINUTE;
+    for (; now + 10 * MINUTE + RESERVATION_LIFETIME_MS <= T0 + RESERVATION_MAX_AGE_MS;) state = written(renew(state, A, (now += 10 * MINUTE)));
+    expect(renew(state, A, now + 10 * MINUTE).result).toBe('ended');
+  });
+
   it("ends a reservation at its month's end plus a lifetime: a month's slots are not held into the next", () => {
     const late = written(grant(EMPTY_MONTH, { id: A, asked: 3, ceiling: 10, now: monthEnd('2026_11') - 10 * MINUTE }));
     const renewed = renew(late, A, monthEnd('2026_11') - 2 * MINUTE);

@@ -102,11 +102,17 @@ export function monthClose(yearmo: string): number {
  * past its month's end, whichever comes first. No renewal and no count extends a hold beyond it.
  */
 export function holdLimit(id: string, hold: Hold): number {
-  const grantedAt = hold.grantedAt ?? hold.expiresAt - RESERVATION_LIFETIME_MS;
+  const grantedAt = grantTime(hold);
   const month = reservationMonth(id);
   const byMonth = month === null ? Number.POSITIVE_INFINITY : monthEnd(month) + RESERVATION_LIFETIME_MS;
   return Math.min(grantedAt + RESERVATION_MAX_AGE_MS, byMonth);
 }
+
+/** When a hold was granted; for one written before grant times were kept, one lifetime before its expiry as first read. */
+const grantTime = (hold: Hold): number => hold.grantedAt ?? hold.expiresAt - RESERVATION_LIFETIME_MS;
+
+/** The hold with its grant time written down, so that a hold of before does not move its limit each time it is extended. */
+const stamped = (hold: Hold): Hold => (hold.grantedAt === undefined ? { ...hold, grantedAt: grantTime(hold) } : hold);
 
 /** Whether a hold still holds slots at `now`; one that does not is retired. */
 export function isLive(hold: Hold, now: number): boolean {
@@ -194,7 +200,7 @@ export function renew(
   if (!isLive(hold, now)) return { next: null, result: 'expired' };
   const expiresAt = now + RESERVATION_LIFETIME_MS;
   if (expiresAt > holdLimit(id, hold)) return { next: written(state, { holds: { ...state.holds, [id]: { ...hold, slots: 0 } } }, now), result: 'ended' };
-  return { next: written(state, { holds: { ...state.holds, [id]: { ...hold, expiresAt } } }, now), result: 'renewed', expiresAt };
+  return { next: written(state, { holds: { ...state.holds, [id]: { ...stamped(hold), expiresAt } } }, now), result: 'renewed', expiresAt };
 }
 
 /**
@@ -243,7 +249,7 @@ export function countUnder(state: MonthState, r: { id: string; ceiling: number; 
   if (!hold) return { next: null, outcome: 'no-reservation' };
   if (isLive(hold, r.now)) {
     const expiresAt = Math.min(r.now + RESERVATION_LIFETIME_MS, holdLimit(r.id, hold));
-    const holds = { ...state.holds, [r.id]: { ...hold, slots: hold.slots - 1, expiresAt } };
+    const holds = { ...state.holds, [r.id]: { ...stamped(hold), slots: hold.slots - 1, expiresAt } };
     return { next: written(state, { total: state.total + 1, holds }, r.now), outcome: 'reserved' };
   }
   if (roomLeft(state, r.ceiling, r.now, r.id) > 0) return { next: written(state, { total: state.total + 1 }, r.now), outcome: 'unreserved' };
