@@ -6,6 +6,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSupervisor } from './supervise.mjs';
+import { requireSupportedNode } from './node-version.mjs';
+
+requireSupportedNode('run dev');
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const extra = process.argv.slice(2); // passed to the sandbox, e.g. --reset

@@ -11,6 +11,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APPS, STAMP_FILE, checkApp, formatDuration, formatStamp } from './build-stamp.mjs';
 import { createSupervisor } from './supervise.mjs';
+import { requireSupportedNode } from './node-version.mjs';
+
+requireSupportedNode('start');
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const extra = process.argv.slice(2); // passed to the sandbox, e.g. --reset

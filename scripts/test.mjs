@@ -8,6 +8,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { requireSupportedNode } from './node-version.mjs';
+
+requireSupportedNode('test');
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const results = path.join(repo, 'test-results');
