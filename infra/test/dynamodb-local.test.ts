@@ -18,11 +18,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue, DynamoDBClient, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { createLedgerTable, localDynamo } from './support/dynamodb-local';
+import { MAX_ITEM_BYTES } from './support/fake-dynamo';
 
 type Item = Record<string, AttributeValue>;
-
-/** 400 KB: DynamoDB's largest item, counting attribute names and values in UTF-8 bytes. */
-const MAX_ITEM_BYTES = 400 * 1024;
 
 let client: DynamoDBClient;
 let table: string;

@@ -62,7 +62,7 @@ export interface LedgerPort {
    * Reads the month, applies `change`, and writes its `next` state unless another writer changed
    * the month in between (then it reads again and applies `change` again): `change` must be pure.
    * With `reservation`, the state `change` sees holds that reservation even once it is retired
-   * (`withReservation`). A hold that `next` no longer keeps is recorded first (`retire`), so a
+   * (`withReservation`). A hold that `next` no longer keeps is recorded first (`retiredBy`), so a
    * reservation is always either in its month or recorded.
    */
   updateMonth<T>(ranchId: string, yearmo: string, change: (state: MonthState) => MonthChange<T>, reservation?: string): Promise<T>;

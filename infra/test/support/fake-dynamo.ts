@@ -27,7 +27,7 @@ export type Item = Record<string, AttributeValue>;
 
 export const keyOf = (key: Item | undefined) => `${key?.['pk']?.S}|${key?.['sk']?.S}`;
 
-/** DynamoDB's largest item. */
+/** 400 KB: DynamoDB's largest item, counting attribute names and values in UTF-8 bytes. */
 export const MAX_ITEM_BYTES = 400 * 1024;
 
 export const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
