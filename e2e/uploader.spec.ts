@@ -330,7 +330,7 @@ test("a computer whose clock is 20 minutes ahead still uploads: Amplify sets its
 
 test("a shared computer: after Logout, the sign-in page offers to forget this computer's upload history, and forgetting empties it", async ({ page }) => {
   test.setTimeout(60_000);
-  /** Entries in this browser's upload journal (shared/src/uploads/upload-journal.ts). */
+  /** Entries in this browser's upload journal (uploader-remote/src/features/upload/services/journal/upload-journal.ts). */
   const journalEntries = () =>
     page.evaluate(
       () =>

@@ -1,30 +1,35 @@
 import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { ForgetThisComputer, type ForgettableJournal } from '../src/features/login/forget-this-computer';
-import { memoryJournal } from '../../test-support/memory-journal';
+import 'fake-indexeddb/auto';
+import { journalOwners, OWNER_INDEX } from '@trailsense/shared/aws';
 
 const member = { sub: 'sub-1', email: 'subscriber@trailsense.example' };
 const KEY = 'trailsense.signed-out';
 
-/** A journal that keeps one uploaded photo of `owner`. */
-async function journalWith(owner: string) {
-  const journal = memoryJournal();
-  await journal.putEntries([
-    {
-      owner,
-      ranchId: 'cedar-creek',
-      fingerprint: 'f1',
-      batchId: null,
-      name: 'IMG_0001.JPG',
-      path: 'DCIM/100',
-      size: 10,
-      lastModified: 1,
-      key: 'k.jpg',
-      status: 'uploaded',
-      updatedAt: 1,
-    },
-  ]);
-  return journal;
+let databases = 0;
+
+/**
+ * A journal database as the uploader keeps it (only what its contract with other apps promises:
+ * stores with an owner index, shared/src/uploads/journal-owners.ts), with one photo of each owner,
+ * and the contract's real code over it.
+ */
+async function journalWith(...owners: string[]) {
+  const name = `journal-${(databases += 1)}`;
+  await new Promise<void>((resolve, reject) => {
+    const request = indexedDB.open(name, 1);
+    request.onupgradeneeded = () => {
+      const files = request.result.createObjectStore('files', { keyPath: ['owner', 'fingerprint'] });
+      files.createIndex(OWNER_INDEX, 'owner');
+      owners.forEach((owner, i) => files.put({ owner, fingerprint: `f${i}` }));
+    };
+    request.onsuccess = () => {
+      request.result.close();
+      resolve();
+    };
+    request.onerror = () => reject(request.error ?? new Error('open failed'));
+  });
+  return journalOwners({ name });
 }
 
 beforeEach(() => sessionStorage.clear());
@@ -41,8 +46,7 @@ describe('ForgetThisComputer', () => {
 
   it('after a sign-out, offers to forget that member’s upload history; forgetting removes it and says so', async () => {
     sessionStorage.setItem(KEY, JSON.stringify(member));
-    const journal = await journalWith('sub-1');
-    await journal.putEntries([{ ...journal.entriesOf('sub-1')[0]!, owner: 'sub-2' }]);
+    const journal = await journalWith('sub-1', 'sub-2');
     render(<ForgetThisComputer open={async () => journal} />);
     await userEvent.click(await screen.findByRole('button', { name: 'Forget this computer’s upload history' }));
     expect(await screen.findByRole('status')).toHaveTextContent('This computer no longer keeps the upload history of subscriber@trailsense.example.');

@@ -1,7 +1,8 @@
 import 'fake-indexeddb/auto';
-import { openUploadJournal, type JournalEntry } from '../src/uploads/upload-journal';
+import { JOURNAL_DB_NAME, OWNER_INDEX, journalOwners } from '../src/uploads/journal-owners';
 
-// Amplify is the boundary here (the user pool); the journal is the real one on fake-indexeddb.
+// Amplify is the boundary here (the user pool); the journal is a real database on fake-indexeddb,
+// holding what its contract with other apps promises (shared/src/uploads/journal-owners.ts).
 const deleteUser = jest.fn(async () => undefined);
 jest.mock('aws-amplify', () => ({
   Amplify: {
@@ -14,29 +15,32 @@ jest.mock('aws-amplify/utils', () => ({ Hub: { listen: () => () => undefined } }
 
 import { amplifySessionSource } from '../src/user/amplify-session-source';
 
-const entry = (owner: string, fingerprint: string): JournalEntry => ({
-  owner,
-  ranchId: 'cedar-creek',
-  fingerprint,
-  batchId: null,
-  name: 'IMG_0001.JPG',
-  path: '',
-  size: 10,
-  lastModified: 1,
-  key: 'k.jpg',
-  status: 'uploaded',
-  updatedAt: Date.now(),
-});
+/** The journal database with one record of each owner in a store with the owner index, and one store without it. */
+function journalWith(...owners: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(JOURNAL_DB_NAME, 1);
+    request.onupgradeneeded = () => {
+      const files = request.result.createObjectStore('files', { keyPath: 'id' });
+      files.createIndex(OWNER_INDEX, 'owner');
+      request.result.createObjectStore('settings', { keyPath: 'id' }).put({ id: 'kept', owner: owners[0] });
+      owners.forEach((owner, i) => files.put({ id: i, owner }));
+    };
+    request.onsuccess = () => {
+      request.result.close();
+      resolve();
+    };
+    request.onerror = () => reject(request.error ?? new Error('open failed'));
+  });
+}
 
 describe('amplifySessionSource', () => {
   it("deleting the account forgets the user's upload journal on this device, and only theirs", async () => {
-    const journal = openUploadJournal();
-    await journal.putEntries([entry('sub-deleted', 'a'), entry('sub-other', 'b')]);
+    await journalWith('sub-deleted', 'sub-other');
     await amplifySessionSource.deleteAccount();
     expect(deleteUser).toHaveBeenCalledTimes(1);
-    expect((await journal.entries({ owner: 'sub-deleted', ranchId: 'cedar-creek' }, ['a'])).size).toBe(0);
-    expect((await journal.entries({ owner: 'sub-other', ranchId: 'cedar-creek' }, ['b'])).size).toBe(1);
-    journal.close();
+    const owners = journalOwners();
+    expect(await owners.hasOwner('sub-deleted')).toBe(false);
+    expect(await owners.hasOwner('sub-other')).toBe(true);
   });
 
   it('reports a sign-out in another tab as signedOut', () => {

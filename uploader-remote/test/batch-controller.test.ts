@@ -5,7 +5,7 @@
 // its boundary (test/support/fake-services.ts): storage, API, journal, browser ports.
 import { BatchController, type UploaderState } from '../src/features/upload/controller/batch-controller';
 import { remainingOf } from '../src/features/upload/model/quota';
-import { memoryJournal } from '../../test-support/memory-journal';
+import { memoryJournal } from './support/memory-journal';
 import { FOLDER_NOT_ALLOWED } from '../src/features/upload/model/messages';
 import { storedPreferences } from '../src/features/upload/services/uploader-preferences';
 import { fakeLocks, fakeServices, fakeTabsBus, mapStorage, photo } from './support/fake-services';

@@ -3,8 +3,8 @@
  */
 // Upload slots from the server (controller/slot-broker.ts) and the slice planner (model/slice-plan.ts),
 // against a fake uploads API, on jest's fake clock.
-import { ApiRequestError } from '@trailsense/shared/aws';
-import type { ReservationResponse, UploadsApi } from '@trailsense/shared/aws';
+import { ApiRequestError } from '../src/features/upload/services/api/api-client';
+import type { ReservationResponse, UploadsApi } from '../src/features/upload/services/api/api-client';
 import { SlotBroker } from '../src/features/upload/controller/slot-broker';
 import { DEFAULT_SLICE, MAX_SLICE, MIN_SLICE, nextSlice, sliceSize } from '../src/features/upload/model/slice-plan';
 

@@ -41,10 +41,10 @@ export const amplifySessionSource: SessionSource = {
     // The account is gone: so is its record of uploads on this device (the upload journal).
     if (typeof sub === 'string') {
       // Loaded here, not with the module: the sign-in page needs the session, not the journal.
-      const { openUploadJournal } = await import('../uploads/upload-journal');
-      const journal = openUploadJournal();
-      await journal.forgetOwner(sub).catch((error: unknown) => console.error('Could not remove the upload journal of the deleted account', error));
-      journal.close();
+      const { journalOwners } = await import('../uploads/journal-owners');
+      await journalOwners()
+        .forgetOwner(sub)
+        .catch((error: unknown) => console.error('Could not remove the upload journal of the deleted account', error));
     }
   },
   onAuthEvent(listener) {

@@ -6,8 +6,9 @@
  */
 import type { AnalyticsEvent } from '@trailsense/shared';
 import { countingMonth, ranchUploadCeiling } from '@trailsense/shared';
-import type { ProductApi, SessionEndReason, UploadsApi } from '@trailsense/shared/aws';
-import { memoryJournal } from '../../../test-support/memory-journal';
+import type { SessionEndReason } from '@trailsense/shared/aws';
+import type { ProductApi, UploadsApi } from '../../src/features/upload/services/api/api-client';
+import { memoryJournal } from './memory-journal';
 import type { PhotoExif } from '../../src/features/upload/model/photo-exif';
 import type { UploadTarget } from '../../src/features/upload/services/amplify-storage';
 import type { FileProbe } from '../../src/features/upload/services/file-probe';

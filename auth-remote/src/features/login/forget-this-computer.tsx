@@ -4,7 +4,7 @@ import { describeAuthError } from '../../model/auth-errors';
 import page from '../../styles/auth.module.css';
 import styles from './login.module.css';
 
-/** The part of the upload journal the offer uses (shared/src/uploads/upload-journal.ts). */
+/** The part of the upload journal the offer uses (its contract: shared/src/uploads/journal-owners.ts). */
 export interface ForgettableJournal {
   hasOwner(owner: string): Promise<boolean>;
   forgetOwner(owner: string): Promise<void>;
@@ -20,13 +20,13 @@ type Offer =
 
 /** The journal, loaded only when someone just signed out here (the sign-in page needs no IndexedDB otherwise). */
 async function openJournal(): Promise<ForgettableJournal> {
-  const { openUploadJournal } = await import('@trailsense/shared/aws');
-  return openUploadJournal();
+  const { journalOwners } = await import('@trailsense/shared/aws');
+  return journalOwners();
 }
 
 /**
  * After a sign-out, on a computer that keeps that member's upload history (file names, folders,
- * batches; shared/src/uploads/upload-journal.ts): an offer to forget it, for a shared computer
+ * batches; uploader-remote/src/features/upload/services/journal/upload-journal.ts): an offer to forget it, for a shared computer
  * (docs/product.md#shared-computers). Shown below the sign-in form, so nothing above it moves.
  */
 export function ForgetThisComputer({ open = openJournal }: { open?: () => Promise<ForgettableJournal> }) {

@@ -1,4 +1,4 @@
-import type { JournalBatch, JournalEntry, JournalScope } from '@trailsense/shared/aws';
+import type { JournalBatch, JournalEntry, JournalScope } from '../services/journal/upload-journal';
 import type { ListedFile } from '../model/upload-queue';
 import type { DirectoryHandleLike } from '../services/folder-walk';
 import type { UploaderServices } from '../services/uploader-services';

@@ -1,4 +1,4 @@
-import type { JournalEntry } from '@trailsense/shared/aws';
+import type { JournalEntry } from '../services/journal/upload-journal';
 import { extensionOf, precheckSelection, type SkippedFile } from '../model/file-filter';
 import type { CheckVerdict, ListedFile } from '../model/upload-queue';
 import type { FileProbe } from '../services/file-probe';

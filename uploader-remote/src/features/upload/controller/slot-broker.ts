@@ -1,5 +1,5 @@
-import type { UploadsApi } from '@trailsense/shared/aws';
-import { ApiRequestError } from '@trailsense/shared/aws';
+import type { UploadsApi } from '../services/api/api-client';
+import { ApiRequestError } from '../services/api/api-client';
 import { nextSlice } from '../model/slice-plan';
 import { errorText } from './uploader-state';
 

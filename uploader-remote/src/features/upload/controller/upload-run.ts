@@ -1,4 +1,4 @@
-import type { JournalEntry, JournalTarget } from '@trailsense/shared/aws';
+import type { JournalEntry, JournalTarget } from '../services/journal/upload-journal';
 import { groupCameras } from '../model/camera-match';
 import { progressAnnouncement, sessionPauseMessage } from '../model/messages';
 import type { PhotoExif } from '../model/photo-exif';

@@ -1,4 +1,4 @@
-import type { Camera } from '@trailsense/shared/aws';
+import type { Camera } from '../services/api/api-client';
 import type { ActiveSubscription, Allowance } from '../model/quota';
 import { initialQueueState, queueReducer, type QueueAction, type QueueState } from '../model/upload-queue';
 import type { FoundFile } from '../services/folder-walk';

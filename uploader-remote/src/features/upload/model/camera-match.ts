@@ -1,4 +1,3 @@
-import type { Camera } from '@trailsense/shared/aws';
 import { formatCount } from './messages';
 
 /**
@@ -99,7 +98,7 @@ function trimmed(id: CameraIdentity): CameraIdentity {
 export interface CameraSuggestionInput {
   groups: readonly CameraGroup[];
   /** The ranch's cameras (the dropdown's options after "Indicate camera"). */
-  cameras: readonly Pick<Camera, 'name'>[];
+  cameras: readonly { name: string }[];
   /** `cameraKey` → the camera name chosen for it before, for this ranch. */
   remembered: ReadonlyMap<string, string>;
 }
@@ -108,7 +107,7 @@ export interface CameraSuggestionInput {
 const SEVERAL = Symbol('several cameras match');
 
 /** The one camera among `cameras` that `matches`, null when none does, SEVERAL when several do. */
-function onlyMatch(cameras: readonly Pick<Camera, 'name'>[], matches: (name: string) => boolean): string | null | typeof SEVERAL {
+function onlyMatch(cameras: readonly { name: string }[], matches: (name: string) => boolean): string | null | typeof SEVERAL {
   const found = cameras.filter((c) => matches(fold(c.name)));
   if (found.length === 0) return null;
   return found.length === 1 ? found[0]!.name : SEVERAL;

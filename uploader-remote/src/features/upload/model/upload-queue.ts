@@ -1,4 +1,4 @@
-import type { JournalTarget } from '@trailsense/shared/aws';
+import type { JournalTarget } from './journal-records';
 import type { SkippedFile } from './file-filter';
 import type { PhotoExif } from './photo-exif';
 import { notSentAtLimitNotice, notSentUnavailableNotice, progressPercent, skippedNotice, OVER_ALLOWANCE_ADVICE, storageErrorMessage } from './messages';

@@ -1,5 +1,8 @@
 import { setPausedWorkNotice, type RuntimeConfig } from '@trailsense/shared';
-import { amplifyIdToken, createAnalytics, createProductApi, createUploadsApi, openUploadJournal } from '@trailsense/shared/aws';
+import { createAnalytics } from './analytics/analytics';
+import { amplifyIdToken } from './api/amplify-token';
+import { createProductApi, createUploadsApi } from './api/api-client';
+import { openUploadJournal } from './journal/upload-journal';
 import { DEFAULT_RETRY } from '../model/retry';
 import { amplifyUpload, refreshAmplifyCredentials } from './amplify-storage';
 import { browserLocks, browserNetwork, browserSession, browserTabs } from './browser-ports';

@@ -1,5 +1,7 @@
 import type { Analytics } from '@trailsense/shared';
-import type { ProductApi, SessionEndReason, UploadJournal, UploadsApi } from '@trailsense/shared/aws';
+import type { SessionEndReason } from '@trailsense/shared/aws';
+import type { ProductApi, UploadsApi } from './api/api-client';
+import type { UploadJournal } from './journal/upload-journal';
 import type { RetryPolicy } from '../model/retry';
 import type { UploadTarget } from './amplify-storage';
 import type { FileProber } from './file-prober';

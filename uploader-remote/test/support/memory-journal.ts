@@ -5,11 +5,11 @@ import {
   type JournalBatch,
   type JournalEntry,
   type UploadJournal,
-} from '../shared/src/uploads/upload-journal';
+} from '../../src/features/upload/services/journal/upload-journal';
 
 /**
  * The upload journal in memory, for tests that run on a fake clock (IndexedDB, even
- * fake-indexeddb, settles on the event loop, not on the clock). shared/test/upload-journal.test.ts
+ * fake-indexeddb, settles on the event loop, not on the clock). uploader-remote/test/upload-journal.test.ts
  * runs the same cases against this and the real journal, so the two cannot drift apart.
  */
 export function memoryJournal(): UploadJournal & { entriesOf(owner: string): JournalEntry[] } {

@@ -2,7 +2,7 @@
  * @jest-environment node
  */
 // Node has fetch, Request and Response, which ky needs and jsdom lacks; no DOM is used here.
-import { ApiRequestError, createProductApi, createUploadsApi } from '../src/aws';
+import { ApiRequestError, createProductApi, createUploadsApi } from '../src/features/upload/services/api/api-client';
 
 type Call = { url: string; auth: string | null };
 

@@ -1,6 +1,13 @@
 import 'fake-indexeddb/auto';
-import { JOURNAL_RETENTION_MS, OTHER_USERS_RETENTION_MS, openUploadJournal, type JournalEntry, type UploadJournal } from '../src/uploads/upload-journal';
-import { memoryJournal } from '../../test-support/memory-journal';
+import {
+  JOURNAL_RETENTION_MS,
+  OTHER_USERS_RETENTION_MS,
+  openUploadJournal,
+  type JournalEntry,
+  type UploadJournal,
+} from '../src/features/upload/services/journal/upload-journal';
+import { journalOwners } from '@trailsense/shared/aws';
+import { memoryJournal } from './support/memory-journal';
 
 const DAY = 24 * 60 * 60 * 1000;
 const scope = { owner: 'sub-1', ranchId: 'cedar-creek' };
@@ -169,5 +176,22 @@ describe('openUploadJournal on IndexedDB', () => {
         )
       ).size,
     ).toBe(500);
+  });
+});
+
+describe("the journal's contract with the other apps (shared/src/uploads/journal-owners.ts)", () => {
+  it('a member the uploader recorded is found and forgotten by the contract alone, in entries and batches', async () => {
+    const name = `journal-test-${++n}`;
+    const uploader = openUploadJournal({ name });
+    await uploader.putEntries([entry('a'), entry('b', { owner: 'sub-2' })]);
+    await uploader.putBatch(batch('b1'));
+    const others = journalOwners({ name });
+    expect(await others.hasOwner('sub-1')).toBe(true);
+    await others.forgetOwner('sub-1');
+    expect(await others.hasOwner('sub-1')).toBe(false);
+    expect((await uploader.entries(scope, ['a'])).size).toBe(0);
+    expect(await uploader.openBatches(scope)).toEqual([]);
+    expect((await uploader.entries({ ...scope, owner: 'sub-2' }, ['b'])).size).toBe(1);
+    uploader.close();
   });
 });

@@ -2,7 +2,7 @@
  * @jest-environment node
  */
 // Node has fetch, Request and Response, which ky needs and jsdom lacks; no DOM is used here.
-import { createAnalytics, firehoseAnalytics, noAnalytics, sandboxAnalytics, type FirehoseModule } from '../src/aws';
+import { createAnalytics, firehoseAnalytics, noAnalytics, sandboxAnalytics, type FirehoseModule } from '../src/features/upload/services/analytics/analytics';
 
 describe('sandboxAnalytics', () => {
   it('POSTs each event as JSON to the endpoint', async () => {

@@ -1,81 +1,21 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { JOURNAL_DB_NAME, journalOwners } from '@trailsense/shared/aws';
+import type { BatchSummary, JournalBatch, JournalEntry, JournalScope } from '../../model/journal-records';
 
 /**
  * The upload journal: what the uploader has sent, per signed-in user and ranch, in IndexedDB, so a
  * batch survives a reload, a tab crash and a browser restart, and a photo that went up is never
- * sent (and billed) twice. It lives in the shared package because more than the uploader needs it:
- * deleting the account (auth-remote) removes the user's entries.
+ * sent (and billed) twice. The uploader owns it; the shell (account deletion) and auth-remote
+ * (forget this computer) only remove a member's record, through the contract in
+ * shared/src/uploads/journal-owners.ts: the database's name, and an owner index (`byOwner`) on
+ * every store that holds a member's data. A schema change keeps both.
  *
  * Writes are group-committed: every write asked for while a transaction is open joins the next
  * one, so a busy batch costs a few transactions a second, never one per file event (and progress
  * events are never written at all).
  */
 
-/** Where a file goes: the storage level and the camera it was sent with (the name as the user chose it). */
-export interface JournalTarget {
-  level: 'public' | 'private';
-  cameraName: string;
-}
-
-/** waiting: listed or interrupted; uploaded: S3 answered 200; failed: refused for good (reason given). */
-export type JournalStatus = 'waiting' | 'uploaded' | 'failed';
-
-/** One photo of one user and ranch, identified by its content fingerprint. */
-export interface JournalEntry {
-  owner: string;
-  ranchId: string;
-  fingerprint: string;
-  /** The batch (the list) it belongs to; null once the batch was cleared but the key must be kept. */
-  batchId: string | null;
-  name: string;
-  /** The path inside a chosen folder ("DCIM/100MEDIA/IMG_0001.JPG"); "" for files chosen one by one. */
-  path: string;
-  size: number;
-  lastModified: number;
-  /** The object key, fixed the first time the file is listed: every retry and resume reuses it. */
-  key: string;
-  status: JournalStatus;
-  /** Why it failed (status failed). */
-  reason?: string;
-  /**
-   * Set at the first attempt: a file once sent keeps its level and camera, so a resend overwrites
-   * the same object instead of making a second one elsewhere.
-   */
-  target?: JournalTarget;
-  /** ms since the epoch of the last change. */
-  updatedAt: number;
-  uploadedAt?: number;
-}
-
-/** A batch: the list a user is sending, with the choices it is sent with. */
-export interface JournalBatch {
-  id: string;
-  owner: string;
-  ranchId: string;
-  createdAt: number;
-  updatedAt: number;
-  /** The camera chosen for the batch ("" for "Indicate camera"). */
-  camera: string;
-  training: boolean;
-  /**
-   * A folder the browser lets the site keep (File System Access API), so a later Resume can read
-   * the files again without a new pick. Structured-cloneable, so IndexedDB stores it as it is.
-   */
-  folder?: unknown;
-}
-
-/** An unfinished batch as the resume offer shows it. */
-export interface BatchSummary {
-  batch: JournalBatch;
-  uploaded: number;
-  total: number;
-}
-
-/** One signed-in user's entries for one ranch. */
-export interface JournalScope {
-  owner: string;
-  ranchId: string;
-}
+export type { BatchSummary, JournalBatch, JournalEntry, JournalScope, JournalStatus, JournalTarget } from '../../model/journal-records';
 
 /**
  * How long entries are kept after their last change: 180 days. A card that is not reformatted
@@ -95,7 +35,7 @@ export const JOURNAL_RETENTION_MS = 180 * 24 * 60 * 60 * 1000;
  */
 export const OTHER_USERS_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-export const JOURNAL_DB_NAME = 'trailsense-uploads';
+export { JOURNAL_DB_NAME };
 
 interface JournalDb extends DBSchema {
   files: {
@@ -296,25 +236,14 @@ export function openUploadJournal(options: { name?: string } = {}): UploadJourna
       void tx.objectStore('batches').delete(batchId);
       await tx.done;
     },
+    // The contract's own code, so the journal removes a member exactly as the other apps do.
     async forgetOwner(owner) {
       await settle();
-      const tx = (await db()).transaction(['files', 'batches'], 'readwrite');
-      for (const storeName of ['files', 'batches'] as const) {
-        let cursor = await tx.objectStore(storeName).index('byOwner').openCursor(IDBKeyRange.only(owner));
-        while (cursor) {
-          void cursor.delete();
-          cursor = await cursor.continue();
-        }
-      }
-      await tx.done;
+      await journalOwners({ name }).forgetOwner(owner);
     },
     async hasOwner(owner) {
       await settle();
-      const tx = (await db()).transaction(['files', 'batches'], 'readonly');
-      for (const storeName of ['files', 'batches'] as const) {
-        if ((await tx.objectStore(storeName).index('byOwner').count(IDBKeyRange.only(owner))) > 0) return true;
-      }
-      return false;
+      return journalOwners({ name }).hasOwner(owner);
     },
     pruneOthers: (owner, now, retentionMs = OTHER_USERS_RETENTION_MS) => removeUnchangedSince(now - retentionMs, (item) => item.owner !== owner),
     prune: (now, retentionMs = JOURNAL_RETENTION_MS) => removeUnchangedSince(now - retentionMs, () => true),

@@ -1,5 +1,4 @@
-import type { AnalyticsConfig } from '../config/types';
-import type { Analytics, AnalyticsEvent } from './events';
+import type { Analytics, AnalyticsConfig, AnalyticsEvent } from '@trailsense/shared';
 
 const logFailure = (event: AnalyticsEvent, error: unknown) => console.error(`Could not record the ${event.name} analytics event`, error);
 
