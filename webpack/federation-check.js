@@ -30,6 +30,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { satisfy } = require('@module-federation/enhanced/runtime');
+const { packageOf, sharedVersions } = require('./shared-singletons');
 
 const repoRoot = path.resolve(__dirname, '..');
 const HOST_SOURCE = 'shell/src/remotes/federation.ts';
@@ -62,15 +63,22 @@ function runtimeRange(version) {
 }
 
 /**
- * What a shell provides remotes: its federation runtime and the import paths of its modules.
- * @typedef {{ runtime: { package: string, version: string }, modules: string[] }} HostDescription
+ * What a shell provides remotes: its federation runtime, and each module by import path with the
+ * version of its package (a remote's manifest says which range of it the remote needs).
+ * @typedef {{ name: string, version: string }} ProvidedModule
+ * @typedef {{ runtime: { package: string, version: string }, modules: ProvidedModule[] }} HostDescription
  * @param {string} [root] the repository
  * @returns {HostDescription}
  */
 function hostDescription(root = repoRoot) {
+  const versions = sharedVersions(root);
   return {
     runtime: { package: RUNTIME_PACKAGE, version: runtimeVersion(path.join(root, 'shell')) },
-    modules: hostModules(fs.readFileSync(path.join(root, HOST_SOURCE), 'utf8')),
+    modules: hostModules(fs.readFileSync(path.join(root, HOST_SOURCE), 'utf8')).map((name) => {
+      const known = versions[packageOf(name)];
+      if (!known) throw new Error(`${HOST_SOURCE} provides ${name}, whose package is not in webpack/shared-singletons.js.`);
+      return { name, version: known.version };
+    }),
   };
 }
 
@@ -122,7 +130,13 @@ async function readHost(where) {
   if (typeof host?.runtime?.version !== 'string' || !Array.isArray(host.modules)) {
     throw new Error(`${location} does not describe a shell (no runtime version or module list): it is not a shell's ${HOST_FILE}.`);
   }
-  return host;
+  // A shell built before modules carried versions lists bare import paths: provided, version unknown.
+  const modules = host.modules.map((entry) =>
+    typeof entry === 'string'
+      ? { name: entry, version: null }
+      : { name: String(entry?.name), version: typeof entry?.version === 'string' ? entry.version : null },
+  );
+  return { runtime: host.runtime, modules };
 }
 
 /**
@@ -167,13 +181,41 @@ function hostModules(source) {
 
 /**
  * The modules a remote's manifest shares that the host does not provide.
- * @param {string[]} provided import paths the host provides
+ * @param {Array<string | { name: string }>} provided the modules the host provides (or their import paths)
  * @param {{ shared?: Array<{ name: string, version?: string }> }} manifest a remote's mf-manifest.json
  * @returns {Array<{ name: string, version?: string }>}
  */
 function unprovided(provided, manifest) {
-  const offered = new Set(provided);
+  const offered = new Set(provided.map((entry) => (typeof entry === 'string' ? entry : entry.name)));
   return (manifest.shared ?? []).filter((entry) => !offered.has(entry.name));
+}
+
+/**
+ * Why a module the host provides does not fit what the remote was built with, or null when it
+ * does: the host's version must be inside the range the remote's manifest requires. The same
+ * rule the shell applies on the page before a remote's code runs (shell/src/remotes/runtime-contract.ts).
+ * @param {string} remote
+ * @param {{ name: string, version?: string, requiredVersion?: unknown }} entry one of the manifest's `shared`
+ * @param {string | null} provided the host's version of it (null: a host that does not say)
+ * @returns {string | null}
+ */
+function versionProblem(remote, entry, provided) {
+  const required = entry.requiredVersion;
+  if (typeof required !== 'string' || required === '' || required === '*') return null;
+  if (provided === null) {
+    return `${remote} needs ${entry.name}@${required}, and the shell does not say which version it provides (its ${HOST_FILE} predates versions): release the shell first.`;
+  }
+  let fits = false;
+  try {
+    fits = satisfy(provided, required);
+  } catch {
+    // An unreadable range fits nothing.
+  }
+  if (fits) return null;
+  return (
+    `${remote} was built with ${entry.name}@${entry.version ?? '?'} and needs ${required}; the shell provides ${provided}: ` +
+    `in the shell's page the remote would be refused. Build the remote against the shell's version, or release a shell that provides it first.`
+  );
 }
 
 /**
@@ -227,6 +269,12 @@ function manifestProblems(remote, manifest, host) {
   const problems = [];
   const runtime = runtimeProblem(remote, manifest, host.runtime.version);
   if (runtime) problems.push(runtime);
+  const versions = new Map(host.modules.map((entry) => (typeof entry === 'string' ? [entry, null] : [entry.name, entry.version ?? null])));
+  for (const entry of manifest.shared ?? []) {
+    if (!versions.has(entry.name)) continue;
+    const problem = versionProblem(remote, entry, versions.get(entry.name) ?? null);
+    if (problem) problems.push(problem);
+  }
   for (const entry of unprovided(host.modules, manifest)) {
     problems.push(
       `${remote} shares ${entry.name}${entry.version ? `@${entry.version}` : ''}, which the shell does not provide: ` +
@@ -268,6 +316,8 @@ module.exports = {
   hostLocation,
   manifestProblems,
   runtimeProblem,
+  versionProblem,
+  packageOf,
   runtimeVersion,
   runtimeRange,
   HOST_SOURCE,

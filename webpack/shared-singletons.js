@@ -4,12 +4,18 @@
 // The Amplify singleton lives in @aws-amplify/core: sharing only aws-amplify would give a remote
 // its own unconfigured copy. Trailing-slash keys cover subpath imports (react/jsx-runtime,
 // aws-amplify/auth). react-router is deliberately not shared: remotes navigate through the shared
-// package, and a shared module is bundled whole.
+// package, and a shared module is bundled whole. Only what must be one instance on the page is
+// here (React, Amplify, the shared package's user context and session).
 const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 // Read package.json from node_modules directly: some packages do not export './package.json'.
+/** The package of an import path or singleton key: `react/` → `react`, `@trailsense/shared/aws` → `@trailsense/shared`. */
+const packageOf = (key) => {
+  const parts = key.replace(/\/$/, '').split('/');
+  return key.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+};
 const versionOf = (name) => JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
 
 const SINGLETONS = [
@@ -17,8 +23,12 @@ const SINGLETONS = [
   'react/',
   'react-dom',
   'react-dom/',
+  // The shared package's provided entries, by name: its other subpaths (the object key, the quota,
+  // the metadata encoding, …) are bundled into the one app that uses them in the browser, so an
+  // uploader release runs its own copy (docs/architecture.md#released-alone-or-together).
   '@trailsense/shared',
-  '@trailsense/shared/',
+  '@trailsense/shared/aws',
+  '@trailsense/shared/session',
   'aws-amplify',
   'aws-amplify/',
   '@aws-amplify/core',
@@ -35,7 +45,7 @@ const SINGLETONS = [
 function sharedSingletons() {
   return Object.fromEntries(
     SINGLETONS.map((key) => {
-      const pkg = key.endsWith('/') ? key.slice(0, -1) : key;
+      const pkg = packageOf(key);
       // Exact versions: every app is built from one lockfile, and a mismatch must show, not guess.
       const version = versionOf(pkg);
       return [key, { singleton: true, requiredVersion: `^${version}`, version }];
@@ -48,7 +58,7 @@ function sharedSingletons() {
  * runtime host offers remotes (shell/src/remotes/federation.ts) must match what the plugin says.
  */
 function sharedVersions() {
-  const packages = new Set(SINGLETONS.map((key) => (key.endsWith('/') ? key.slice(0, -1) : key)));
+  const packages = new Set(SINGLETONS.map(packageOf));
   return Object.fromEntries(
     [...packages].map((pkg) => {
       const version = versionOf(pkg);
@@ -57,4 +67,4 @@ function sharedVersions() {
   );
 }
 
-module.exports = { sharedSingletons, sharedVersions, SINGLETONS };
+module.exports = { sharedSingletons, sharedVersions, packageOf, SINGLETONS };

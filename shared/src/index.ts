@@ -45,8 +45,3 @@ export type {
 export { addLeaveGuard, activeLeaveMessage, confirmLeave, useLeaveGuard } from './navigation/leave-guard';
 export { setPausedWorkNotice, pausedWorkNotice, usePausedWorkNotice } from './navigation/paused-work';
 export { RemoteFrame, type RemoteFrameProps } from './remote-kit/remote-frame';
-// Also published as `@trailsense/shared/object-key`, `/quota` and `/metadata-encoding` for Node
-// code (infra/, sandbox/); a remote imports them from here, the entry the shell provides.
-export { uploadKey, parseUploadKey, type UploadKey } from './uploads/object-key';
-export { countingMonth, DEFAULT_MONTHLY_LIMIT, monthlyLimit, ranchUploadCeiling } from './domain/quota';
-export { encodeMetadataValue, decodeMetadataValue } from './uploads/metadata-encoding';

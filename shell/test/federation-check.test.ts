@@ -11,6 +11,7 @@ import {
   runtimeVersion,
   HOST_SOURCE,
   unprovided,
+  versionProblem,
 } from '@trailsense/webpack-config/federation-check';
 import { providedModules } from '../src/remotes/federation';
 
@@ -22,7 +23,7 @@ afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: tr
 /** What a remote built in this repository states about the runtime it needs. */
 const runtimeHere = { federationRuntime: { package: '@module-federation/runtime-core', requiredVersion: runtimeRange(runtimeVersion(repoRoot)) } };
 
-type FakeManifest = { shared: Array<{ name: string; version?: string }>; metaData?: object };
+type FakeManifest = { shared: Array<{ name: string; version?: string; requiredVersion?: string }>; metaData?: object };
 
 /** A repository-shaped folder with the real host source and the given remote manifests. */
 function fakeRepo(manifests: Record<string, FakeManifest | null>): string {
@@ -54,7 +55,10 @@ describe('the build-time federation check', () => {
       'auth-remote': { shared: [{ name: 'react' }, { name: '@aws-amplify/core/internals/new-path', version: '6.20.0' }] },
       'uploader-remote': { shared: providedModules.map((name) => ({ name })) },
     });
-    const { problems, checked } = checkFederation({ root, host: { ...hostDescription(repoRoot), modules: [...providedModules] } });
+    const { problems, checked } = checkFederation({
+      root,
+      host: { ...hostDescription(repoRoot), modules: providedModules.map((name) => ({ name, version: null })) },
+    });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^auth-remote shares @aws-amplify\/core\/internals\/new-path@6\.20\.0, which the shell does not provide/);
     expect(checked).toEqual(['auth-remote (2 shared modules)', `uploader-remote (${providedModules.length} shared modules)`]);
@@ -66,7 +70,7 @@ describe('the build-time federation check', () => {
       'auth-remote': { shared: [{ name: 'react' }], metaData: { federationRuntime: { requiredVersion: '^3.0.0' } } },
       'uploader-remote': { shared: [{ name: 'react' }], metaData: {} },
     });
-    const host = { runtime: { package: '@module-federation/runtime-core', version: '2.9.2' }, modules: ['react'] };
+    const host = { runtime: { package: '@module-federation/runtime-core', version: '2.9.2' }, modules: [{ name: 'react', version: '19.3.1' }] };
     const { problems } = checkFederation({ root, host });
     expect(problems).toEqual([
       expect.stringMatching(/^auth-remote was built against the federation runtime @module-federation\/runtime-core@\^3\.0\.0, and the shell provides 2\.9\.2/),
@@ -97,8 +101,51 @@ describe('the build-time federation check', () => {
 
   it('describes the shell as its build publishes it: the runtime remotes are built against, and its modules', () => {
     const host = hostDescription(repoRoot);
-    expect(host.modules).toEqual([...providedModules]);
+    expect(host.modules.map((m) => m.name)).toEqual([...providedModules]);
+    const shared = JSON.parse(fs.readFileSync(path.join(repoRoot, 'shared', 'package.json'), 'utf8')) as { version: string };
+    expect(host.modules.find((m) => m.name === '@trailsense/shared/aws')?.version).toBe(shared.version);
+    expect(host.modules.find((m) => m.name === 'react/jsx-runtime')?.version).toMatch(/^19\./);
     expect(host.runtime.version).toBe(runtimeVersion(path.join(repoRoot, 'auth-remote')));
+  });
+
+  it('fails a remote that needs a version of a provided module the shell does not have, and names both', () => {
+    const root = fakeRepo({
+      'uploader-remote': {
+        shared: [
+          { name: 'react', version: '19.3.1', requiredVersion: '^19.3.1' },
+          { name: '@trailsense/shared/aws', version: '1.1.0', requiredVersion: '^1.1.0' },
+        ],
+      },
+    });
+    const host = {
+      runtime: hostDescription(repoRoot).runtime,
+      modules: [
+        { name: 'react', version: '19.3.1' },
+        { name: '@trailsense/shared/aws', version: '1.0.0' },
+      ],
+    };
+    expect(checkFederation({ root, remotes: ['uploader-remote'], host }).problems).toEqual([
+      'uploader-remote was built with @trailsense/shared/aws@1.1.0 and needs ^1.1.0; the shell provides 1.0.0: ' +
+        "in the shell's page the remote would be refused. Build the remote against the shell's version, or release a shell that provides it first.",
+    ]);
+    // A later compatible shell, and a newer minor than needed, fit.
+    host.modules[1] = { name: '@trailsense/shared/aws', version: '1.2.0' };
+    expect(checkFederation({ root, remotes: ['uploader-remote'], host }).problems).toEqual([]);
+    // A major step does not.
+    expect(versionProblem('uploader-remote', { name: '@trailsense/shared', version: '1.0.0', requiredVersion: '^1.0.0' }, '2.0.0')).toMatch(
+      /needs \^1\.0\.0; the shell provides 2\.0\.0/,
+    );
+  });
+
+  it("reads an older shell's bare module list as provided at an unknown version, which a versioned need refuses", async () => {
+    const root = fakeRepo({});
+    const file = path.join(root, 'federation-host.json');
+    fs.writeFileSync(file, JSON.stringify({ runtime: hostDescription(repoRoot).runtime, modules: ['react'] }));
+    const host = await readHost(file);
+    expect(host.modules).toEqual([{ name: 'react', version: null }]);
+    expect(versionProblem('auth-remote', { name: 'react', version: '19.3.1', requiredVersion: '^19.3.1' }, null)).toMatch(
+      /does not say which version it provides/,
+    );
   });
 
   it('says so when a remote has no build to check', () => {

@@ -9,7 +9,7 @@ import { createInstance, satisfy, type ModuleFederation } from '@module-federati
 import provideRuntime from '@module-federation/inject-external-runtime-core-plugin';
 import * as sharedLight from '@trailsense/shared';
 import { remoteNames, type RuntimeConfig } from '@trailsense/shared';
-import { sharedProvision, type ProvidedModule } from './shared-provision';
+import { providedVersions, sharedProvision, type ProvidedModule } from './shared-provision';
 import { runtimeContractPlugin } from './runtime-contract';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return --
@@ -59,8 +59,8 @@ export function federation(config: RuntimeConfig): ModuleFederation {
     ],
     shared: sharedProvision(modules, __SHARED_VERSIONS__),
     // The page's one federation runtime, handed to the remotes (as the global their entries read),
-    // and the check that a remote was built for it.
-    plugins: [provideRuntime(), runtimeContractPlugin(satisfy)],
+    // and the checks that a remote was built for it and for the versions of the modules it is given.
+    plugins: [provideRuntime(), runtimeContractPlugin(satisfy, providedVersions(modules, __SHARED_VERSIONS__))],
   });
   return instance;
 }

@@ -48,3 +48,13 @@ export function sharedProvision(modules: Record<string, ProvidedModule>, version
     }),
   );
 }
+
+/** The version of each module the shell provides, by import path (what a remote's manifest is checked against). */
+export function providedVersions(modules: Record<string, ProvidedModule>, versions: Record<string, SingletonVersion>): Record<string, string> {
+  return Object.fromEntries(
+    Object.keys(modules).flatMap((importPath) => {
+      const known = versions[packageOf(importPath)];
+      return known ? [[importPath, known.version]] : [];
+    }),
+  );
+}

@@ -5,7 +5,7 @@
  * clock; nothing here waits on real time.
  */
 import type { AnalyticsEvent } from '@trailsense/shared';
-import { countingMonth, ranchUploadCeiling } from '@trailsense/shared';
+import { countingMonth, ranchUploadCeiling } from '@trailsense/shared/quota';
 import type { SessionEndReason } from '@trailsense/shared/aws';
 import type { ProductApi, UploadsApi } from '../../src/features/upload/services/api/api-client';
 import { memoryJournal } from './memory-journal';

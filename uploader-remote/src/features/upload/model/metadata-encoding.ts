@@ -3,4 +3,4 @@
  * encoding lives in the shared package (shared/src/uploads/metadata-encoding.ts), because the
  * object-created function decodes the `ranchid` it reads back (infra/src/object-created/handler.ts).
  */
-export { decodeMetadataValue, encodeMetadataValue } from '@trailsense/shared';
+export { decodeMetadataValue, encodeMetadataValue } from '@trailsense/shared/metadata-encoding';

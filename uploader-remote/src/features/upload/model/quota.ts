@@ -1,8 +1,8 @@
-import { monthlyLimit } from '@trailsense/shared';
+import { monthlyLimit } from '@trailsense/shared/quota';
 
 // The limit rules are shared with the object-created function, which enforces the ranch's ceiling
 // on the server (shared/src/domain/quota.ts); re-exported here for this remote's callers.
-export { DEFAULT_MONTHLY_LIMIT, monthlyLimit } from '@trailsense/shared';
+export { DEFAULT_MONTHLY_LIMIT, monthlyLimit } from '@trailsense/shared/quota';
 
 /** An entitlement that has not expired yet (docs/product.md#upload-allowance, "active subscriber"). */
 export interface ActiveSubscription {
@@ -43,7 +43,7 @@ export function remainingUploads(limit: number, uploaded: number): number {
  * The metrics month of a date: `YYYY_MM` in UTC, the month the server counts uploads in
  * (docs/architecture.md#one-month); the server's answers name the month and win over this guess.
  */
-export { countingMonth as yearMonth } from '@trailsense/shared';
+export { countingMonth as yearMonth } from '@trailsense/shared/quota';
 
 /**
  * What is known of the month's allowance. It fails closed: while the ranch's limit or the month's

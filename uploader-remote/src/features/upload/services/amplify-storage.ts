@@ -1,6 +1,6 @@
 import { fetchAuthSession } from 'aws-amplify/auth';
 import type * as AmplifyStorage from 'aws-amplify/storage';
-import { uploadKey } from '@trailsense/shared';
+import { uploadKey } from '@trailsense/shared/object-key';
 import { encodeMetadataValue } from '../model/metadata-encoding';
 import { isAlreadyStored } from '../model/retry';
 import type { PhotoExif } from '../model/photo-exif';

@@ -1,0 +1,90 @@
+// The version of the shared package held to the code the shell provides remotes: on a small
+// repository written to a temporary folder, and on this repository's own stamp.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { check, fingerprint, reachableFiles, stamp } from '../shared-version.mjs';
+
+const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+let repo;
+
+function write(relative, text) {
+  const file = path.join(repo, relative);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+const setVersion = (version) =>
+  write(
+    'shared/package.json',
+    JSON.stringify({ name: '@trailsense/shared', version, exports: { '.': './src/index.ts', './aws': './src/aws.ts', './quota': './src/quota.ts' } }),
+  );
+
+beforeEach(() => {
+  repo = fs.mkdtempSync(path.join(os.tmpdir(), 'shared-version-'));
+  // The real federation check reads the host's module list from the shell's federation source.
+  write('webpack/federation-check.js', fs.readFileSync(path.join(here, 'webpack', 'federation-check.js'), 'utf8'));
+  write('webpack/shared-singletons.js', 'module.exports = { sharedVersions: () => ({}) };');
+  write(
+    'shell/src/remotes/federation.ts',
+    "const modules: Record<string, ProvidedModule> = {\n  react: { lib: () => require('react') },\n  '@trailsense/shared': { lib: () => shared },\n  '@trailsense/shared/aws': { get: () => import('@trailsense/shared/aws') },\n};\n",
+  );
+  setVersion('1.0.0');
+  write('shared/src/index.ts', "export { user } from './user/user';\n");
+  write('shared/src/user/user.ts', "// Who is signed in.\nexport const user = () => import('./lazy');\n");
+  write('shared/src/user/lazy.ts', 'export const lazy = 1;\n');
+  write('shared/src/aws.ts', "export { configure } from './configure';\n");
+  write('shared/src/configure.ts', 'export function configure(): void {}\n');
+  write('shared/src/quota.ts', 'export const limit = 2500;\n');
+  write('node_modules/@module-federation/enhanced/runtime.js', 'module.exports = { satisfy: () => true };');
+  write('node_modules/@module-federation/enhanced/package.json', '{ "name": "@module-federation/enhanced" }');
+});
+afterEach(() => fs.rmSync(repo, { recursive: true, force: true }));
+
+describe('the shared package version held to the provided code', () => {
+  it('fingerprints every file the provided entries reach, static and dynamic imports alike, and nothing else', () => {
+    expect(reachableFiles(repo)).toEqual([
+      'shared/src/aws.ts',
+      'shared/src/configure.ts',
+      'shared/src/index.ts',
+      'shared/src/user/lazy.ts',
+      'shared/src/user/user.ts',
+    ]);
+  });
+
+  it('ignores comments and formatting, and notices a change of code or types', () => {
+    const before = fingerprint(repo);
+    write('shared/src/user/user.ts', "/** Who is signed in, lazily. */\nexport const user = () =>\n  import('./lazy');\n");
+    expect(fingerprint(repo)).toBe(before);
+    write('shared/src/user/lazy.ts', 'export const lazy: number = 2;\n');
+    expect(fingerprint(repo)).not.toBe(before);
+  });
+
+  it('a file no provided entry reaches (bundled by the app that uses it) does not change the version', () => {
+    stamp(repo);
+    write('shared/src/quota.ts', 'export const limit = 5000;\n');
+    expect(check(repo)).toBeNull();
+  });
+
+  it('fails when the provided code changed under the same version, and passes once the version moved and was stamped', () => {
+    stamp(repo);
+    expect(check(repo)).toBeNull();
+    write('shared/src/configure.ts', 'export function configure(): void { console.log(1); }\n');
+    expect(check(repo)).toMatch(/changed since version 1\.0\.0 was stamped.*give shared\/package\.json a new version/);
+    expect(() => stamp(repo)).toThrow('The provided code changed and @trailsense/shared is still 1.0.0: give shared/package.json a new version first.');
+    setVersion('1.0.1');
+    expect(check(repo)).toMatch(/changed since version 1\.0\.0/);
+    stamp(repo);
+    expect(check(repo)).toBeNull();
+  });
+
+  it('says so when the version moved but the stamp was not written', () => {
+    stamp(repo);
+    setVersion('1.1.0');
+    expect(check(repo)).toBe('shared/provided-contract.json records version 1.0.0, shared/package.json says 1.1.0: run `npm run stamp:shared`.');
+  });
+
+  it("this repository's shared package carries the version of the code it provides", () => {
+    expect(check(here)).toBeNull();
+  });
+});
