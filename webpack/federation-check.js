@@ -301,7 +301,7 @@ async function main() {
     process.exit(1);
   }
   console.log(
-    `Federation check: the shell${where ? ` at ${where}` : ''} provides the runtime (${host.runtime.version}) and every module ${checked.join(' and ')} share.`,
+    `Federation check: the shell${where ? ` at ${where}` : ''} provides the runtime (${host.runtime.version}) and every module ${checked.join(' and ')} share, at versions they accept.`,
   );
 }
 

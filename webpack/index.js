@@ -121,6 +121,25 @@ const EAGER_PACKAGES = [
 /** Whether a chunk is loaded on demand (not an entry's) and is not a worker's. */
 const isAsyncPageChunk = (chunk) => !chunk.canBeInitial() && !isWorkerChunk(chunk);
 
+/**
+ * Emits a copy of a remote's entry script under a name with its content hash
+ * (`remoteEntry.<hash>.js`, immutable like every hashed file) and returns that name, for the
+ * manifest to point at. The shell reads a remote through its manifest, so a release switches when
+ * its manifest is written, in one PUT: everything the manifest names is already in place, and a
+ * deploy stopped before that write leaves the previous release serving whole. `remoteEntry.js`
+ * stays, for a runtime config that names the entry script itself.
+ * @param {import('webpack').Compilation} compilation
+ * @param {string} entryName
+ */
+function hashedRemoteEntry(compilation, entryName) {
+  const asset = compilation.getAsset(entryName);
+  if (!asset) throw new Error(`The federation manifest names ${entryName}, which this build did not emit.`);
+  const hash = require('node:crypto').createHash('md5').update(asset.source.buffer()).digest('hex').slice(0, 10);
+  const hashed = entryName.replace(/\.js$/, `.${hash}.js`);
+  if (!compilation.getAsset(hashed)) compilation.emitAsset(hashed, new webpack.sources.RawSource(asset.source.buffer()), { immutable: true });
+  return hashed;
+}
+
 /** @param {AppOptions} options */
 function createConfig(options) {
   return (env = {}, argv = {}) => {
@@ -233,10 +252,13 @@ function createConfig(options) {
                 remotes: {},
                 shared: sharedSingletons(),
                 // The manifest states the runtime this remote needs, for the shell's check at run
-                // time and webpack/federation-check.js at build time.
+                // time and webpack/federation-check.js at build time, and names a content-hashed
+                // copy of the entry script (in production), so the manifest is the one file a
+                // deploy switches (infra/README.md "Deploy command").
                 manifest: {
-                  additionalData: ({ stats }) => {
+                  additionalData: ({ stats, compilation }) => {
                     stats.metaData.federationRuntime = { package: RUNTIME_PACKAGE, requiredVersion: runtimeRange(runtimeVersion(appDir)) };
+                    if (!dev) stats.metaData.remoteEntry.name = hashedRemoteEntry(compilation, stats.metaData.remoteEntry.name);
                     return stats;
                   },
                 },
