@@ -11,30 +11,10 @@ import localConfig from '../config/local.json';
 import { expect, test } from './support/test';
 import { accounts, startSignedIn } from './support/session';
 import { dropReservations, tempDir, writeJpegs } from './support/uploads';
+import { eventsNamed, lastEventId } from './support/events';
 
-const sink = localConfig.analytics.endpoint;
 /** Where pages send their vitals and errors (docs/monitoring.md#delivery). */
 const collectionRoute = `${localConfig.api.uploadsBaseUrl}/events`;
-
-interface Stored {
-  id: number;
-  name: string;
-  [field: string]: unknown;
-}
-
-/** The sink's events of one name, after `afterId`. */
-async function eventsNamed(name: string, afterId = 0): Promise<Stored[]> {
-  const res = await fetch(`${sink}?name=${encodeURIComponent(name)}`);
-  const body = (await res.json()) as { events: Stored[] };
-  return body.events.filter((event) => event.id > afterId);
-}
-
-/** The highest event id so far: what this test adds comes after it. */
-async function lastEventId(): Promise<number> {
-  const res = await fetch(sink);
-  const body = (await res.json()) as { events: Stored[] };
-  return body.events.reduce((max, event) => Math.max(max, event.id), 0);
-}
 
 /** Monitoring starts when the page is idle after its load; then web-vitals has reported TTFB. */
 async function untilMonitoring(since: number) {

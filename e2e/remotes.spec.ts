@@ -7,6 +7,9 @@ import { promisify } from 'node:util';
 import { expect, test } from './support/test';
 import { accounts, startSignedIn } from './support/session';
 import { repo, startStack } from './support/servers';
+import { eventsNamed, lastEventId } from './support/events';
+import { dropReservations, writeJpegs } from './support/uploads';
+import localConfig from '../config/local.json';
 
 const run = promisify(execFile);
 
@@ -149,5 +152,117 @@ test('uploader-remote is released alone: a rebuilt remote shows up on reload, th
   } finally {
     await stack.close();
     fs.rmSync(outDir, { recursive: true, force: true });
+  }
+});
+
+/** The version of the shared package the shell in this repository provides. */
+const sharedVersion = (JSON.parse(fs.readFileSync(path.join(repo, 'shared', 'package.json'), 'utf8')) as { version: string }).version;
+
+test('a remote that needs a version of a provided module the live shell lacks is refused before its code runs, and reported', async ({ page }) => {
+  const manifest = localConfig.remotes.uploader;
+  const [major, minor] = sharedVersion.split('.').map(Number) as [number, number];
+  const needed = `^${major}.${minor + 1}.0`;
+  // The uploader was released alone, built against a newer shared package than the live shell's.
+  await page.route(manifest, async (route) => {
+    const response = await route.fetch();
+    const json = (await response.json()) as { shared: Array<{ name: string; requiredVersion: string }> };
+    const aws = json.shared.find((entry) => entry.name === '@trailsense/shared/aws');
+    if (!aws) throw new Error('the uploader no longer shares @trailsense/shared/aws');
+    aws.requiredVersion = needed;
+    await route.fulfill({ response, json });
+  });
+  const remoteScripts: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().startsWith(new URL(manifest).origin) && request.url() !== manifest) remoteScripts.push(request.url());
+  });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await startSignedIn(page, accounts.subscriber);
+  const since = await lastEventId();
+
+  await page.goto('/uploader');
+  await expect(page.getByRole('alert')).toContainText('We couldn’t load');
+  // Refused on its manifest: none of its scripts was fetched, nothing threw on the page.
+  expect(remoteScripts).toEqual([]);
+  expect(errors).toEqual([]);
+  // The rest of the site works: the header, the footer, the other remote.
+  await expect(page.getByRole('contentinfo')).toBeVisible();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Your profile' })).toBeVisible();
+  // Operators see why, within minutes (docs/monitoring.md#clienterror).
+  await expect.poll(async () => (await eventsNamed('clientError', since)).filter((e) => e['kind'] === 'remote-load').length, { timeout: 15_000 }).toBe(1);
+  const [error] = (await eventsNamed('clientError', since)).filter((e) => e['kind'] === 'remote-load');
+  expect(error).toMatchObject({ module: 'uploader/Uploader', route: '/uploader' });
+  expect(String(error?.['message'])).toContain(`needs @trailsense/shared/aws ${needed}; this shell provides ${sharedVersion}`);
+});
+
+test('uploader-remote released alone runs its own upload journal: a change to it reaches members with the shell untouched', async ({ page }) => {
+  test.setTimeout(240_000);
+  const shellBefore = hashTree(path.join(repo, 'shell/dist'));
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'uploader-journal-release-'));
+  try {
+    // The uploader team's release: the journal records which release wrote each entry. Built from
+    // a copy of uploader-remote (the repository's own sources stay as they are), against the same
+    // installed packages.
+    const copy = path.join(work, 'uploader-remote');
+    fs.cpSync(path.join(repo, 'uploader-remote'), copy, { recursive: true, filter: (from) => !/[\\/](dist|node_modules|test)$/.test(from) });
+    fs.symlinkSync(path.join(repo, 'uploader-remote', 'node_modules'), path.join(copy, 'node_modules'));
+    fs.symlinkSync(path.join(repo, 'node_modules'), path.join(work, 'node_modules'));
+    const journal = path.join(copy, 'src/features/upload/services/journal/upload-journal.ts');
+    const marker = `journal-${Date.now()}`;
+    const before = fs.readFileSync(journal, 'utf8');
+    const after = before.replace(
+      'putEntries: (entries) => enqueue(entries, []),',
+      `putEntries: (entries) => enqueue(entries.map((e) => ({ ...e, release: '${marker}' })), []),`,
+    );
+    expect(after).not.toBe(before);
+    fs.writeFileSync(journal, after);
+    await run('npx', ['webpack', '--mode', 'production', '--env', `outputPath=${path.join(work, 'dist')}`], {
+      cwd: copy,
+      env: { ...process.env, APP_RELEASE_MARKER: marker },
+    });
+    // Released: the uploader's origin serves the new build (as its bucket would after a deploy);
+    // the shell and its origin are untouched, and the sandbox knows only the site's own origins.
+    const remote = new URL(localConfig.remotes.uploader).origin;
+    const dist = path.join(work, 'dist');
+    const site = new URL(test.info().project.use.baseURL as string).origin;
+    await page.route(`${remote}/**`, async (route) => {
+      const file = path.join(dist, decodeURIComponent(new URL(route.request().url()).pathname));
+      if (!file.startsWith(dist) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return route.fulfill({ status: 404, body: 'not found' });
+      return route.fulfill({ path: file, headers: { 'access-control-allow-origin': site, 'cache-control': 'no-cache' } });
+    });
+
+    await startSignedIn(page, accounts.subscriber);
+    await page.goto('/uploader');
+    const frame = page.locator('[data-remote="@trailsense/uploader-remote"]');
+    await expect(frame).toHaveAttribute('data-remote-version', `0.1.0+${marker}`);
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Add Images' }).click();
+    await (await chooser).setFiles(writeJpegs(path.join(work, 'card'), 1, { prefix: `RELEASE_${Date.now()}_` }));
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await expect(page.getByText(/^Overall Progress: 1 of 1 = 100%$/)).toBeVisible({ timeout: 60_000 });
+
+    // The entries in this browser's journal were written by the new release's code.
+    const releases = await page.evaluate(
+      () =>
+        new Promise<unknown[]>((resolve, reject) => {
+          const open = indexedDB.open('trailsense-uploads');
+          open.onerror = () => reject(new Error(String(open.error)));
+          open.onsuccess = () => {
+            const all = open.result.transaction('files').objectStore('files').getAll();
+            all.onerror = () => reject(new Error(String(all.error)));
+            all.onsuccess = () => {
+              open.result.close();
+              resolve((all.result as Array<{ release?: unknown }>).map((entry) => entry.release));
+            };
+          };
+        }),
+    );
+    expect(releases.length).toBeGreaterThan(0);
+    expect(new Set(releases)).toEqual(new Set([marker]));
+    expect(hashTree(path.join(repo, 'shell/dist'))).toBe(shellBefore);
+  } finally {
+    await dropReservations('cedar-creek');
+    fs.rmSync(work, { recursive: true, force: true });
   }
 });
