@@ -1,17 +1,20 @@
 /**
- * `npm run deploy -w <app> -- --target s3://bucket[/prefix] …`: uploads the app's build to its
- * hosting bucket, hashed files first and entry files last, keeps the previous release's files,
- * and invalidates the changed entry files; with `--rollback`, makes the previous release live
- * again. One at a time per app (the deploy lock). infra/README.md "Deploy command". Exits
- * non-zero on any failure.
+ * `npm run deploy -w <app> -- --target s3://bucket[/prefix] …`: checks the app's build against
+ * what is live, uploads it to its hosting bucket, hashed files first and entry files last, keeps
+ * the previous release's files, and invalidates the changed entry files; with `--rollback`, makes
+ * the previous release live again after the same checks. One at a time per app (the deploy lock,
+ * held for the whole deploy). infra/README.md "Deploy command". Exits non-zero on any failure.
  */
 import path from 'node:path';
+import { DeployInputError } from '../src/deploy/checks';
 import { parseDeployArgs, UsageError, USAGE } from '../src/deploy/cli';
-import { deploy, DeployInputError, formatResult, formatRollback, rollback } from '../src/deploy/deploy';
+import { deploy } from '../src/deploy/deploy';
 import { DeployError } from '../src/deploy/execute';
 import { LockError } from '../src/deploy/lock';
 import { PlanError } from '../src/deploy/plan';
 import { PreflightError } from '../src/deploy/preflight';
+import { formatResult, formatRollback } from '../src/deploy/report';
+import { rollback } from '../src/deploy/rollback';
 import { RollbackError } from '../src/deploy/rollback-plan';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -30,11 +33,14 @@ async function main(): Promise<number> {
     if (options.rollback) {
       const { plan, result, choice } = await rollback({ ...options, ...output });
       console.log(formatRollback(options.target, plan, result, choice));
+      if (options.shell)
+        console.log(`  checked against the live shell (${options.shell}): it provides the federation runtime and every module the restored release shares.`);
     } else {
       const { plan, result } = await deploy({ ...options, ...output });
       console.log(formatResult(options.target, plan, result));
       if (options.shell)
         console.log(`  checked against the live shell (${options.shell}): it provides the federation runtime and every module ${options.app} shares.`);
+      if (options.settingsFile) console.log(`  checked against production (${options.settingsFile}): the runtime config, the CSP and the live remotes.`);
     }
     return 0;
   } catch (error) {

@@ -1,23 +1,27 @@
 /**
- * The deploy lock (src/deploy/lock.ts): one deploy or rollback of an app at a time, through a
- * conditional write of `_releases/deploy.lock` (If-None-Match: *). Against the S3 emulator
- * (support/s3-emulator.ts, patched for conditional writes: s3-emulator.test.ts): a deploy while
- * the lock is held is refused naming who holds it and since when, and leaves the bucket alone;
- * of writers racing for the lock exactly one wins, and deploys started at once never overlap; a stale lock is broken only with --break-lock and
- * only once stale; the lock is gone after a deploy, a failed one too. With an in-memory bucket:
- * the lock is released only by its holder, and a deploy whose lock was broken stops before it
- * prunes.
+ * The deploy lock (src/deploy/lock.ts): one deploy or rollback of an app at a time, for the whole
+ * deploy, through a conditional write of `_releases/deploy.lock` (If-None-Match: *). Against the
+ * S3 emulator (support/s3-emulator.ts, patched for conditional writes: s3-emulator.test.ts): a
+ * deploy while the lock is held is refused naming who holds it and since when, and leaves the
+ * bucket alone; of writers racing for the lock exactly one wins, and deploys started at once never
+ * overlap; a stale lock is broken only with --break-lock and only once not renewed for 30 minutes;
+ * the lock is gone after a deploy, a failed one too. With an in-memory bucket and a fake clock: the
+ * lock is renewed while held and its staleness counts from the last renewal, it is released only
+ * by its holder, and a holder whose lock was broken finds it out at its next check.
+ * deploy-stops.test.ts races two deploys after --break-lock.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { s3Store } from '../src/deploy/aws';
-import { deploy, rollback } from '../src/deploy/deploy';
+import { deploy } from '../src/deploy/deploy';
+import { rollback } from '../src/deploy/rollback';
 import type { DeployOptions } from '../src/deploy/deploy';
-import { acquireLock, LOCK_KEY, LOCK_STALE_AFTER_MS, LockError } from '../src/deploy/lock';
+import { acquireLock, LOCK_FRESH_MS, LOCK_KEY, LOCK_RENEW_EVERY_MS, LOCK_STALE_AFTER_MS, LockError } from '../src/deploy/lock';
 import type { LockPort } from '../src/deploy/lock';
 import { emulatorDeploy, S3RVER_KEYS, startS3Emulator } from './support/s3-emulator';
 import type { S3Emulator } from './support/s3-emulator';
+import { fakeClock } from './support/deploy-faults';
 import { writeFixtureRelease, writeShellHost } from './support/fixture-release';
 import type { FixtureRelease } from './support/fixture-release';
 
@@ -66,7 +70,7 @@ describe('against the S3 emulator', () => {
     expect(error).toBeInstanceOf(LockError);
     expect((error as LockError).message).toBe(
       `Another deploy of uploader-remote holds the lock s3://locked/held/_releases/deploy.lock: ana@ci-runner-7 (pid 4242), a deploy of uploader-remote, since ${(error as LockError).message.match(/since (\S+) /)?.[1]} (under a minute ago). ` +
-        'Wait for it to finish and try again. A lock left by a deploy that was killed can be broken with --break-lock once it is older than 30 minutes.',
+        'Wait for it to finish and try again. A running deploy renews its lock every 5 minutes; a lock left by a deploy that was killed can be broken with --break-lock once not renewed for 30 minutes.',
     );
     expect(Math.abs(Date.parse((error as LockError).message.match(/since (\S+) /)![1]!) - since.getTime())).toBeLessThan(2000);
     await expect(rollback(options(prefix))).rejects.toThrow(/Another deploy of uploader-remote holds the lock/);
@@ -76,12 +80,12 @@ describe('against the S3 emulator', () => {
   test('--break-lock breaks only a stale lock, and says whose it broke', async () => {
     const prefix = 'stale/';
     await holdLock(prefix, new Date());
-    await expect(deploy(options(prefix, { breakLock: true }))).rejects.toThrow(/not stale yet, --break-lock breaks only a lock older than 30 minutes/);
+    await expect(deploy(options(prefix, { breakLock: true }))).rejects.toThrow(/not stale yet, --break-lock breaks only a lock not renewed for 30 minutes/);
     // Half an hour later (the deploy's clock; the lock's own time and S3's are both older).
     const warnings: string[] = [];
     const later = new Date(Date.now() + LOCK_STALE_AFTER_MS + 60_000);
     const refused = await deploy(options(prefix, { now: later })).catch((e: unknown) => e);
-    expect((refused as Error).message).toMatch(/The lock is older than 30 minutes: if that deploy was killed, break the lock with --break-lock\./);
+    expect((refused as Error).message).toMatch(/The lock has not been renewed for 30 minutes: if that deploy was killed, break the lock with --break-lock\./);
     const { result } = await deploy(options(prefix, { now: later, breakLock: true, warn: (line) => warnings.push(line) }));
     expect(result.uploaded.files).toBeGreaterThan(0);
     expect(warnings).toEqual([expect.stringMatching(/^broke the stale lock s3:\/\/locked\/stale\/_releases\/deploy\.lock of ana@ci-runner-7 \(pid 4242\)/)]);
@@ -139,21 +143,26 @@ describe('against the S3 emulator', () => {
   });
 });
 
-/** A bucket's lock object in memory, with S3's answers. */
-function memoryPort(): LockPort & { object?: { text: string; etag: string } } {
+/** A bucket's lock object in memory, with S3's answers; counts reads and writes. */
+function memoryPort(): LockPort & { object?: { text: string; etag: string }; reads: number; writes: number } {
   let n = 0;
-  const port: LockPort & { object?: { text: string; etag: string } } = {
+  const port: LockPort & { object?: { text: string; etag: string }; reads: number; writes: number } = {
+    reads: 0,
+    writes: 0,
     async create(_key, body) {
       if (port.object) return 'exists';
+      port.writes += 1;
       port.object = { text: body.toString(), etag: `e${++n}` };
       return 'created';
     },
     async replace(_key, body, etag) {
       if (port.object?.etag !== etag) return false;
+      port.writes += 1;
       port.object = { text: body.toString(), etag: `e${++n}` };
       return true;
     },
     async read() {
+      port.reads += 1;
       return port.object ? { ...port.object } : undefined;
     },
     async remove() {
@@ -169,10 +178,10 @@ describe('the lock’s rules', () => {
   test('broken while held: the holder’s confirm fails (no pruning then) and its release leaves the new holder’s lock', async () => {
     const port = memoryPort();
     const t0 = new Date('2026-05-01T10:00:00Z');
-    const first = await acquireLock(port, { ...base, holder: 'first', now: () => t0 });
+    const first = await acquireLock(port, { ...base, holder: 'first', clock: fakeClock(t0) });
     await expect(first.confirm()).resolves.toBeUndefined();
     const late = new Date(t0.getTime() + LOCK_STALE_AFTER_MS);
-    const second = await acquireLock(port, { ...base, holder: 'second', now: () => late, breakStale: true });
+    const second = await acquireLock(port, { ...base, holder: 'second', clock: fakeClock(late), breakStale: true });
     expect(second.broke).toMatch(/^first, a deploy of auth-remote, since 2026-05-01T10:00:00.000Z \(30 minutes ago\)$/);
     await expect(first.confirm()).rejects.toThrow(
       /^the lock s3:\/\/b\/_releases\/deploy\.lock was broken while this ran and is now held by second, a deploy of auth-remote/,
@@ -186,7 +195,56 @@ describe('the lock’s rules', () => {
   test('an unreadable lock object is still a lock', async () => {
     const port = memoryPort();
     port.object = { text: 'not json', etag: 'x' };
-    await expect(acquireLock(port, { ...base, holder: 'me' })).rejects.toThrow(/holds the lock s3:\/\/b\/_releases\/deploy\.lock: an unreadable lock, since/);
+    await expect(acquireLock(port, { ...base, holder: 'me' })).rejects.toThrow(
+      /holds the lock s3:\/\/b\/_releases\/deploy\.lock: an unreadable lock, written /,
+    );
+  });
+
+  test('held for the whole deploy: renewed every 5 minutes, and stale only 30 minutes after the last renewal', async () => {
+    const port = memoryPort();
+    const t0 = new Date('2026-05-01T10:00:00Z');
+    const clock = fakeClock(t0);
+    const held = await acquireLock(port, { ...base, holder: 'slow', clock });
+    held.keepRenewing();
+    await clock.advance(25 * 60_000);
+    expect(JSON.parse(port.object!.text)).toMatchObject({ holder: 'slow', acquiredAt: '2026-05-01T10:00:00.000Z', renewedAt: '2026-05-01T10:25:00.000Z' });
+    // 31 minutes after it was taken, 6 after its last renewal: not stale.
+    const early = fakeClock(new Date(t0.getTime() + 31 * 60_000));
+    await expect(acquireLock(port, { ...base, holder: 'eager', clock: early, breakStale: true })).rejects.toThrow(
+      /held by slow, a deploy of auth-remote, since 2026-05-01T10:00:00\.000Z \(31 minutes ago\), last renewed 6 minutes ago: not stale yet/,
+    );
+    // Its process stops (no more renewals); 30 minutes after the last one the lock may be broken.
+    const late = fakeClock(new Date(t0.getTime() + (25 + 30) * 60_000));
+    const breaker = await acquireLock(port, { ...base, holder: 'breaker', clock: late, breakStale: true });
+    expect(breaker.broke).toMatch(/^slow, .* last renewed 30 minutes ago$/);
+    // The slow deploy's next renewal finds the lock taken: every later check fails at once.
+    await clock.advance(LOCK_RENEW_EVERY_MS);
+    const reads = port.reads;
+    await expect(held.check()).rejects.toThrow(/was broken while this ran and is now held by breaker/);
+    await expect(held.renew()).rejects.toThrow(LockError);
+    expect(port.reads).toBe(reads);
+    expect(JSON.parse(port.object!.text)).toMatchObject({ holder: 'breaker' });
+    expect(await held.release()).toMatch(/was broken while this ran; the new holder's lock is left in place/);
+    expect(clock.timers()).toBe(0);
+  });
+
+  test('before an entry file’s write: renewed when the last renewal is a minute old, else only read; renewals one at a time', async () => {
+    const port = memoryPort();
+    const clock = fakeClock(new Date('2026-05-01T10:00:00Z'));
+    const held = await acquireLock(port, { ...base, holder: 'me', clock });
+    const writes = () => port.writes;
+    const before = writes();
+    await clock.advance(LOCK_FRESH_MS - 1000);
+    await held.check();
+    expect(writes()).toBe(before);
+    await clock.advance(1000);
+    await held.check();
+    expect(writes()).toBe(before + 1);
+    expect(JSON.parse(port.object!.text).renewedAt).toBe('2026-05-01T10:01:00.000Z');
+    // Three renewals at once: each reads the lock it last wrote, so none mistakes another for a thief.
+    await Promise.all([held.renew(), held.renew(), held.renew()]);
+    expect(writes()).toBe(before + 4);
+    expect(await held.release()).toBeUndefined();
   });
 
   test('S3’s 409 (another write of the lock under way) is retried, then the lock is taken', async () => {

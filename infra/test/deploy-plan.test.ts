@@ -1,74 +1,15 @@
 /**
- * The deploy planner (src/deploy/plan.ts) and the plan's execution (src/deploy/execute.ts) with
- * in-memory ports: order, headers, identical files skipped, pruning, invalidation paths, dry run,
- * failures; and the command line's arguments (src/deploy/cli.ts).
+ * The deploy planner (src/deploy/plan.ts, order.ts), pure: the order a release is uploaded in (a
+ * remote's switch by its manifest's entry script, the shell's entry files last), headers,
+ * identical files skipped, pruning, invalidation paths, refusals. The rollback planner:
+ * deploy-rollback-plan.test.ts; the plan's execution: deploy-execute.test.ts.
  */
-import { parseDeployArgs, UsageError } from '../src/deploy/cli';
-import { DeployError, eachBounded, executePlan } from '../src/deploy/execute';
-import type { CdnPort, ObjectStorePort } from '../src/deploy/execute';
 import { contentTypeOf, IMMUTABLE, NO_CACHE } from '../src/deploy/files';
 import { entryCopyKey, parseReleaseRecord, planDeploy, PlanError } from '../src/deploy/plan';
-import type { LocalFile, PlanInput, StoredObject, StoredRelease } from '../src/deploy/plan';
-import { chooseRollback, planRollback, RollbackError } from '../src/deploy/rollback-plan';
+import type { PlanInput, StoredRelease } from '../src/deploy/plan';
+import { deployed, file, input, REMOTE_BUILD, ROUTES, SHELL_BUILD } from './support/plan-input';
 
-const NOW = new Date('2026-05-04T10:21:33.123Z');
-
-const file = (path: string, md5 = `md5-of-${path}`): LocalFile => ({ path, size: 100, md5 });
-
-const REMOTE_BUILD = [
-  '114.5436204ded.js',
-  '325.e8d85c681d.js',
-  '325.e8d85c681d.js.LICENSE.txt',
-  '325.e8d85c681d.js.map',
-  '325.e8d85c681d.js.br',
-  '325.e8d85c681d.js.gz',
-  '853.6a29b46991.css',
-  '__federation_expose_Uploader.51af695600.js',
-  'index.html',
-  'main.js',
-  'mf-manifest.json',
-  'mf-stats.json',
-  'remoteEntry.js',
-  'remoteEntry.js.br',
-  '.build-stamp',
-].map((p) => file(p));
-
-const SHELL_BUILD = [
-  '105.5438cbda79.js',
-  'main.eeddb1335a.js',
-  'main.deef52792e.css',
-  '25.b3c45e448b.js.LICENSE.txt',
-  '25.b3c45e448b.js',
-  'index.html',
-  'about.html',
-  'app.html',
-  '404.html',
-  'routes.json',
-  'config.json',
-  'favicon.svg',
-  'badges/app-store.svg',
-  'policy.css',
-  'privacypolicy.html',
-].map((p) => file(p));
-
-const ROUTES = { pages: { '/': 'index.html', '/about': 'about.html' }, appPaths: ['/login', '/uploader'], app: 'app.html' };
-
-function input(extra: Partial<PlanInput> = {}): PlanInput {
-  return { app: 'uploader-remote', files: REMOTE_BUILD, stored: [], releases: [], keep: 2, releaseId: 'abc123', now: NOW, ...extra };
-}
-
-/** What a previous deploy of `files` left: the objects (its entry files' copies too) and its record. */
-function deployed(plan: ReturnType<typeof planDeploy>, lastModified?: Date) {
-  const at = lastModified ? { lastModified } : {};
-  const copies = plan.release.files.filter((f) => f.kind === 'entry').map((f) => ({ key: entryCopyKey(f.md5), etag: f.md5, size: f.size, ...at }));
-  const record = { key: plan.releaseKey, etag: `md5-of-${plan.releaseKey}`, size: 1, ...at };
-  const objects = [...plan.release.files.map((f) => ({ key: f.path, etag: f.md5, size: f.size, ...at })), ...copies, record];
-  const stored = [...new Map(objects.map((o) => [o.key, o])).values()];
-  const release: StoredRelease = { key: plan.releaseKey, record: plan.release };
-  return { stored, release };
-}
-
-describe('planDeploy', () => {
+describe('planDeploy: what is uploaded, in which order, with which headers', () => {
   test('a remote: hashed files first, companions, other entry files, the page, remoteEntry.js, mf-manifest.json last', () => {
     const plan = planDeploy(input());
     expect(plan.steps.map((s) => [s.name, s.parallel, s.uploads.map((u) => u.path)])).toEqual([
@@ -96,6 +37,42 @@ describe('planDeploy', () => {
       '_releases/entry-files/md5-of-mf-stats.json',
       '_releases/entry-files/md5-of-remoteEntry.js',
     ]);
+  });
+
+  test('a remote’s entry script and manifest: the manifest is the switch, and no write makes the live manifest name new code', () => {
+    const hashedEntry = 'remoteEntry.0123456789.js';
+    const build = [...REMOTE_BUILD.filter((f) => !f.path.endsWith('.br')), file(hashedEntry)];
+    const tail = (live: string | null | undefined, next: string) => {
+      const plan = planDeploy(input({ files: next === hashedEntry ? build : REMOTE_BUILD, entries: { live, next } }));
+      return { order: plan.steps.slice(-2).map((s) => s.name), note: plan.switchNote };
+    };
+    // Its manifest names the hashed copy, uploaded with the hashed files: one write switches.
+    expect(planDeploy(input({ files: build, entries: { next: hashedEntry } })).steps[0]?.uploads.map((u) => u.path)).toContain(hashedEntry);
+    expect(tail('remoteEntry.9876543210.js', hashedEntry)).toEqual({ order: ['remoteEntry.js', 'mf-manifest.json'], note: undefined });
+    expect(tail(undefined, hashedEntry)).toEqual({ order: ['remoteEntry.js', 'mf-manifest.json'], note: undefined });
+    // The live manifest names remoteEntry.js (or cannot be read): replacing that first would run new code under it.
+    expect(tail('remoteEntry.js', hashedEntry)).toEqual({ order: ['mf-manifest.json', 'remoteEntry.js'], note: undefined });
+    expect(tail(null, hashedEntry)).toEqual({ order: ['mf-manifest.json', 'remoteEntry.js'], note: undefined });
+    // An older build (its manifest names remoteEntry.js) over a hashed one: remoteEntry.js first, unread until the manifest names it.
+    expect(tail('remoteEntry.9876543210.js', 'remoteEntry.js')).toEqual({ order: ['remoteEntry.js', 'mf-manifest.json'], note: undefined });
+    // Both name remoteEntry.js: no order is one write; the manifest first, and the plan says so.
+    const both = tail('remoteEntry.js', 'remoteEntry.js');
+    expect(both.order).toEqual(['mf-manifest.json', 'remoteEntry.js']);
+    expect(both.note).toMatch(
+      /^the switch is not atomic: this release's mf-manifest\.json names remoteEntry\.js, not a content-hashed copy, and so does the live one/,
+    );
+  });
+
+  test('a remote whose manifest names an entry script the build lacks, or none, is refused', () => {
+    expect(() => planDeploy(input({ entries: { next: 'remoteEntry.abcdefabcd.js' } }))).toThrow(
+      'mf-manifest.json names remoteEntry.abcdefabcd.js as its entry script, which the build does not have.',
+    );
+    expect(() => planDeploy(input({ entries: {} }))).toThrow('mf-manifest.json names no entry script (metaData.remoteEntry.name).');
+  });
+
+  test('the shell: config.json, then routes.json, then the pages, federation-host.json last', () => {
+    const plan = planDeploy(input({ app: 'shell', files: [...SHELL_BUILD, file('federation-host.json')], routes: ROUTES }));
+    expect(plan.steps.map((s) => s.name).slice(-4)).toEqual(['config.json', 'routes.json', 'pages', 'federation-host.json']);
   });
 
   test('the shell: config.json, then routes.json, then the pages last', () => {
@@ -167,7 +144,9 @@ describe('planDeploy', () => {
     };
     expect(planDeploy(input({ stored, releases: [otherHeaders] })).unchanged).toEqual([]);
   });
+});
 
+describe('planDeploy: pruning, invalidation, refusals', () => {
   test('pruning keeps the previous release’s files and deletes those only older releases list', () => {
     const build = (marker: string) => [
       file(`chunk.${marker.repeat(10)}.js`),
@@ -316,246 +295,5 @@ describe('planDeploy', () => {
     expect(parseReleaseRecord('k', JSON.stringify(plan.release))).toEqual(plan.release);
     expect(() => parseReleaseRecord('_releases/x.json', '{"format":2}')).toThrow('_releases/x.json is not a release record');
     expect(() => parseReleaseRecord('_releases/y.json', 'nope')).toThrow('_releases/y.json is not JSON');
-  });
-});
-
-describe('rollback', () => {
-  const WHERE = 's3://hosting/';
-  const build = (marker: string) => [
-    file(`chunk.${marker.repeat(10)}.js`),
-    file('index.html', `index-${marker}`),
-    file('main.js', `main-${marker}`),
-    file('remoteEntry.js', `entry-${marker}`),
-    file('mf-manifest.json', `manifest-${marker}`),
-  ];
-  /** Releases deployed one after another (keep 10: nothing pruned); the bucket after them. */
-  function history(markers: string[]) {
-    let stored: StoredObject[] = [];
-    const releases: StoredRelease[] = [];
-    markers.forEach((marker, i) => {
-      const plan = planDeploy(input({ files: build(marker), stored, releases, keep: 10, releaseId: `${marker}${i}`, now: new Date(Date.UTC(2026, 0, i + 1)) }));
-      const after = deployed(plan);
-      stored = [...stored.filter((o) => !after.stored.some((n) => n.key === o.key)), ...after.stored];
-      releases.push(after.release);
-    });
-    return { stored, releases };
-  }
-  const LATER = new Date('2026-03-01T00:00:00Z');
-
-  test('makes the previous release live again: its entry files from their copies, in the deploy’s order, and records it', () => {
-    const { stored, releases } = history(['a', 'b']);
-    const choice = chooseRollback('uploader-remote', releases, WHERE);
-    expect([choice.live.key, choice.target.key]).toEqual([releases[1]!.key, releases[0]!.key]);
-    const plan = planRollback({ app: 'uploader-remote', choice, stored, releaseId: 'r01', now: LATER, where: WHERE });
-    expect(plan.steps.map((s) => [s.name, s.uploads.map((u) => u.md5)])).toEqual([
-      ['other entry files', ['main-a']],
-      ['pages', ['index-a']],
-      ['remoteEntry.js', ['entry-a']],
-      ['mf-manifest.json', ['manifest-a']],
-    ]);
-    expect(plan.unchanged.map((f) => f.path)).toEqual(['chunk.aaaaaaaaaa.js']);
-    expect(plan.release).toMatchObject({
-      app: 'uploader-remote',
-      files: releases[0]!.record.files,
-      rollback: { from: releases[1]!.key, to: releases[0]!.key },
-    });
-    expect(plan.releaseKey).toBe('_releases/2026-03-01T00-00-00.000Z-r01.json');
-    expect(plan.deletions).toEqual([]);
-    expect(plan.expiredReleases).toEqual([]);
-    expect(plan.invalidationPaths).toEqual(['/', '/index.html', '/main.js', '/mf-manifest.json', '/remoteEntry.js']);
-  });
-
-  test('a second rollback goes one release further back, not forward to the release undone; the same build deployed twice is passed over', () => {
-    const { stored, releases } = history(['a', 'b', 'b', 'c']);
-    const first = chooseRollback('uploader-remote', releases, WHERE);
-    expect(first.target.key).toBe(releases[2]!.key);
-    const plan = planRollback({ app: 'uploader-remote', choice: first, stored, releaseId: 'r01', now: LATER, where: WHERE });
-    const afterRollback = [...releases, { key: plan.releaseKey, record: plan.release }];
-    // Live: b (the rollback). Before it: c was undone, and b was deployed twice: a.
-    expect(chooseRollback('uploader-remote', afterRollback, WHERE).target.key).toBe(releases[0]!.key);
-  });
-
-  test('refuses with what to do instead: nothing recorded, no release before the live one, another app’s bucket', () => {
-    expect(() => chooseRollback('uploader-remote', [], WHERE)).toThrow(
-      new RollbackError('No release of uploader-remote is recorded in s3://hosting/: there is nothing to roll back to.'),
-    );
-    const { releases } = history(['a', 'a']);
-    expect(() => chooseRollback('uploader-remote', releases, WHERE)).toThrow(
-      /No release of uploader-remote before the live one, .* Deploy the build you want instead/,
-    );
-    expect(() => chooseRollback('shell', history(['a', 'b']).releases, WHERE)).toThrow(/holds releases of uploader-remote .* not of shell/);
-  });
-
-  test('refuses a release whose hashed files were pruned, or whose entry files have no copy', () => {
-    const { stored, releases } = history(['a', 'b']);
-    const choice = chooseRollback('uploader-remote', releases, WHERE);
-    const without = (key: string) => stored.filter((o) => o.key !== key);
-    expect(() => planRollback({ app: 'uploader-remote', choice, stored: without('chunk.aaaaaaaaaa.js'), releaseId: 'r', now: LATER, where: WHERE })).toThrow(
-      /its files chunk\.aaaaaaaaaa\.js are no longer in the bucket \(pruned\)\. Deploy its build again instead\./,
-    );
-    expect(() => planRollback({ app: 'uploader-remote', choice, stored: without(entryCopyKey('main-a')), releaseId: 'r', now: LATER, where: WHERE })).toThrow(
-      /no copy of its entry files main\.js is in the bucket/,
-    );
-    // A clock behind the live record would hide the rollback's record behind it.
-    expect(() => planRollback({ app: 'uploader-remote', choice, stored, releaseId: 'r', now: new Date('2025-01-01T00:00:00Z'), where: WHERE })).toThrow(
-      /clock .* is behind the newest release record/,
-    );
-  });
-});
-
-/** An in-memory bucket and CDN that log every call in order. */
-function fakes(options: { failOn?: string } = {}) {
-  const calls: string[] = [];
-  const store: ObjectStorePort = {
-    async put(key, body, headers) {
-      await Promise.resolve();
-      if (key === options.failOn) throw new Error(`500 InternalError on ${key}`);
-      calls.push(`put ${key} ${headers.cacheControl} ${body.length}`);
-    },
-    async deleteMany(keys) {
-      calls.push(`delete ${keys.join(',')}`);
-    },
-  };
-  const cdn: CdnPort = {
-    async invalidate(paths) {
-      calls.push(`invalidate ${paths.join(',')}`);
-      return 'I123';
-    },
-  };
-  return { calls, store, cdn, read: async () => Buffer.from('body') };
-}
-
-describe('executePlan', () => {
-  test('uploads in the plan’s order, records the release, invalidates, then prunes', async () => {
-    const plan = planDeploy(input());
-    const { calls, store, cdn, read } = fakes();
-    const result = await executePlan(
-      { ...plan, deletions: ['old.0123456789.js'], expiredReleases: ['_releases/old.json'] },
-      { store, cdn, read, concurrency: 3, dryRun: false },
-    );
-    const puts = calls.filter((c) => c.startsWith('put')).map((c) => c.split(' ')[1]);
-    expect(puts.slice(0, 4).every((p) => /\.[0-9a-f]{10}\.(js|css)$/.test(p as string))).toBe(true);
-    expect(puts.slice(-3)).toEqual(['remoteEntry.js', 'mf-manifest.json', plan.releaseKey]);
-    expect(calls.slice(-3)).toEqual([`invalidate ${plan.invalidationPaths.join(',')}`, 'delete old.0123456789.js', 'delete _releases/old.json']);
-    expect(calls).toContain(`put 114.5436204ded.js ${IMMUTABLE} 4`);
-    expect(calls).toContain(`put index.html ${NO_CACHE} 4`);
-    expect(result).toMatchObject({ uploaded: { files: 10, bytes: 1000 }, excluded: 5, deleted: 1, expiredReleases: 1, invalidationId: 'I123' });
-  });
-
-  test('a failed upload stops the deploy: no entry file, no record, no invalidation, no deletion', async () => {
-    const plan = planDeploy(input());
-    const { calls, store, cdn, read } = fakes({ failOn: '325.e8d85c681d.js' });
-    const error = await executePlan({ ...plan, deletions: ['old.0123456789.js'] }, { store, cdn, read, concurrency: 1, dryRun: false }).catch(
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(DeployError);
-    expect((error as DeployError).message).toContain('Upload failed in step "hashed files": 500 InternalError on 325.e8d85c681d.js');
-    expect(calls).toEqual([`put 114.5436204ded.js ${IMMUTABLE} 4`]);
-  });
-
-  test('a dry run writes nothing and says what it would do', async () => {
-    const plan = planDeploy(input());
-    const { calls, store, cdn, read } = fakes();
-    const result = await executePlan({ ...plan, deletions: ['old.0123456789.js'] }, { store, cdn, read, concurrency: 8, dryRun: true });
-    expect(calls).toEqual([]);
-    expect(result).toMatchObject({ dryRun: true, uploaded: { files: 10 }, deleted: 1, invalidationPaths: plan.invalidationPaths });
-    expect(result.invalidationId).toBeUndefined();
-  });
-
-  test('without a distribution nothing is invalidated', async () => {
-    const { calls, store, read } = fakes();
-    const result = await executePlan(planDeploy(input()), { store, read, concurrency: 8, dryRun: false });
-    expect(calls.some((c) => c.startsWith('invalidate'))).toBe(false);
-    expect(result.invalidationPaths).toEqual([]);
-  });
-
-  test('eachBounded runs at most `limit` tasks at once and starts none after a failure', async () => {
-    let running = 0;
-    let most = 0;
-    const started: number[] = [];
-    await eachBounded([1, 2, 3, 4, 5, 6, 7], 3, async (n) => {
-      started.push(n);
-      running++;
-      most = Math.max(most, running);
-      for (let i = 0; i < n; i++) await Promise.resolve();
-      running--;
-    });
-    expect(most).toBe(3);
-    expect(started).toHaveLength(7);
-    const seen: number[] = [];
-    await expect(
-      eachBounded([1, 2, 3, 4, 5], 2, async (n) => {
-        seen.push(n);
-        await Promise.resolve();
-        if (n === 2) throw new Error('two');
-      }),
-    ).rejects.toThrow('two');
-    expect(seen).toEqual([1, 2, 3]);
-  });
-});
-
-describe('parseDeployArgs', () => {
-  const parse = (args: string[], env: NodeJS.ProcessEnv = {}) => parseDeployArgs(args, { INIT_CWD: '/srv/checkout', ...env }, '/repo');
-
-  test('a remote to a bucket prefix, with the sandbox’s endpoint and keys', () => {
-    expect(parse(['uploader-remote', '--target', 's3://hosting-bucket/site/v1/', '--endpoint', 'http://localhost:20005', '--keep', '3', '--dry-run'])).toEqual({
-      app: 'uploader-remote',
-      target: { bucket: 'hosting-bucket', prefix: 'site/v1/' },
-      distDir: '/repo/uploader-remote/dist',
-      region: 'us-east-1',
-      endpoint: 'http://localhost:20005',
-      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-      keep: 3,
-      concurrency: 8,
-      dryRun: true,
-    });
-  });
-
-  test('on AWS: the usual credential chain, paths from where npm was started', () => {
-    const options = parse(['shell', '--target', 's3://site-bucket', '--config', 'config/prod.json', '--distribution', 'E2QWRUHEXAMPLE'], {
-      AWS_PROFILE: 'prod',
-      AWS_REGION: 'us-east-2',
-    });
-    expect(options).toMatchObject({
-      app: 'shell',
-      target: { bucket: 'site-bucket', prefix: '' },
-      configFile: '/srv/checkout/config/prod.json',
-      distributionId: 'E2QWRUHEXAMPLE',
-      region: 'us-east-2',
-      keep: 2,
-      dryRun: false,
-    });
-    expect(options.credentials).toBeUndefined();
-  });
-
-  test('--rollback and --break-lock', () => {
-    expect(parse(['auth-remote', '--target', 's3://site-bucket', '--rollback', '--break-lock'])).toMatchObject({
-      app: 'auth-remote',
-      rollback: true,
-      breakLock: true,
-    });
-    const plain = parse(['auth-remote', '--target', 's3://site-bucket']);
-    expect(plain.rollback).toBeUndefined();
-    expect(plain.breakLock).toBeUndefined();
-  });
-
-  test.each([
-    [[], 'Which app?'],
-    [['website'], 'Unknown app "website"'],
-    [['shell'], '--target s3://<bucket>[/<prefix>] is required.'],
-    [['shell', '--target', 'https://bucket'], '--target must be s3://'],
-    [['shell', '--target', 's3://bucket/../x'], 'may not contain . or ..'],
-    [['shell', '--target', 's3://bucket', '--keep', '0'], '--keep must be a whole number of at least 1'],
-    [['shell', '--target', 's3://bucket', '--distribution', 'not an id'], '--distribution must be a CloudFront distribution id'],
-    [['shell', '--target', 's3://bucket', '--endpoint', 'ftp://x'], '--endpoint must be an http(s) URL'],
-    [['shell', '--target', 's3://bucket', '--bogus'], "Unknown option '--bogus'"],
-    [
-      ['shell', '--target', 's3://bucket', '--rollback', '--keep', '3'],
-      "--rollback puts back the previous release's own files and prunes nothing: --keep would be ignored.",
-    ],
-    [['shell', '--target', 's3://bucket', '--rollback', '--config', 'c.json'], '--config would be ignored'],
-  ])('refuses %j', (args, message) => {
-    expect(() => parse(args)).toThrow(UsageError);
-    expect(() => parse(args)).toThrow(message);
   });
 });

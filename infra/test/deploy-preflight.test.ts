@@ -1,8 +1,9 @@
 /**
- * The shell's deploy with `--settings` (src/deploy/preflight.ts): the runtime config passes the
- * production checks and the build's CSP is the one the distribution's response-headers policy
- * sends, or nothing is uploaded. Through the real deploy() against the S3 emulator and a stub
- * CloudFront API that answers GetDistributionConfig and GetResponseHeadersPolicy.
+ * The shell's deploy with `--settings` (src/deploy/preflight.ts, checks.ts): the runtime config
+ * passes the production checks and the build's CSP is the one the distribution's response-headers
+ * policy sends, or nothing is uploaded. Through the real deploy() against the S3 emulator and a
+ * stub CloudFront API that answers GetDistributionConfig and GetResponseHeadersPolicy; the live
+ * remotes the config names are served by a stub fetch (their check: deploy-checks.test.ts).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,7 +18,7 @@ import type { DeployOptions } from '../src/deploy/deploy';
 import { cspDifferences, expectedCsp, PreflightError } from '../src/deploy/preflight';
 import { emulatorDeploy, startS3Emulator } from './support/s3-emulator';
 import type { S3Emulator } from './support/s3-emulator';
-import { writeFixtureShell } from './support/fixture-release';
+import { exampleRemotesFetch, writeFixtureRelease, writeFixtureShell } from './support/fixture-release';
 import type { FixtureShell } from './support/fixture-release';
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -35,6 +36,7 @@ let s3: S3Emulator;
 let work: string;
 let shell: FixtureShell;
 let production: RuntimeConfig;
+let liveRemotes: typeof fetch;
 
 async function startCloudFrontStub() {
   const server = http.createServer((req, res) => {
@@ -95,6 +97,7 @@ function shellDeploy(prefix: string, distributionId: string | undefined, extra: 
     ...emulatorDeploy(s3, prefix),
     ...(distributionId ? { distributionId } : {}),
     cloudfrontEndpoint: cloudFront.url,
+    fetch: liveRemotes,
     ...extra,
   });
 }
@@ -114,6 +117,7 @@ beforeAll(async () => {
   [s3, cloudFront] = await Promise.all([startS3Emulator(), startCloudFrontStub()]);
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-preflight-'));
   shell = writeFixtureShell(path.join(work, 'shell'), 'P');
+  liveRemotes = exampleRemotesFetch(writeFixtureRelease(path.join(work, 'live-remote'), 'L', { hashedEntry: true }));
   const parsed = parseRuntimeConfig(JSON.parse(fs.readFileSync(PRODUCTION_CONFIG, 'utf8')));
   if (!parsed.ok) throw new Error(parsed.problems.join('; '));
   production = parsed.config;

@@ -188,17 +188,23 @@ test('a remote’s deploy needs --shell or, said outright, --skip-shell-check; t
   fs.mkdirSync(shellDir, { recursive: true });
   fs.writeFileSync(path.join(shellDir, 'index.html'), '<!doctype html>');
   await expect(
-    deploy({
-      ...parseDeployArgs(['shell', '--target', `s3://${s3.bucket}/shell`, '--shell', site.url, '--config', 'x.json'], { INIT_CWD: work }, REPO),
-      distDir: shellDir,
-    }),
+    deploy({ app: 'shell', distDir: shellDir, configFile: path.join(work, 'x.json'), shell: site.url, ...emulatorDeploy(s3, 'shell/') }),
   ).rejects.toThrow('--shell and --skip-shell-check are for a remote: they check its build against the live shell.');
+  expect(() => parseDeployArgs(['shell', '--target', `s3://${s3.bucket}/shell`, '--shell', site.url, '--config', 'x.json'], { INIT_CWD: work }, REPO)).toThrow(
+    '--shell: for a remote (its build against the live shell); the shell takes --settings or --skip-production-checks.',
+  );
 });
 
-test('--shell on the command line: a URL as given, a path from where npm was started; with --rollback it is refused', () => {
+test('--shell on the command line: a URL as given, a path from where npm was started; a rollback takes it too', () => {
   const parse = (args: string[]) => parseDeployArgs(args, { INIT_CWD: '/home/ana/site' }, REPO);
   expect(parse(['auth-remote', '--target', 's3://site-bucket', '--shell', 'https://www.example.com']).shell).toBe('https://www.example.com');
   expect(parse(['auth-remote', '--target', 's3://site-bucket', '--shell', 'live/federation-host.json']).shell).toBe('/home/ana/site/live/federation-host.json');
   expect(parse(['auth-remote', '--target', 's3://site-bucket', '--skip-shell-check']).skipShellCheck).toBe(true);
-  expect(() => parse(['auth-remote', '--target', 's3://site-bucket', '--rollback', '--shell', 'https://www.example.com'])).toThrow(/--shell would be ignored/);
+  expect(parse(['auth-remote', '--target', 's3://site-bucket', '--rollback', '--shell', 'https://www.example.com'])).toMatchObject({
+    rollback: true,
+    shell: 'https://www.example.com',
+  });
+  expect(() => parse(['auth-remote', '--target', 's3://site-bucket', '--shell', 'https://www.example.com', '--skip-shell-check'])).toThrow(
+    'Give --shell or --skip-shell-check, not both.',
+  );
 });

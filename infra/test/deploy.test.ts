@@ -4,17 +4,16 @@
  * another — objects and their headers, the previous release's chunks kept, the one before pruned,
  * identical files skipped, one invalidation of entry paths only, a failure mid-upload that leaves
  * the previous release's entry files in place; a miniature shell with the environment's config and
- * its routed paths invalidated — and the command line itself.
+ * its routed paths invalidated. The command line itself: deploy-cli.test.ts.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { deploy, rollback } from '../src/deploy/deploy';
+import { deploy } from '../src/deploy/deploy';
+import { rollback } from '../src/deploy/rollback';
 import type { DeployOptions } from '../src/deploy/deploy';
 import { DeployError } from '../src/deploy/execute';
 import { IMMUTABLE, NO_CACHE } from '../src/deploy/files';
@@ -204,7 +203,9 @@ describe('deploying releases one after another', () => {
       const before = await keys('_releases/');
       const failure = await deploy(options(releases.D, { endpoint: failing.url, maxAttempts: 1, concurrency: 1 })).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(DeployError);
-      expect((failure as DeployError).message).toMatch(/hashed files.*previous release's entry files are still in place/s);
+      expect((failure as DeployError).message).toMatch(
+        /^Upload failed in step "hashed files": .*\. No entry file was written: the previous release is still live and intact — its entry files, and every file they name, are as they were\. Deploy again\.$/s,
+      );
       for (const file of ENTRY_FILES) expect((await get(file)).body).toBe(fixtureText(releases.C, file));
       expect(await keys('_releases/')).toEqual(before);
       expect((await get(releases.B.lazyChunk)).status).toBe(200);
@@ -305,6 +306,9 @@ describe('the shell', () => {
       target: target(),
       distributionId: 'E2SHELL',
       cloudfrontEndpoint: cloudFront.url,
+      // Its checks against production are deploy-checks.test.ts's and deploy-preflight.test.ts's.
+      skipProductionChecks: true,
+      warn: () => undefined,
       ...extra,
     });
   const PRODUCTION_CONFIG = path.join(REPO, 'config', 'production.example.json');
@@ -316,7 +320,7 @@ describe('the shell', () => {
   test('a dry run reads the bucket and plans, and writes nothing', async () => {
     cloudFront.requests.length = 0;
     const { result, plan } = await deploy(shellOptions(shell, PRODUCTION_CONFIG, { dryRun: true }));
-    expect(result).toMatchObject({ dryRun: true, uploaded: { files: 12 }, excluded: 3 });
+    expect(result).toMatchObject({ dryRun: true, uploaded: { files: 13 }, excluded: 3 });
     expect(plan.steps.map((s) => s.name)).toEqual([
       'hashed files',
       'companion files',
@@ -325,6 +329,7 @@ describe('the shell', () => {
       'config.json',
       'routes.json',
       'pages',
+      'federation-host.json',
     ]);
     expect(await keys('shell/')).toEqual([]);
     expect(cloudFront.requests).toEqual([]);
@@ -333,7 +338,7 @@ describe('the shell', () => {
   test('the environment’s config becomes /config.json; pages, config and routed paths are invalidated, no hashed file', async () => {
     cloudFront.requests.length = 0;
     const { result, plan } = await deploy(shellOptions(shell, PRODUCTION_CONFIG));
-    expect(result.uploaded.files).toBe(12);
+    expect(result.uploaded.files).toBe(13);
     const config = await get('config.json', 'shell/');
     expect(config).toMatchObject({ body: fs.readFileSync(PRODUCTION_CONFIG, 'utf8'), cacheControl: NO_CACHE, contentType: 'application/json; charset=utf-8' });
     expect(await get(shell.mainChunk, 'shell/')).toMatchObject({ status: 200, cacheControl: IMMUTABLE });
@@ -354,6 +359,7 @@ describe('the shell', () => {
           '/contact.html',
           '/delete',
           '/favicon.svg',
+          '/federation-host.json',
           '/index.html',
           '/login',
           '/profile',
@@ -384,77 +390,5 @@ describe('the shell', () => {
     await expect(deploy(options(releases.A, { configFile: PRODUCTION_CONFIG }))).rejects.toThrow(
       "--config is the shell's runtime config; uploader-remote has none.",
     );
-  });
-});
-
-describe('the command line', () => {
-  const run = (args: string[]) =>
-    promisify(execFile)(process.execPath, [path.join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(REPO, 'infra', 'bin', 'deploy.ts'), ...args], {
-      cwd: REPO,
-      env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_PROFILE: '', INIT_CWD: REPO },
-    }).then(
-      (out) => ({ code: 0, stdout: out.stdout, stderr: out.stderr }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
-    );
-
-  test('deploys a build and prints what it did', async () => {
-    const out = await run(['uploader-remote', '--target', `s3://${s3.bucket}/cli`, '--endpoint', s3.endpoint, '--dist', releases.A.dir, '--shell', shellHost]);
-    expect(out.stderr).not.toContain('deploy:');
-    expect(out.code).toBe(0);
-    expect(out.stdout).toMatch(/uploaded\s+7\s/);
-    expect(out.stdout).toMatch(/not uploaded \(\.map, \.br, \.gz\)\s+4/);
-    expect(out.stdout).toContain(`checked against the live shell (${shellHost}): it provides the federation runtime and every module uploader-remote shares.`);
-    expect(out.stdout).toContain(`checked against the live shell (${shellHost}): it provides the federation runtime and every module uploader-remote shares.`);
-    expect((await get('mf-manifest.json', 'cli/')).body).toBe(fixtureText(releases.A, 'mf-manifest.json'));
-  });
-
-  test('--rollback puts the previous release back and prints what it did', async () => {
-    const where = ['--target', `s3://${s3.bucket}/cli`, '--endpoint', s3.endpoint];
-    expect((await run(['uploader-remote', ...where, '--dist', releases.B.dir, '--shell', shellHost])).code).toBe(0);
-    const out = await run(['uploader-remote', ...where, '--rollback']);
-    expect(out.stderr).toBe('');
-    expect(out.code).toBe(0);
-    expect(out.stdout).toMatch(/rolled back to _releases\/\S+\.json \(deployed /);
-    expect(out.stdout).toMatch(/entry files restored\s+4\s/);
-    expect((await get('mf-manifest.json', 'cli/')).body).toBe(fixtureText(releases.A, 'mf-manifest.json'));
-    const held = await fetch(s3.url('cli/_releases/deploy.lock'), {
-      method: 'PUT',
-      body: JSON.stringify({
-        format: 1,
-        app: 'uploader-remote',
-        operation: 'deploy',
-        holder: 'bo@laptop (pid 7)',
-        acquiredAt: new Date().toISOString(),
-        token: 't',
-      }),
-    });
-    expect(held.status).toBe(200);
-    const refused = await run(['uploader-remote', ...where, '--dist', releases.C.dir, '--shell', shellHost]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(
-      /^deploy: Another deploy of uploader-remote holds the lock s3:\/\/hosting\/cli\/_releases\/deploy\.lock: bo@laptop \(pid 7\), a deploy of uploader-remote, since /,
-    );
-    await fetch(s3.url('cli/_releases/deploy.lock'), { method: 'DELETE' });
-  });
-
-  test('refuses bad arguments, a missing build and the shell without a valid config', async () => {
-    const bad = await run(['uploader-remote', '--target', 'bucket-without-scheme']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--target must be s3://<bucket>[/<prefix>]');
-    const missing = await run(['auth-remote', '--target', `s3://${s3.bucket}`, '--endpoint', s3.endpoint, '--dist', path.join(work, 'nothing')]);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('run `npm run build -w auth-remote` first');
-    const shellDir = path.join(work, 'shell');
-    fs.mkdirSync(shellDir, { recursive: true });
-    fs.writeFileSync(path.join(shellDir, 'index.html'), '<!doctype html>');
-    const noConfig = await run(['shell', '--target', `s3://${s3.bucket}`, '--endpoint', s3.endpoint, '--dist', shellDir]);
-    expect(noConfig.code).toBe(1);
-    expect(noConfig.stderr).toContain('The shell needs --config <file>');
-    const configFile = path.join(work, 'bad-config.json');
-    fs.writeFileSync(configFile, JSON.stringify({ auth: { region: 'us-east-2' } }));
-    const invalid = await run(['shell', '--target', `s3://${s3.bucket}`, '--endpoint', s3.endpoint, '--dist', shellDir, '--config', configFile]);
-    expect(invalid.code).toBe(1);
-    expect(invalid.stderr).toContain('is not a valid runtime config; refusing to deploy it');
-    expect(invalid.stderr).toMatch(/auth\.userPoolId/);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { CloudFrontClient, CreateInvalidationCommand } from '@aws-sdk/client-cloudfront';
 import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { WriteConflictError } from './execute';
 import type { CdnPort, ObjectStorePort } from './execute';
 import type { LockPort } from './lock';
 import type { StoredObject } from './plan';
@@ -138,10 +139,24 @@ export function s3Store(target: Target, options: AwsOptions): BucketStore {
         await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + key }));
       },
     },
-    async put(key, body, headers) {
-      await client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: prefix + key, Body: body, ContentType: headers.contentType, CacheControl: headers.cacheControl }),
-      );
+    async put(key, body, headers, condition) {
+      const conditional = condition ? ('ifMatch' in condition ? { IfMatch: `"${condition.ifMatch}"` } : { IfNoneMatch: '*' }) : {};
+      try {
+        await client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: prefix + key,
+            Body: body,
+            ContentType: headers.contentType,
+            CacheControl: headers.cacheControl,
+            ...conditional,
+          }),
+        );
+      } catch (error) {
+        // 412: the key holds another object (If-Match) or one (If-None-Match); 404: none (If-Match); 409: another write of it under way.
+        if (condition && [404, 409, 412].includes(statusOf(error) ?? 0)) throw new WriteConflictError(key);
+        throw error;
+      }
     },
     async deleteMany(keys) {
       if (keys.length === 0) return;

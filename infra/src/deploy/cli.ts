@@ -1,7 +1,7 @@
 /**
  * The deploy command's arguments (infra/bin/deploy.ts; infra/README.md "Deploy command"):
- *   deploy <app> --target s3://bucket[/prefix] [--distribution ID] [--config file] [--settings file]
- *          [--shell url|file] [--skip-shell-check] [--region r]
+ *   deploy <app> --target s3://bucket[/prefix] [--distribution ID] [--config file]
+ *          [--settings file | --skip-production-checks] [--shell url|file | --skip-shell-check] [--region r]
  *          [--endpoint url] [--cloudfront-endpoint url] [--keep N] [--concurrency N] [--dist dir] [--dry-run]
  *          [--rollback] [--break-lock]
  * Paths are relative to the directory npm was started in (INIT_CWD), as the user typed them.
@@ -18,19 +18,21 @@ export const USAGE = `Usage: npm run deploy -w <app> -- --target s3://<bucket>[/
   --target s3://bucket[/prefix]  the app's hosting bucket (the hosting stack's BucketName output)
   --distribution <id>            invalidate the changed entry files on this CloudFront distribution
   --config <file>                the shell only, required: the environment's runtime config (/config.json)
-  --settings <file>              the shell only: the environment's settings (infra/config/<env>.json); then the
-                                 config must pass the production checks and the build's CSP must be the
-                                 distribution's, or nothing is uploaded
+  --settings <file>              the shell only: the environment's settings (infra/config/<env>.json); the
+                                 config must pass the production checks, the build's CSP must be the
+                                 distribution's and the live remotes must fit the shell, or nothing is
+                                 written. A shell's deploy or rollback needs --settings or --skip-production-checks
+  --skip-production-checks       the shell only: deploy or roll back without those checks (a warning says so)
   --shell <url|file>             a remote only: the live shell, as the site's URL (https://<site>) or its
                                  federation-host.json's URL or path; the remote's build must need the federation
                                  runtime the shell provides and share only modules it provides, or nothing is
-                                 uploaded. A remote's deploy needs --shell or --skip-shell-check
-  --skip-shell-check             a remote only: deploy without that check (a warning says so)
+                                 written. A remote's deploy or rollback needs --shell or --skip-shell-check
+  --skip-shell-check             a remote only: deploy or roll back without that check (a warning says so)
   --keep <n>                     releases whose files are kept, the new one included (default 2);
                                  older hashed files, companions and entry-file copies are pruned
   --rollback                     make the previous release live again (its entry files, from the
-                                 copies each deploy keeps); no build, --config or --keep
-  --break-lock                   break the deploy lock of a deploy that died, if older than 30 minutes
+                                 copies each deploy keeps), checked as a deploy is; no build, --config or --keep
+  --break-lock                   break the deploy lock of a deploy that died (not renewed for 30 minutes)
   --dry-run                      plan and print, write nothing
   --region <region>              the bucket's region (default: the AWS chain's, e.g. AWS_REGION)
   --endpoint <url>               an S3-compatible endpoint, e.g. the sandbox's s3rver (path-style)
@@ -82,6 +84,7 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
         settings: { type: 'string' },
         shell: { type: 'string' },
         'skip-shell-check': { type: 'boolean' },
+        'skip-production-checks': { type: 'boolean' },
         region: { type: 'string' },
         endpoint: { type: 'string' },
         'cloudfront-endpoint': { type: 'string' },
@@ -103,7 +106,7 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
   if (extra.length > 0) throw new UsageError(`Unexpected argument(s): ${extra.join(' ')}.`);
   if (!values.target) throw new UsageError('--target s3://<bucket>[/<prefix>] is required.');
   if (values.rollback) {
-    const pointless = (['config', 'settings', 'dist', 'keep', 'shell', 'skip-shell-check'] as const).filter((name) => values[name] !== undefined);
+    const pointless = (['config', 'dist', 'keep'] as const).filter((name) => values[name] !== undefined);
     if (pointless.length > 0)
       throw new UsageError(
         `--rollback puts back the previous release's own files and prunes nothing: ${pointless.map((n) => `--${n}`).join(', ')} would be ignored.`,
@@ -115,6 +118,16 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const shellOnly = (['settings', 'skip-production-checks'] as const).filter((name) => values[name] !== undefined);
+  const remoteOnly = (['shell', 'skip-shell-check'] as const).filter((name) => values[name] !== undefined);
+  if (app === 'shell' && remoteOnly.length > 0)
+    throw new UsageError(
+      `${remoteOnly.map((n) => `--${n}`).join(', ')}: for a remote (its build against the live shell); the shell takes --settings or --skip-production-checks.`,
+    );
+  if (app !== 'shell' && shellOnly.length > 0)
+    throw new UsageError(`${shellOnly.map((n) => `--${n}`).join(', ')}: for the shell; ${app} takes --shell <url|file> or --skip-shell-check.`);
+  if (shellOnly.length === 2) throw new UsageError('Give --settings or --skip-production-checks, not both.');
+  if (remoteOnly.length === 2) throw new UsageError('Give --shell or --skip-shell-check, not both.');
   if (values.distribution !== undefined && !/^[A-Z0-9]{1,64}$/.test(values.distribution)) {
     throw new UsageError(`--distribution must be a CloudFront distribution id such as E2QWRUHEXAMPLE (got ${JSON.stringify(values.distribution)}).`);
   }
@@ -133,6 +146,7 @@ export function parseDeployArgs(argv: string[], env: NodeJS.ProcessEnv, repoRoot
     ...(values.settings !== undefined ? { settingsFile: path.resolve(base, values.settings) } : {}),
     ...(values.shell !== undefined ? { shell: /^https?:\/\//.test(values.shell) ? values.shell : path.resolve(base, values.shell) } : {}),
     ...(values['skip-shell-check'] ? { skipShellCheck: true } : {}),
+    ...(values['skip-production-checks'] ? { skipProductionChecks: true } : {}),
     ...(values.distribution !== undefined ? { distributionId: values.distribution } : {}),
     ...(region ? { region } : {}),
     ...(endpoint ? { endpoint } : {}),

@@ -1,22 +1,41 @@
 /**
  * Carries out a deploy plan (plan.ts) through two ports — the bucket and the CDN — so the order
  * and the failure rules are tested without AWS (infra/test/deploy-plan.test.ts) and against the
- * S3 emulator (infra/test/deploy.test.ts).
+ * S3 emulator (infra/test/deploy.test.ts, deploy-stops.test.ts).
  *
- * Steps run in order, each step's uploads at most `concurrency` at a time. The first failure
- * stops the deploy: no later step starts, so the entry files of the previous release stay in
- * place and keep naming files that are all still there; no record is written and nothing is
- * deleted. The invalidation comes after the record (the release is then complete in the bucket),
- * the pruning last: a failed prune leaves more files than needed, never fewer. A rollback's plan
- * (rollback-plan.ts) has entry files only, read from their copies, and prunes nothing.
+ * Steps run in order (order.ts), each step's uploads at most `concurrency` at a time. The first
+ * failure stops the deploy: no later step starts, no record is written and nothing is deleted,
+ * and the error says which entry files are the new release's and which the previous one's, what
+ * that leaves serving, and what to run (stop-report.ts). Before each step that writes entry files,
+ * before the record and before the pruning the deploy lock is renewed, and before each entry
+ * file's write confirmed (`lock`): a deploy whose lock was broken (`--break-lock`) stops there —
+ * before its switch when it had not reached it — and never prunes. The invalidation comes after
+ * the record (the release is then complete in the bucket), the pruning last: a failed prune leaves
+ * more files than needed, never fewer. A rollback's plan (rollback-plan.ts) has entry files only,
+ * read from their copies, and prunes nothing.
  */
+import { LockError } from './lock';
 import { entryCopyKey } from './plan';
-import type { DeployPlan, ReleaseFile } from './plan';
+import type { DeployPlan, ReleaseFile, UploadStep } from './plan';
+import { entryState, stopMessage } from './stop-report';
+import type { EntryProgress, EntryState } from './stop-report';
+
+/** A write that S3 makes only if the key still holds that object (`ifMatch`: its ETag) or none (`ifNoneMatch`). */
+export type WriteCondition = { ifMatch: string } | { ifNoneMatch: '*' };
 
 /** The bucket, keys relative to the target prefix. */
 export interface ObjectStorePort {
-  put(key: string, body: Buffer, headers: { contentType: string; cacheControl: string }): Promise<void>;
+  /** With a condition, throws a WriteConflictError when S3 refuses it (412, or 409 for a write of the key under way). */
+  put(key: string, body: Buffer, headers: { contentType: string; cacheControl: string }, condition?: WriteCondition): Promise<void>;
   deleteMany(keys: string[]): Promise<void>;
+}
+
+/** A conditional write refused: the key no longer holds what the plan was made over (another deploy wrote it). */
+export class WriteConflictError extends Error {
+  constructor(readonly key: string) {
+    super(`${key} changed in the bucket while this ran (another deploy wrote it), so it was not written`);
+    this.name = 'WriteConflictError';
+  }
 }
 
 export interface CdnPort {
@@ -34,8 +53,16 @@ export interface ExecuteOptions {
   dryRun: boolean;
   /** One line per completed action (progress). */
   log?: (line: string) => void;
-  /** Runs before pruning, and stops it by throwing (the deploy lock is no longer this deploy's). */
-  beforePrune?: () => Promise<void>;
+  /** The deploy lock (lock.ts HeldLock); absent, nothing is checked. */
+  lock?: LockGuard;
+}
+
+/** What the executor asks of the deploy lock (lock.ts HeldLock): each throws when the lock is no longer this deploy's. */
+export interface LockGuard {
+  /** Before each entry file's write: renews the lock unless renewed within the last minute, else reads it. */
+  check(): Promise<void>;
+  /** Renews it: before each step that writes entry files, the record and the pruning. */
+  renew(): Promise<void>;
 }
 
 export interface DeployResult {
@@ -51,6 +78,8 @@ export interface DeployResult {
   invalidationPaths: string[];
   releaseKey: string;
   dryRun: boolean;
+  /** A remote whose switch took two writes: why (order.ts switchNote). */
+  switchNote?: string;
 }
 
 export class DeployError extends Error {
@@ -58,6 +87,8 @@ export class DeployError extends Error {
     message: string,
     readonly result: DeployResult,
     readonly cause?: unknown,
+    /** The plan's entry files when it stopped: which are the new release's, which not. */
+    readonly entries?: EntryState,
   ) {
     super(message);
     this.name = 'DeployError';
@@ -88,9 +119,10 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+const hasEntries = (step: UploadStep) => !step.copies && step.uploads.some((f) => f.kind === 'entry');
+
 export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Promise<DeployResult> {
   const log = options.log ?? (() => undefined);
-  const rollback = plan.release.rollback !== undefined;
   const result: DeployResult = {
     uploaded: { files: 0, bytes: 0 },
     copied: 0,
@@ -102,6 +134,7 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
     invalidationPaths: options.cdn ? plan.invalidationPaths : [],
     releaseKey: plan.releaseKey,
     dryRun: options.dryRun,
+    ...(plan.switchNote ? { switchNote: plan.switchNote } : {}),
   };
   if (options.dryRun) {
     const uploads = plan.steps.filter((s) => !s.copies).flatMap((s) => s.uploads);
@@ -114,11 +147,36 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
     };
   }
 
+  const progress: EntryProgress = { written: new Set(), failed: new Set() };
+  const stop = (cause: string, error: unknown) => {
+    const lockLost = error instanceof LockError || error instanceof WriteConflictError;
+    return new DeployError(stopMessage({ plan, progress, cause, lockLost }), result, error, entryState(plan, progress));
+  };
   for (const step of plan.steps) {
+    const entries = hasEntries(step);
+    try {
+      if (entries) await options.lock?.renew();
+    } catch (error) {
+      throw stop(`Stopped before step "${step.name}": ${describe(error)}`, error);
+    }
     try {
       await eachBounded(step.uploads, step.parallel ? options.concurrency : 1, async (file) => {
+        const entry = !step.copies && file.kind === 'entry';
         const key = step.copies ? entryCopyKey(file.md5) : file.path;
-        await options.store.put(key, await options.read(file), { contentType: file.contentType, cacheControl: file.cacheControl });
+        const body = await options.read(file);
+        // An entry file is written only over the object the plan was made over: a deploy that
+        // lost its lock never overwrites another's entry file with one of its own.
+        const etag = plan.entryEtags[file.path];
+        const condition: WriteCondition | undefined = entry ? (etag === undefined ? { ifNoneMatch: '*' } : { ifMatch: etag }) : undefined;
+        if (entry) await options.lock?.check();
+        try {
+          await options.store.put(key, body, { contentType: file.contentType, cacheControl: file.cacheControl }, condition);
+        } catch (error) {
+          // Refused (412): not written. Another failure: S3 may hold either version.
+          if (entry && !(error instanceof WriteConflictError)) progress.failed.add(file.path);
+          throw error;
+        }
+        if (entry) progress.written.add(file.path);
         if (step.copies) {
           result.copied += 1;
         } else {
@@ -127,28 +185,22 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
         }
       });
     } catch (error) {
-      throw new DeployError(
-        rollback
-          ? `The rollback stopped in step "${step.name}": ${describe(error)}. The entry files of the steps before it are restored, the others not; every file either names is in the bucket. Run the rollback again.`
-          : `Upload failed in step "${step.name}": ${describe(error)}. Nothing after it was uploaded: the previous release's entry files are still in place.`,
-        result,
-        error,
-      );
+      const stopped = error instanceof LockError || error instanceof WriteConflictError;
+      throw stop(`${stopped ? 'Stopped' : 'Upload failed'} in step "${step.name}": ${describe(error)}`, error);
     }
     log(`uploaded ${step.name} (${step.uploads.length})`);
   }
 
   try {
-    await options.store.put(plan.releaseKey, Buffer.from(`${JSON.stringify(plan.release, null, 2)}\n`), {
-      contentType: 'application/json; charset=utf-8',
-      cacheControl: 'no-cache',
-    });
-  } catch (error) {
-    throw new DeployError(
-      `The ${rollback ? "rollback's entry files are restored" : 'release is uploaded'} but its record ${plan.releaseKey} could not be written: ${describe(error)}. ${rollback ? 'Run the rollback again' : 'Deploy again'}.`,
-      result,
-      error,
+    await options.lock?.renew();
+    await options.store.put(
+      plan.releaseKey,
+      Buffer.from(`${JSON.stringify(plan.release, null, 2)}\n`),
+      { contentType: 'application/json; charset=utf-8', cacheControl: 'no-cache' },
+      { ifNoneMatch: '*' },
     );
+  } catch (error) {
+    throw stop(`The record ${plan.releaseKey} was not written: ${describe(error)}`, error);
   }
   log(`recorded ${plan.releaseKey}`);
 
@@ -157,7 +209,7 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
       result.invalidationId = await options.cdn.invalidate(plan.invalidationPaths, `trailsense-${plan.release.app}-${plan.release.id}`);
     } catch (error) {
       throw new DeployError(
-        `The release is live in the bucket, but the invalidation failed: ${describe(error)}. Invalidate ${plan.invalidationPaths.join(' ')} by hand.`,
+        `The release is live in the bucket and recorded, but the invalidation failed: ${describe(error)}. Invalidate ${plan.invalidationPaths.join(' ')} by hand.`,
         result,
         error,
       );
@@ -166,8 +218,26 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
   }
 
   if (plan.deletions.length === 0 && plan.expiredReleases.length === 0) return result;
+  await prune(plan, options, result);
+  if (plan.deletions.length > 0) {
+    const unrecorded = plan.unrecordedDeletions > 0 ? ` (${plan.unrecordedDeletions} in no release record)` : '';
+    log(`pruned ${plan.deletions.length} files${unrecorded} of ${plan.expiredReleases.length} older release(s)`);
+  }
+  return result;
+}
+
+/** Deletes the plan's old files, then the expired records, once the lock is confirmed still this deploy's. */
+async function prune(plan: DeployPlan, options: ExecuteOptions, result: DeployResult): Promise<void> {
   try {
-    await options.beforePrune?.();
+    await options.lock?.renew();
+  } catch (error) {
+    throw new DeployError(
+      `The release is live and recorded, but nothing was pruned: ${describe(error)} Another deploy may be running, and its files must not be deleted; the next deploy prunes.`,
+      result,
+      error,
+    );
+  }
+  try {
     for (let i = 0; i < plan.deletions.length; i += 1000) {
       const batch = plan.deletions.slice(i, i + 1000);
       await options.store.deleteMany(batch);
@@ -178,11 +248,10 @@ export async function executePlan(plan: DeployPlan, options: ExecuteOptions): Pr
       result.expiredReleases = plan.expiredReleases.length;
     }
   } catch (error) {
-    throw new DeployError(`The release is live, but pruning older releases failed: ${describe(error)}. The next deploy prunes again.`, result, error);
+    throw new DeployError(
+      `The release is live and recorded, but pruning older releases failed: ${describe(error)}. The next deploy prunes again.`,
+      result,
+      error,
+    );
   }
-  if (plan.deletions.length > 0) {
-    const unrecorded = plan.unrecordedDeletions > 0 ? ` (${plan.unrecordedDeletions} in no release record)` : '';
-    log(`pruned ${plan.deletions.length} files${unrecorded} of ${plan.expiredReleases.length} older release(s)`);
-  }
-  return result;
 }

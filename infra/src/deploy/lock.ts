@@ -1,13 +1,16 @@
 /**
- * One deploy (or rollback) of an app at a time: a lock object in the app's bucket,
- * `_releases/deploy.lock`, taken with a conditional write (`If-None-Match: *`: S3 writes it only
- * when no lock is there, and answers 412 otherwise) before the bucket is read, and deleted at the
- * end, also after a failure. A second deploy meets the lock and is refused, naming who holds it
- * since when. A lock left behind by a deploy that was killed is broken only on request
- * (`--break-lock`) and only once older than LOCK_STALE_AFTER_MS; breaking it is itself
- * conditional (`If-Match` on the stale lock's ETag), so of two deploys breaking it at once one
- * wins. infra/README.md ("Deploy command") documents it; infra/test/deploy-lock.test.ts and
- * infra/test/deploy.test.ts check it.
+ * One deploy (or rollback) of an app at a time, for the whole deploy: a lock object in the app's
+ * bucket, `_releases/deploy.lock`, taken with a conditional write (`If-None-Match: *`: S3 writes it
+ * only when no lock is there, and answers 412 otherwise) before the bucket is read, renewed while
+ * the deploy runs (every LOCK_RENEW_EVERY_MS, and before each step that writes entry files, the
+ * record and the pruning: a rewrite with a new `renewedAt`, conditional on the ETag of the lock
+ * just read as this deploy's), and deleted at the end, also after a failure. A second deploy meets
+ * the lock and is refused, naming who holds it since when. A lock left behind by a deploy that was
+ * killed is broken only on request (`--break-lock`) and only once not renewed for
+ * LOCK_STALE_AFTER_MS; breaking it is itself conditional (`If-Match` on the stale lock's ETag), so
+ * of two deploys breaking it at once one wins, and the deploy whose lock was broken finds it out at
+ * its next check and stops (execute.ts). infra/README.md ("Deploy command") documents it;
+ * infra/test/deploy-lock.test.ts checks it.
  */
 import { randomBytes } from 'node:crypto';
 import type { AppName } from './files';
@@ -16,11 +19,21 @@ import { RELEASES_PREFIX } from './plan';
 export const LOCK_KEY = `${RELEASES_PREFIX}deploy.lock`;
 
 /**
- * A lock older than this may be broken with `--break-lock`. A deploy takes seconds to a few
- * minutes (uploads, then a prune); half an hour leaves a slow one a wide margin, and is a short
- * wait after a deploy that was killed.
+ * A lock not renewed for this long may be broken with `--break-lock`. A running deploy renews it
+ * every LOCK_RENEW_EVERY_MS, so a lock this old belongs to a deploy that died (or whose machine
+ * slept); a wide margin over the renewal, and a short wait after a deploy that was killed.
  */
 export const LOCK_STALE_AFTER_MS = 30 * 60 * 1000;
+
+/** How often a running deploy renews its lock (besides before each entry-file step, the record and the pruning). */
+export const LOCK_RENEW_EVERY_MS = 5 * 60 * 1000;
+
+/**
+ * An entry file is written only within this long of the lock's last renewal (else it is renewed
+ * first): far inside LOCK_STALE_AFTER_MS, so no other deploy may break the lock before the write
+ * lands — S3 refuses a request signed more than 15 minutes earlier.
+ */
+export const LOCK_FRESH_MS = 60 * 1000;
 
 export type Operation = 'deploy' | 'rollback';
 
@@ -33,6 +46,8 @@ export interface LockInfo {
   holder: string;
   /** ISO time it was taken. */
   acquiredAt: string;
+  /** ISO time it was last renewed (absent in a lock never renewed, or written before renewals). */
+  renewedAt?: string;
   /** Tells this deploy's lock from another's. */
   token: string;
 }
@@ -48,7 +63,24 @@ export interface LockPort {
   remove(key: string): Promise<void>;
 }
 
-/** The lock is held by another deploy, or could not be taken: the message says by whom and what to do. */
+/** The time, and a repeating timer: real ones by default, a fake clock in tests. */
+export interface LockClock {
+  now(): Date;
+  /** Calls `tick` every `ms` until the returned function is called. */
+  every(ms: number, tick: () => void): () => void;
+}
+
+export const REAL_CLOCK: LockClock = {
+  now: () => new Date(),
+  every(ms, tick) {
+    const handle = setInterval(tick, ms);
+    // A deploy that is done does not wait for its next renewal.
+    handle.unref();
+    return () => clearInterval(handle);
+  },
+};
+
+/** The lock is held by another deploy, or could not be taken, or is no longer this deploy's: the message says by whom and what to do. */
 export class LockError extends Error {
   constructor(
     message: string,
@@ -63,9 +95,19 @@ export interface HeldLock {
   info: LockInfo;
   /** Whose stale lock was broken to take this one, described. */
   broke?: string;
-  /** Throws a LockError when the lock is no longer this one (broken meanwhile). */
+  /** Throws a LockError when the lock is no longer this one (broken or deleted meanwhile). Reads only. */
   confirm(): Promise<void>;
-  /** Deletes the lock if it is still this one; returns a warning when it is not. */
+  /** Before a write another deploy must not overtake: renews the lock when its last renewal is older than `freshMs` (default LOCK_FRESH_MS), else confirms it. */
+  check(freshMs?: number): Promise<void>;
+  /**
+   * Rewrites the lock with a new `renewedAt` if it is still this one (read, then a write
+   * conditional on that ETag): after it, no other deploy may break it for LOCK_STALE_AFTER_MS.
+   * Throws a LockError when it is no longer this one. Renewals run one at a time.
+   */
+  renew(): Promise<void>;
+  /** Renews every `everyMs` (default LOCK_RENEW_EVERY_MS) until release(); a renewal that finds the lock lost is remembered and thrown by the next confirm or renew. */
+  keepRenewing(everyMs?: number): void;
+  /** Stops the renewals and deletes the lock if it is still this one; returns a warning when it is not. */
   release(): Promise<string | undefined>;
 }
 
@@ -73,8 +115,9 @@ export interface AcquireOptions {
   app: AppName;
   operation: Operation;
   holder: string;
-  now?: () => Date;
-  /** Break a lock older than `staleAfterMs`. */
+  /** Default: the real clock. */
+  clock?: LockClock;
+  /** Break a lock not renewed for `staleAfterMs`. */
   breakStale?: boolean;
   staleAfterMs?: number;
   /** What the lock is called in messages (`s3://bucket/prefix/_releases/deploy.lock`). */
@@ -98,54 +141,37 @@ function minutes(ms: number): string {
   return m < 1 ? 'under a minute' : m === 1 ? '1 minute' : `${m} minutes`;
 }
 
-function describeHolder(info: LockInfo | undefined, since: Date, now: Date): string {
-  const who = info ? `${info.holder}, ${info.operation === 'rollback' ? 'a rollback' : 'a deploy'} of ${info.app}` : 'an unreadable lock';
-  return `${who}, since ${since.toISOString()} (${minutes(now.getTime() - since.getTime())} ago)`;
+/** When the lock was last written: the later of its own time (renewed or taken) and S3's Last-Modified, so a wrong clock on either side makes it look younger, never older. */
+function lastSignOf(info: LockInfo | undefined, lastModified: Date | undefined, now: Date): Date {
+  const times = [info ? Date.parse(info.renewedAt ?? info.acquiredAt) : NaN, lastModified?.getTime() ?? NaN].filter((t) => !Number.isNaN(t));
+  return new Date(times.length > 0 ? Math.max(...times) : now.getTime());
+}
+
+function describeHolder(info: LockInfo | undefined, lastSign: Date, now: Date): string {
+  const ago = (time: Date) => `${minutes(now.getTime() - time.getTime())} ago`;
+  if (!info) return `an unreadable lock, written ${lastSign.toISOString()} (${ago(lastSign)})`;
+  const since = new Date(Date.parse(info.acquiredAt));
+  const what = `${info.holder}, ${info.operation === 'rollback' ? 'a rollback' : 'a deploy'} of ${info.app}`;
+  const renewed = Number.isNaN(since.getTime()) || lastSign.getTime() - since.getTime() >= 60_000 ? `, last renewed ${ago(lastSign)}` : '';
+  return `${what}, since ${Number.isNaN(since.getTime()) ? info.acquiredAt : since.toISOString()} (${ago(since)})${renewed}`;
 }
 
 export async function acquireLock(port: LockPort, options: AcquireOptions): Promise<HeldLock> {
-  const now = options.now ?? (() => new Date());
+  const clock = options.clock ?? REAL_CLOCK;
   const staleAfter = options.staleAfterMs ?? LOCK_STALE_AFTER_MS;
   const info: LockInfo = {
     format: 1,
     app: options.app,
     operation: options.operation,
     holder: options.holder,
-    acquiredAt: now().toISOString(),
+    acquiredAt: clock.now().toISOString(),
     token: randomBytes(8).toString('hex'),
   };
-  const body = Buffer.from(`${JSON.stringify(info, null, 2)}\n`);
-  const held = (broke?: string): HeldLock => {
-    const ours = async () => {
-      const current = await port.read(LOCK_KEY);
-      return { current, theirs: current ? parseLock(current.text) : undefined };
-    };
-    return {
-      info,
-      ...(broke ? { broke } : {}),
-      async confirm() {
-        const { current, theirs } = await ours();
-        if (theirs?.token === info.token) return;
-        throw new LockError(
-          current
-            ? `the lock ${options.where} was broken while this ran and is now held by ${describeHolder(theirs, new Date(theirs?.acquiredAt ?? 0), now())}.`
-            : `the lock ${options.where} was deleted while this ran.`,
-          theirs,
-        );
-      },
-      async release() {
-        const { current, theirs } = await ours();
-        if (!current) return `the lock ${options.where} was already gone (deleted while this ran).`;
-        if (theirs?.token !== info.token) return `the lock ${options.where} was broken while this ran; the new holder's lock is left in place.`;
-        await port.remove(LOCK_KEY);
-        return undefined;
-      },
-    };
-  };
+  const body = (renewedAt?: string) => Buffer.from(`${JSON.stringify(renewedAt ? { ...info, renewedAt } : info, null, 2)}\n`);
 
   for (let attempt = 1; attempt <= 5; attempt++) {
-    const created = await port.create(LOCK_KEY, body);
-    if (created === 'created') return held();
+    const created = await port.create(LOCK_KEY, body());
+    if (created === 'created') return heldLock(port, info, body, clock, options.where);
     if (created === 'conflict') {
       // S3's 409: another deploy is writing the lock at this very moment. Look again shortly.
       await new Promise((resolve) => setTimeout(resolve, (options.retryDelayMs ?? 200) * attempt));
@@ -154,29 +180,98 @@ export async function acquireLock(port: LockPort, options: AcquireOptions): Prom
     const current = await port.read(LOCK_KEY);
     if (!current) continue; // released meanwhile: try again
     const theirs = parseLock(current.text);
-    // Its age by the later of its own time and S3's: a wrong clock on either side makes it look younger, never older.
-    const times = [theirs ? Date.parse(theirs.acquiredAt) : NaN, current.lastModified?.getTime() ?? NaN].filter((t) => !Number.isNaN(t));
-    const since = new Date(times.length > 0 ? Math.max(...times) : now().getTime());
-    const age = now().getTime() - since.getTime();
-    const holder = describeHolder(theirs, since, now());
-    const staleness = `${minutes(staleAfter)}`;
+    const now = clock.now();
+    const lastSign = lastSignOf(theirs, current.lastModified, now);
+    const age = now.getTime() - lastSign.getTime();
+    const holder = describeHolder(theirs, lastSign, now);
+    const staleness = minutes(staleAfter);
     if (!options.breakStale) {
       throw new LockError(
         `Another deploy of ${options.app} holds the lock ${options.where}: ${holder}. Wait for it to finish and try again. ` +
           (age >= staleAfter
-            ? `The lock is older than ${staleness}: if that deploy was killed, break the lock with --break-lock.`
-            : `A lock left by a deploy that was killed can be broken with --break-lock once it is older than ${staleness}.`),
+            ? `The lock has not been renewed for ${staleness}: if that deploy was killed, break the lock with --break-lock.`
+            : `A running deploy renews its lock every ${minutes(LOCK_RENEW_EVERY_MS)}; a lock left by a deploy that was killed can be broken with --break-lock once not renewed for ${staleness}.`),
         theirs,
       );
     }
     if (age < staleAfter) {
       throw new LockError(
-        `The lock ${options.where} is held by ${holder}: not stale yet, --break-lock breaks only a lock older than ${staleness}. Wait for that deploy to finish.`,
+        `The lock ${options.where} is held by ${holder}: not stale yet, --break-lock breaks only a lock not renewed for ${staleness}. Wait for that deploy to finish.`,
         theirs,
       );
     }
-    if (await port.replace(LOCK_KEY, body, current.etag)) return held(holder);
-    // Someone else changed the lock meanwhile (broke it first, or finished): look again.
+    if (await port.replace(LOCK_KEY, body(), current.etag)) return heldLock(port, info, body, clock, options.where, holder);
+    // Someone else changed the lock meanwhile (broke it first, renewed it, or finished): look again.
   }
   throw new LockError(`Could not take the lock ${options.where}: other deploys kept writing it. Try again.`);
+}
+
+function heldLock(port: LockPort, info: LockInfo, body: (renewedAt?: string) => Buffer, clock: LockClock, where: string, broke?: string): HeldLock {
+  let lost: LockError | undefined;
+  let renewedAt = Date.parse(info.acquiredAt);
+  let stopRenewing: (() => void) | undefined;
+  let renewals: Promise<void> = Promise.resolve();
+  const ours = async () => {
+    const current = await port.read(LOCK_KEY);
+    return { current, theirs: current ? parseLock(current.text) : undefined };
+  };
+  const lostError = (current: { lastModified?: Date } | undefined, theirs: LockInfo | undefined): LockError => {
+    const now = clock.now();
+    return new LockError(
+      current
+        ? `the lock ${where} was broken while this ran and is now held by ${describeHolder(theirs, lastSignOf(theirs, current.lastModified, now), now)}.`
+        : `the lock ${where} was deleted while this ran.`,
+      theirs,
+    );
+  };
+  const renewOnce = async () => {
+    for (let attempt = 1; ; attempt++) {
+      if (lost) throw lost;
+      const { current, theirs } = await ours();
+      if (!current || theirs?.token !== info.token) throw (lost = lostError(current, theirs));
+      const now = clock.now();
+      if (await port.replace(LOCK_KEY, body(now.toISOString()), current.etag)) {
+        renewedAt = now.getTime();
+        return;
+      }
+      // Changed between the read and the write (or S3's 409): look again; a lock no longer ours fails above.
+      if (attempt === 3) throw new LockError(`the lock ${where} could not be renewed: it kept changing while this deploy wrote it.`);
+    }
+  };
+  const confirm = async (): Promise<void> => {
+    if (lost) throw lost;
+    const { current, theirs } = await ours();
+    if (current && theirs?.token === info.token) return;
+    throw (lost = lostError(current, theirs));
+  };
+  const renew = (): Promise<void> => {
+    const next = renewals.then(renewOnce);
+    renewals = next.catch(() => undefined);
+    return next;
+  };
+  return {
+    info,
+    ...(broke ? { broke } : {}),
+    confirm,
+    renew,
+    async check(freshMs = LOCK_FRESH_MS) {
+      if (clock.now().getTime() - renewedAt >= freshMs) return renew();
+      return confirm();
+    },
+    keepRenewing(everyMs = LOCK_RENEW_EVERY_MS) {
+      stopRenewing?.();
+      // A failed renewal is not fatal here: a lost lock is remembered (renewOnce) and stops the
+      // deploy at its next check; another failure (the network) is tried again at the next tick.
+      stopRenewing = clock.every(everyMs, () => void renew().catch(() => undefined));
+    },
+    async release() {
+      stopRenewing?.();
+      await renewals;
+      const { current, theirs } = await ours();
+      if (!current) return `the lock ${where} was already gone (deleted while this ran).`;
+      if (theirs?.token !== info.token) return `the lock ${where} was broken while this ran; the new holder's lock is left in place.`;
+      await port.remove(LOCK_KEY);
+      return undefined;
+    },
+  };
 }

@@ -4,10 +4,9 @@
  * already there and identical, what to delete, and which paths to invalidate. infra/README.md
  * ("Deploy command") explains the rules; infra/test/deploy-plan.test.ts checks them.
  *
- * Order: hashed files first, then their companions and the other non-entry files, then the entry
- * files that name them — for the shell `config.json`, `routes.json`, then the pages; for a remote
- * its pages, `remoteEntry.js`, and `mf-manifest.json` last of all (the file the shell reads first).
- * A page that reads an entry file uploaded so far finds every file it names already there.
+ * Order (order.ts): hashed files first, then their companions, the entry files' copies, and the
+ * entry files that name them last — in an order where a stop at any write leaves each page whole
+ * and, for a remote, the live mf-manifest.json naming files of its own release.
  *
  * Releases: every deploy ends by writing a record of its files (`_releases/<time>-<id>.json`),
  * and keeps a copy of each entry file under `_releases/entry-files/<md5>` (uploaded before the
@@ -20,6 +19,8 @@
  */
 import { cacheControlOf, contentTypeOf, exclusionOf, isHashed, kindOf } from './files';
 import type { AppName, FileKind } from './files';
+import { invalidationPathsFor, MANIFEST, orderSteps, switchNote } from './order';
+import type { RemoteEntries } from './order';
 
 /** A file of the build (or the shell's config.json), `path` relative with `/`. */
 export interface LocalFile {
@@ -84,6 +85,8 @@ export interface PlanInput {
   now: Date;
   /** The shell's routes.json: its routed paths are invalidated with their pages. */
   routes?: RoutedPaths;
+  /** A remote: the entry script its live mf-manifest.json and the build's name (order.ts). */
+  entries?: RemoteEntries;
 }
 
 export interface UploadStep {
@@ -115,6 +118,16 @@ export interface DeployPlan {
   unknown: string[];
   /** CloudFront paths: the changed entry files and the viewer paths that serve them. */
   invalidationPaths: string[];
+  /** The live release's record (the newest) when the plan was made; absent when none is recorded. */
+  live?: string;
+  /** Entry files of the release the bucket does not hold yet (new paths). */
+  entriesNotInBucket: string[];
+  /** The ETag each entry path had when the plan was made: its write is conditional on it (execute.ts); a path not here, on there being none. */
+  entryEtags: Record<string, string>;
+  /** A remote whose switch takes two writes: why (order.ts switchNote). */
+  switchNote?: string;
+  /** A remote: the entry script the live manifest and the release's name. */
+  entries?: RemoteEntries;
 }
 
 /** The deploy command's own objects: release records, entry-file copies, the lock. Not served (src/stacks/hosting-stack.ts). */
@@ -134,6 +147,17 @@ export function isReleaseRecordKey(key: string): boolean {
 /** The keys of the bucket a release's files occupy that pruning may delete: its hashed files and companions, its entry files' copies. */
 function prunableKeysOf(files: readonly ReleaseFile[]): string[] {
   return files.map((f) => (f.kind === 'entry' ? entryCopyKey(f.md5) : f.path));
+}
+
+/** The stored ETag of each of `files`' entry paths the bucket holds. */
+export function entryEtagsOf(files: readonly ReleaseFile[], stored: readonly StoredObject[]): Record<string, string> {
+  const etags = new Map(stored.map((o) => [o.key, o.etag]));
+  const result: Record<string, string> = {};
+  for (const file of files) {
+    const etag = etags.get(file.path);
+    if (file.kind === 'entry' && etag !== undefined) result[file.path] = etag;
+  }
+  return result;
 }
 
 /** Newest first: a release record's name starts with its time. */
@@ -158,49 +182,6 @@ const REQUIRED: Record<AppName, string[]> = {
 /** `2026-05-04T10-21-33.123Z-3f9a1c`: sorts as time does; no `:` (awkward in keys and file systems). */
 export function releaseName(now: Date, id: string): string {
   return `${now.toISOString().replace(/:/g, '-')}-${id}`;
-}
-
-function isPage(path: string): boolean {
-  return path.endsWith('.html');
-}
-
-/**
- * The steps an app's release is uploaded in (a rollback's: its entry files alone). The entry
- * files' copies go up before any entry file, so a live entry file always has its copy.
- */
-export function orderSteps(app: AppName, uploads: ReleaseFile[], copies: ReleaseFile[] = []): UploadStep[] {
-  const byPath = (a: ReleaseFile, b: ReleaseFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-  const take = (test: (f: ReleaseFile) => boolean) => uploads.filter(test).sort(byPath);
-  const special = app === 'shell' ? ['config.json', 'routes.json'] : ['remoteEntry.js', 'mf-manifest.json'];
-  const steps: UploadStep[] = [
-    { name: 'hashed files', parallel: true, uploads: take((f) => f.kind === 'hashed') },
-    { name: 'companion files', parallel: true, uploads: take((f) => f.kind === 'companion') },
-    { name: 'entry file copies', parallel: true, uploads: [...copies].sort((a, b) => (a.md5 < b.md5 ? -1 : 1)), copies: true },
-    { name: 'other entry files', parallel: true, uploads: take((f) => f.kind === 'entry' && !isPage(f.path) && !special.includes(f.path)) },
-  ];
-  const one = (path: string): UploadStep => ({ name: path, parallel: false, uploads: take((f) => f.path === path) });
-  if (app === 'shell') {
-    steps.push(one('config.json'), one('routes.json'), { name: 'pages', parallel: true, uploads: take((f) => f.kind === 'entry' && isPage(f.path)) });
-  } else {
-    steps.push({ name: 'pages', parallel: true, uploads: take((f) => f.kind === 'entry' && isPage(f.path)) }, one('remoteEntry.js'), one('mf-manifest.json'));
-  }
-  return steps.filter((s) => s.uploads.length > 0);
-}
-
-/** The viewer paths to invalidate for the entry files uploaded. */
-export function invalidationPathsFor(changed: ReleaseFile[], routes: RoutedPaths | undefined): string[] {
-  const paths = new Set<string>();
-  const changedPaths = new Set(changed.filter((f) => f.kind === 'entry').map((f) => f.path));
-  for (const path of changedPaths) {
-    paths.add(`/${encodeURI(path)}`);
-    // The distribution's default root object: `/` is cached apart from `/index.html`.
-    if (path === 'index.html') paths.add('/');
-  }
-  if (routes) {
-    for (const [route, page] of Object.entries(routes.pages)) if (changedPaths.has(page)) paths.add(encodeURI(route));
-    if (changedPaths.has(routes.app)) for (const route of routes.appPaths) paths.add(encodeURI(route));
-  }
-  return [...paths].sort();
 }
 
 /** What is wrong with writing a new record of `app` among `releases` (another app's bucket; a clock behind the newest record). */
@@ -235,6 +216,9 @@ export function planDeploy(input: PlanInput): DeployPlan {
   for (const path of REQUIRED[input.app]) {
     if (!present.has(path)) problems.push(`${path} is missing: ${input.app}'s release must have it.`);
   }
+  const named = input.entries?.next;
+  if (input.app !== 'shell' && input.entries && named === undefined) problems.push(`${MANIFEST} names no entry script (metaData.remoteEntry.name).`);
+  if (named !== undefined && !present.has(named)) problems.push(`${MANIFEST} names ${named} as its entry script, which the build does not have.`);
   problems.push(...releaseProblems(input.app, input.releases, input.now));
   if (problems.length > 0) throw new PlanError(problems);
 
@@ -313,11 +297,13 @@ export function planDeploy(input: PlanInput): DeployPlan {
     .filter((key) => !key.startsWith(RELEASES_PREFIX) && !everRecorded.has(key) && !deleted.has(key))
     .sort();
 
+  const steps = orderSteps(input.app, uploads, [...copies.values()], input.entries);
+  const note = switchNote(input.app, steps, input.entries ?? {});
   return {
     app: input.app,
     releaseKey: `${RELEASES_PREFIX}${name}.json`,
     release,
-    steps: orderSteps(input.app, uploads, [...copies.values()]),
+    steps,
     unchanged,
     excluded: excluded.sort((a, b) => (a.path < b.path ? -1 : 1)),
     deletions,
@@ -325,6 +311,11 @@ export function planDeploy(input: PlanInput): DeployPlan {
     expiredReleases: expired.map((r) => r.key),
     unknown,
     invalidationPaths: invalidationPathsFor(uploads, input.routes),
+    ...(releases[0] ? { live: releases[0].key } : {}),
+    entriesNotInBucket: files.filter((f) => f.kind === 'entry' && !storedByKey.has(f.path)).map((f) => f.path),
+    entryEtags: entryEtagsOf(files, input.stored),
+    ...(note ? { switchNote: note } : {}),
+    ...(input.entries ? { entries: input.entries } : {}),
   };
 }
 

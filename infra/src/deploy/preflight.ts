@@ -1,23 +1,22 @@
 /**
- * What a deploy of the shell checks before it uploads anything, given the environment's settings
- * (`--settings`): the runtime config passes the production checks the stacks apply
- * (settings.ts checkRuntimeConfig: AWS endpoints only, the settings' region, stream, remotes,
- * pools), and the Content-Security-Policy the build and that config call for
+ * The checks' parts (checks.ts runs them for a deploy and a rollback). The shell's, given the
+ * environment's settings (`--settings`): the runtime config passes the production checks the
+ * stacks apply (settings.ts checkRuntimeConfig: AWS endpoints only, the settings' region, stream,
+ * remotes, pools), and the Content-Security-Policy the build and that config call for
  * (shared/src/security/headers.ts, as stacks/hosting-stack.ts makes the policy) is the one the
  * distribution's response-headers policy sends. A config that names an endpoint the deployed CSP
  * does not allow would otherwise go live and fail in every browser until the stacks are deployed.
  *
- * What a deploy of a remote checks (`--shell`): its build fits the shell that is live — the
- * federation runtime its mf-manifest.json says it needs is the one the shell provides, and the
- * shell provides every module it shares (webpack/federation-check.js, the check each remote build
- * runs against the shell in the repository). The live shell would refuse any other
- * (docs/architecture.md#one-federation-runtime): its route would show an error until a fitting
- * remote is released.
+ * A remote's (`--shell`): its build fits the shell that is live — the federation runtime its
+ * mf-manifest.json says it needs is the one the shell provides, and the shell provides every
+ * module it shares at a version it accepts (webpack/federation-check.js manifestProblems, the
+ * check each remote build runs against the shell in the repository). The live shell would refuse
+ * any other (docs/architecture.md#one-federation-runtime): its route would show an error until a
+ * fitting remote is released.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { manifestProblems, readHost } from '@trailsense/webpack-config/federation-check';
-import { parseRuntimeConfig } from '@trailsense/shared/config';
 import { CloudFrontClient, GetDistributionConfigCommand, GetResponseHeadersPolicyCommand } from '@aws-sdk/client-cloudfront';
 import { securityHeaders } from '@trailsense/shared/security-headers';
 import type { RuntimeConfig } from '@trailsense/shared/config-types';
@@ -30,8 +29,10 @@ export class PreflightError extends Error {
   constructor(
     readonly problems: readonly string[],
     app = 'the shell',
+    /** What was refused (default: `refusing to deploy <app>; nothing was uploaded`). */
+    heading?: string,
   ) {
-    super(`refusing to deploy ${app}; nothing was uploaded:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(`${heading ?? `refusing to deploy ${app}; nothing was uploaded`}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'PreflightError';
   }
 }
@@ -97,60 +98,46 @@ export async function distributionCsp(distributionId: string, options: AwsOption
   }
 }
 
-export interface ShellPreflight {
-  /** The environment's settings, as read from `--settings`. */
-  rawSettings: unknown;
+/**
+ * Whether the Content-Security-Policy this release's config and inline scripts need is the one
+ * the distribution sends; without a distribution that is unknown, which is a problem.
+ */
+export async function cspProblems(input: {
   config: RuntimeConfig;
   routes: Pick<ShellRoutes, 'inlineScriptHashes'>;
-  /** The shell's distribution; without one the CSP cannot be compared, which is a problem. */
   distributionId?: string;
   aws: AwsOptions;
-}
-
-/** Runs both checks; throws a PreflightError listing every problem. */
-export async function preflightShell(input: ShellPreflight): Promise<void> {
-  const problems = productionConfigProblems(input.rawSettings, input.config);
-  if (!input.distributionId) {
-    problems.push("no --distribution: the shell's CSP cannot be compared with the distribution's response-headers policy.");
-  } else {
-    const deployed = await distributionCsp(input.distributionId, input.aws);
-    if (deployed === null) {
-      problems.push(`distribution ${input.distributionId} sends no Content-Security-Policy (no response-headers policy with one on its default behavior).`);
-    } else {
-      const differences = cspDifferences(expectedCsp(input.config, input.routes), deployed);
-      if (differences.length > 0) {
-        problems.push(
-          `the CSP this build and config need is not the one distribution ${input.distributionId} sends (deploy the stacks first, \`npm run deploy:stacks -w infra\`): ${differences.join('; ')}.`,
-        );
-      }
-    }
+}): Promise<string[]> {
+  if (!input.distributionId) return ["no --distribution: the shell's CSP cannot be compared with the distribution's response-headers policy."];
+  const deployed = await distributionCsp(input.distributionId, input.aws);
+  if (deployed === null) {
+    return [`distribution ${input.distributionId} sends no Content-Security-Policy (no response-headers policy with one on its default behavior).`];
   }
-  if (problems.length > 0) throw new PreflightError(problems);
+  const differences = cspDifferences(expectedCsp(input.config, input.routes), deployed);
+  if (differences.length === 0) return [];
+  return [
+    `the CSP this build and config need is not the one distribution ${input.distributionId} sends (deploy the stacks first, \`npm run deploy:stacks -w infra\`): ${differences.join('; ')}.`,
+  ];
 }
 
-/** The deploy command's hook (deploy.ts): reads the settings file and the config the deploy uploads, then `preflightShell`. */
-export async function preflightShellDeploy(input: {
-  settingsFile: string;
-  configBody: Buffer;
-  inlineScriptHashes: readonly string[];
-  distributionId?: string;
-  aws: AwsOptions;
-}): Promise<void> {
-  let rawSettings: unknown;
+/** The environment's settings file (`--settings`), read as JSON; a PreflightError when it cannot be. */
+export async function readSettings(settingsFile: string): Promise<unknown> {
   try {
-    rawSettings = JSON.parse(await fs.readFile(input.settingsFile, 'utf8'));
+    return JSON.parse(await fs.readFile(settingsFile, 'utf8'));
   } catch (error) {
-    throw new PreflightError([`--settings ${input.settingsFile} cannot be read as JSON (${(error as Error).message}).`]);
+    throw new PreflightError([`--settings ${settingsFile} cannot be read as JSON (${(error as Error).message}).`]);
   }
-  const config = parseRuntimeConfig(JSON.parse(input.configBody.toString('utf8')));
-  if (!config.ok) throw new PreflightError(config.problems.map((p) => `runtime config: ${p}`));
-  await preflightShell({
-    rawSettings,
-    config: config.config,
-    routes: { inlineScriptHashes: [...input.inlineScriptHashes] },
-    ...(input.distributionId ? { distributionId: input.distributionId } : {}),
-    aws: input.aws,
-  });
+}
+
+/** Why a remote's manifest cannot run in the shell `shell` describes (its URL, or its federation-host.json's URL or path); `label` names the remote in the problems. */
+export async function remoteFitProblems(label: string, manifest: object, shell: string): Promise<string[]> {
+  let host;
+  try {
+    host = await readHost(shell);
+  } catch (error) {
+    return [`the live shell (--shell): ${(error as Error).message}`];
+  }
+  return manifestProblems(label, manifest, host);
 }
 
 /**
@@ -166,12 +153,6 @@ export async function preflightRemoteDeploy(input: { app: string; distDir: strin
   } catch (error) {
     throw new PreflightError([`${file} cannot be read as JSON (${(error as Error).message}): run \`npm run build -w ${input.app}\` again.`], input.app);
   }
-  let host;
-  try {
-    host = await readHost(input.shell);
-  } catch (error) {
-    throw new PreflightError([`the live shell (--shell): ${(error as Error).message}`], input.app);
-  }
-  const problems = manifestProblems(input.app, manifest, host);
+  const problems = await remoteFitProblems(input.app, manifest, input.shell);
   if (problems.length > 0) throw new PreflightError(problems, input.app);
 }

@@ -13,9 +13,16 @@
  * what was live before the release it restored — so a second rollback goes one release further
  * back, not forward again to the release just undone. A release whose entry files are those of
  * the live one (the same build deployed twice) is passed over.
+ *
+ * After a deploy that stopped midway (some entry files in the bucket are not the live record's,
+ * nor those of the release before it), a rollback puts back the live record's own entry files:
+ * the release that was live before that deploy (`repair`). After a rollback that stopped midway
+ * (the entry files that differ are the release before's), it goes on to that same release.
  */
 import type { AppName } from './files';
-import { entryCopyKey, invalidationPathsFor, newestFirst, orderSteps, releaseName, releaseProblems, RELEASES_PREFIX } from './plan';
+import { invalidationPathsFor, orderSteps, switchNote } from './order';
+import type { RemoteEntries } from './order';
+import { entryCopyKey, entryEtagsOf, newestFirst, releaseName, releaseProblems, RELEASES_PREFIX } from './plan';
 import type { DeployPlan, ReleaseFile, ReleaseRecord, RoutedPaths, StoredObject, StoredRelease } from './plan';
 
 /** Nothing to roll back to, or the release to restore is incomplete: the message says what to do instead. */
@@ -31,6 +38,8 @@ export interface RollbackChoice {
   live: StoredRelease;
   /** The release to make live again. */
   target: StoredRelease;
+  /** A deploy stopped midway: the target is the live record itself, whose entry files are put back. */
+  repair?: boolean;
 }
 
 export function describeRelease(release: StoredRelease): string {
@@ -46,8 +55,17 @@ function entrySignature(record: ReleaseRecord): string {
     .join('\n');
 }
 
-/** `where` names the target in messages (`s3://bucket/prefix`). */
-export function chooseRollback(app: AppName, releases: readonly StoredRelease[], where: string): RollbackChoice {
+/** The entry files of `record` the bucket holds with other content. */
+function entriesChanged(record: ReleaseRecord, stored: readonly StoredObject[]): ReleaseFile[] {
+  const etags = new Map(stored.map((o) => [o.key, o.etag]));
+  return record.files.filter((f) => f.kind === 'entry' && etags.has(f.path) && etags.get(f.path) !== f.md5);
+}
+
+/**
+ * `where` names the target in messages (`s3://bucket/prefix`). With the bucket's listing
+ * (`stored`), a deploy that stopped midway is undone (`repair`).
+ */
+export function chooseRollback(app: AppName, releases: readonly StoredRelease[], where: string, stored?: readonly StoredObject[]): RollbackChoice {
   const sorted = newestFirst(releases);
   const live = sorted[0];
   if (!live) throw new RollbackError(`No release of ${app} is recorded in ${where}: there is nothing to roll back to.`);
@@ -63,6 +81,15 @@ export function chooseRollback(app: AppName, releases: readonly StoredRelease[],
   const liveEntries = entrySignature(live.record);
   let target = previousOf(live.key);
   while (target && entrySignature(target.record) === liveEntries) target = previousOf(target.key);
+  const changed = stored ? entriesChanged(live.record, stored) : [];
+  if (changed.length > 0) {
+    // Entry files that are not the live record's: a rollback stopped midway left the previous
+    // release's (go on to it); anything else is a stopped deploy's (put the live release back).
+    const previous = new Map((target?.record.files ?? []).map((f) => [f.path, f.md5]));
+    const etags = new Map((stored ?? []).map((o) => [o.key, o.etag]));
+    const rollingBack = target !== undefined && changed.every((f) => previous.get(f.path) === etags.get(f.path));
+    if (!rollingBack) return { live, target: live, repair: true };
+  }
   if (!target) {
     throw new RollbackError(
       `No release of ${app} before the live one, ${describeRelease(live)}, is recorded in ${where}: there is no previous release to roll back to. ` +
@@ -80,6 +107,8 @@ export interface RollbackPlanInput {
   now: Date;
   /** The shell's routes.json, live and restored: their routed paths are invalidated with the pages. */
   routes?: RoutedPaths[];
+  /** A remote: the entry script the live mf-manifest.json and the restored one name (order.ts). */
+  entries?: RemoteEntries;
   where: string;
 }
 
@@ -119,12 +148,14 @@ export function planRollback(input: RollbackPlanInput): DeployPlan {
     files: target.record.files,
     rollback: { from: live.key, to: target.key },
   };
+  const steps = orderSteps(input.app, restore, [], input.entries);
+  const note = switchNote(input.app, steps, input.entries ?? {});
   const paths = new Set((input.routes && input.routes.length > 0 ? input.routes : [undefined]).flatMap((routes) => invalidationPathsFor(restore, routes)));
   return {
     app: input.app,
     releaseKey: `${RELEASES_PREFIX}${name}.json`,
     release,
-    steps: orderSteps(input.app, restore),
+    steps,
     unchanged,
     excluded: [],
     deletions: [],
@@ -132,5 +163,10 @@ export function planRollback(input: RollbackPlanInput): DeployPlan {
     expiredReleases: [],
     unknown: [],
     invalidationPaths: [...paths].sort(),
+    live: live.key,
+    entriesNotInBucket: restore.filter((f) => !storedByKey.has(f.path)).map((f) => f.path),
+    entryEtags: entryEtagsOf(restore, input.stored),
+    ...(note ? { switchNote: note } : {}),
+    ...(input.entries ? { entries: input.entries } : {}),
   };
 }

@@ -5,12 +5,15 @@
  * and what the deploy leaves out (a source map, the .br/.gz copies, the build stamp). Its page
  * lazy-loads a hashed chunk on demand (`window.loadLazy()`), as the shell loads a remote's. Its
  * manifest states the federation runtime this repository's remotes need and shares nothing, so it
- * fits the shell of this repository (a remote's deploy checks that: --shell).
+ * fits the shell of this repository (a remote's deploy checks that: --shell). Its manifest names
+ * remoteEntry.js, as a build from before the hashed entry did; with `hashedEntry` it names a
+ * content-hashed copy, remoteEntry.<10 hex>.js, as a production build does now (webpack/index.js).
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { hostDescription, runtimeRange, runtimeVersion, RUNTIME_PACKAGE } from '@trailsense/webpack-config/federation-check';
+import type { HostDescription } from '@trailsense/webpack-config/federation-check';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 
@@ -33,6 +36,8 @@ export function writeShellHost(file: string): string {
 export interface FixtureRelease {
   dir: string;
   marker: string;
+  /** The entry script its manifest names: remoteEntry.js, or the hashed copy. */
+  entry: string;
   /** The lazily loaded chunk's file name. */
   lazyChunk: string;
   /** The chunk with a LICENSE companion. */
@@ -43,7 +48,7 @@ export interface FixtureRelease {
 
 const hashed = (name: string, content: string) => `${name}.${createHash('sha256').update(content).digest('hex').slice(0, 10)}.js`;
 
-export function writeFixtureRelease(dir: string, marker: string): FixtureRelease {
+export function writeFixtureRelease(dir: string, marker: string, options: { hashedEntry?: boolean } = {}): FixtureRelease {
   fs.mkdirSync(dir, { recursive: true });
   const lazy = `export function describe() {\n  return 'lazy chunk of release ${marker}';\n}\n`;
   const lazyChunk = hashed('lazy', lazy);
@@ -56,11 +61,14 @@ export function writeFixtureRelease(dir: string, marker: string): FixtureRelease
     `import('./${vendorChunk}').then((chunk) => { document.documentElement.dataset.vendor = chunk.vendor; });`,
     '',
   ].join('\n');
+  const remoteEntry = `// remote entry of release ${marker}\nwindow.fixtureRemote = { lazy: './${lazyChunk}', vendor: './${vendorChunk}' };\n`;
+  const entry = options.hashedEntry ? hashed('remoteEntry', remoteEntry) : 'remoteEntry.js';
   const files: Record<string, string | Buffer> = {
     'index.html': `<!doctype html><html lang=en><head><meta charset=utf-8><title>release ${marker}</title><script type=module src=main.js></script></head><body><p>release ${marker}</p></body></html>`,
     'main.js': main,
-    'remoteEntry.js': `// remote entry of release ${marker}\nwindow.fixtureRemote = { lazy: './${lazyChunk}', vendor: './${vendorChunk}' };\n`,
-    'mf-manifest.json': `${JSON.stringify({ id: 'fixture', name: 'fixture', metaData: { remoteEntry: { name: 'remoteEntry.js', path: '' }, buildInfo: { buildVersion: marker }, federationRuntime: FIXTURE_RUNTIME }, shared: [], exposes: [{ path: './Lazy', assets: { js: { sync: [lazyChunk, vendorChunk], async: [] } } }] }, null, 2)}\n`,
+    'remoteEntry.js': remoteEntry,
+    [entry]: remoteEntry,
+    'mf-manifest.json': `${JSON.stringify({ id: 'fixture', name: 'fixture', metaData: { remoteEntry: { name: entry, path: '' }, buildInfo: { buildVersion: marker }, federationRuntime: FIXTURE_RUNTIME }, shared: [], exposes: [{ path: './Lazy', assets: { js: { sync: [lazyChunk, vendorChunk], async: [] } } }] }, null, 2)}\n`,
     [lazyChunk]: lazy,
     [vendorChunk]: vendor,
     [`${vendorChunk}.LICENSE.txt`]: `vendor of release ${marker} | MIT\n`,
@@ -70,7 +78,7 @@ export function writeFixtureRelease(dir: string, marker: string): FixtureRelease
     '.build-stamp': marker,
   };
   for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
-  return { dir, marker, lazyChunk, vendorChunk, files: Object.keys(files) };
+  return { dir, marker, entry, lazyChunk, vendorChunk, files: Object.keys(files) };
 }
 
 /** The files of a fixture release the deploy uploads (no map, .br, .gz or dot file). */
@@ -89,10 +97,11 @@ export interface FixtureShell {
 /**
  * A miniature of the shell's build (shell/dist): the prerendered pages, the bare app page and the
  * 404 page that routes.json names (infra/test/fixtures/routes.json, the real build's), a hashed
- * script with its LICENSE companion, an image at a fixed name, what the deploy leaves out — and a
- * stray config.json, which the deploy must replace with the environment's (--config).
+ * script with its LICENSE companion, an image at a fixed name, its federation-host.json (this
+ * repository's shell's, or `host`'s), what the deploy leaves out — and a stray config.json, which
+ * the deploy must replace with the environment's (--config).
  */
-export function writeFixtureShell(dir: string, marker: string): FixtureShell {
+export function writeFixtureShell(dir: string, marker: string, options: { host?: HostDescription } = {}): FixtureShell {
   fs.mkdirSync(dir, { recursive: true });
   const routes = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'routes.json'), 'utf8')) as {
     pages: Record<string, string>;
@@ -107,6 +116,7 @@ export function writeFixtureShell(dir: string, marker: string): FixtureShell {
     'routes.json': `${JSON.stringify(routes, null, 2)}\n`,
     'config.json': '{"stale":"not the environment\'s config"}\n',
     'favicon.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>\n',
+    'federation-host.json': `${JSON.stringify(options.host ?? hostDescription(REPO), null, 2)}\n`,
     [mainChunk]: script,
     [`${mainChunk}.LICENSE.txt`]: `shell of release ${marker} | MIT\n`,
     [`${mainChunk}.map`]: '{"version":3,"mappings":""}\n',
@@ -118,4 +128,29 @@ export function writeFixtureShell(dir: string, marker: string): FixtureShell {
   files[routes.notFound] = page('not found');
   for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
   return { dir, mainChunk, files: Object.keys(files) };
+}
+
+/** The live remotes of the example environment (config/production.example.json's `remotes.*`). */
+export const EXAMPLE_REMOTES = {
+  auth: 'https://auth.trailsense.example/mf-manifest.json',
+  uploader: 'https://uploader.trailsense.example/mf-manifest.json',
+};
+
+/**
+ * A `fetch` that serves each URL of `files` (a remote's manifest, as JSON text) and answers 404
+ * to every other: the live remotes a shell's deploy or rollback checks, without the network.
+ */
+export function fetchFrom(files: Record<string, string | (() => string)>): typeof fetch {
+  return async (input) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const file = files[url];
+    if (file === undefined) return new Response('<Error><Code>NoSuchKey</Code></Error>', { status: 404 });
+    return new Response(typeof file === 'function' ? file() : file, { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+}
+
+/** The example environment's live remotes, each serving a fixture release's manifest (it fits this repository's shell). */
+export function exampleRemotesFetch(release: FixtureRelease): typeof fetch {
+  const manifest = () => fs.readFileSync(path.join(release.dir, 'mf-manifest.json'), 'utf8');
+  return fetchFrom({ [EXAMPLE_REMOTES.auth]: manifest, [EXAMPLE_REMOTES.uploader]: manifest });
 }
