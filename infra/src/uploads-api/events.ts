@@ -20,7 +20,7 @@
  */
 import { MONITORING_BATCH_LIMITS, parseCollectedEvent } from '@trailsense/shared/analytics-events';
 import type { BatchLimits, CollectedEvent } from '@trailsense/shared/analytics-events';
-import type { UploadsApiResponse } from './handler';
+import type { UploadsApiResponse } from './response';
 
 /** The route's path (no stage prefix: the `$default` stage). */
 export const EVENTS_PATH = '/events';

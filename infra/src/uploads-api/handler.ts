@@ -48,6 +48,9 @@ import {
   utcYearMonth,
 } from '../ledger/rules';
 import type { GrantRefusal } from '../ledger/rules';
+import type { UploadsApiResponse } from './response';
+
+export type { UploadsApiResponse } from './response';
 
 /** A request as the API sees it, after authentication. */
 export interface UploadsApiRequest {
@@ -58,11 +61,6 @@ export interface UploadsApiRequest {
   body: string | null;
   /** The verified token's claims (`custom:ranchid`, `sub`); null when there is no valid token. */
   caller: { ranchId: string | null; sub?: string } | null;
-}
-
-export interface UploadsApiResponse {
-  status: number;
-  body: unknown;
 }
 
 export interface UploadsApiDeps {
