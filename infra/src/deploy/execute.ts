@@ -16,7 +16,8 @@
  */
 import { LockError } from './lock';
 import { entryCopyKey } from './plan';
-import type { DeployPlan, ReleaseFile, UploadStep } from './plan';
+import type { DeployPlan } from './plan';
+import type { ReleaseFile, UploadStep } from './release-files';
 import { entryState, stopMessage } from './stop-report';
 import type { EntryProgress, EntryState } from './stop-report';
 

@@ -25,7 +25,7 @@
 import { HOST_FILE } from '@trailsense/webpack-config/federation-check';
 import { isHashed } from './files';
 import type { AppName } from './files';
-import type { ReleaseFile, RoutedPaths, UploadStep } from './plan';
+import type { ReleaseFile, RoutedPaths, UploadStep } from './release-files';
 
 /** A remote's manifest: the file the shell reads first. */
 export const MANIFEST = 'mf-manifest.json';

@@ -18,9 +18,10 @@
  * finding its chunks. Entry files and unrecorded files of other names are never deleted.
  */
 import { cacheControlOf, contentTypeOf, exclusionOf, isHashed, kindOf } from './files';
-import type { AppName, FileKind } from './files';
+import type { AppName } from './files';
 import { invalidationPathsFor, MANIFEST, orderSteps, switchNote } from './order';
 import type { RemoteEntries } from './order';
+import type { ReleaseFile, RoutedPaths, UploadStep } from './release-files';
 
 /** A file of the build (or the shell's config.json), `path` relative with `/`. */
 export interface LocalFile {
@@ -38,15 +39,6 @@ export interface StoredObject {
   size: number;
   /** S3's Last-Modified. Unknown: an unrecorded object is never pruned. */
   lastModified?: Date;
-}
-
-export interface ReleaseFile {
-  path: string;
-  size: number;
-  md5: string;
-  kind: FileKind;
-  contentType: string;
-  cacheControl: string;
 }
 
 /** What `_releases/<time>-<id>.json` holds. */
@@ -67,13 +59,6 @@ export interface StoredRelease {
   record: ReleaseRecord;
 }
 
-/** The part of the shell's routes.json that names viewer paths (infra/src/hosting/shell-routes.ts). */
-export interface RoutedPaths {
-  pages: Record<string, string>;
-  appPaths: string[];
-  app: string;
-}
-
 export interface PlanInput {
   app: AppName;
   files: LocalFile[];
@@ -87,15 +72,6 @@ export interface PlanInput {
   routes?: RoutedPaths;
   /** A remote: the entry script its live mf-manifest.json and the build's name (order.ts). */
   entries?: RemoteEntries;
-}
-
-export interface UploadStep {
-  name: string;
-  /** Whether the step's uploads may run at once (bounded) or one after another, in order. */
-  parallel: boolean;
-  uploads: ReleaseFile[];
-  /** The uploads are the entry files' copies (at `entryCopyKey(md5)`), not the served files. */
-  copies?: boolean;
 }
 
 export interface DeployPlan {

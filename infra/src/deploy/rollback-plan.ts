@@ -23,7 +23,8 @@ import type { AppName } from './files';
 import { invalidationPathsFor, orderSteps, switchNote } from './order';
 import type { RemoteEntries } from './order';
 import { entryCopyKey, entryEtagsOf, newestFirst, releaseName, releaseProblems, RELEASES_PREFIX } from './plan';
-import type { DeployPlan, ReleaseFile, ReleaseRecord, RoutedPaths, StoredObject, StoredRelease } from './plan';
+import type { DeployPlan, ReleaseRecord, StoredObject, StoredRelease } from './plan';
+import type { ReleaseFile, RoutedPaths } from './release-files';
 
 /** Nothing to roll back to, or the release to restore is incomplete: the message says what to do instead. */
 export class RollbackError extends Error {
