@@ -1,12 +1,13 @@
 /**
  * The object-created function's decisions (src/object-created/handler.ts) on the in-memory ledger
  * (src/ledger/memory.ts), a fake bucket, a fake ranch table and a fake clock; and the production
- * adapters of src/object-created/aws.ts on fake SDK clients.
+ * adapters of src/object-created/aws.ts and src/ledger/ranches.ts on fake SDK clients.
  */
 import { GetObjectCommand, HeadObjectCommand, PutObjectTaggingCommand } from '@aws-sdk/client-s3';
 import { MemoryLedger } from '../src/ledger/memory';
 import { grant, RESERVATION_LIFETIME_MS, reservationId, utcYearMonth } from '../src/ledger/rules';
-import { dynamoRanches, s3Objects } from '../src/object-created/aws';
+import { dynamoRanches } from '../src/ledger/ranches';
+import { s3Objects } from '../src/object-created/aws';
 import { decodeEventKey, encodeEventKey, handleObjectCreated, MAX_OBJECT_BYTES, ObjectCreatedFailure } from '../src/object-created/handler';
 import type { Decision, ObjectCreatedDeps, ObjectCreatedRecord } from '../src/object-created/handler';
 

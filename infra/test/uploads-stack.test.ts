@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { LEDGER_TABLE } from '../src/object-created/aws';
+import { LEDGER_TABLE } from '../src/ledger/dynamo';
 import { OBJECT_CREATED_LEDGER_ACTIONS, UPLOAD_PREFIXES, UploadsStack, uploadsStackProps } from '../src/stacks/uploads-stack';
 import { actionsOf, allStatements, exampleEnv, exampleEnvironment, isWildcardPrincipal, testApp } from './support/example';
 import type { Statement } from './support/example';

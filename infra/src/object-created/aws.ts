@@ -1,26 +1,12 @@
 /**
- * The object-created function's production adapters (handler.ts's ports) on S3 and the ranch
- * table; the ledger's is src/ledger/dynamo.ts.
- *
- * The ranches (`RANCH_TABLE`, the product's ranch records, read only): partition key `ranchid`
- * (string), `max_monthly_uploads` (number; absent is 0, the product's default).
+ * The object-created function's production adapter of its objects (handler.ts's ObjectPort) on
+ * S3; the ledger's and the ranch table's are src/ledger/dynamo.ts and src/ledger/ranches.ts.
  */
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import type { GetItemCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectTaggingCommand } from '@aws-sdk/client-s3';
 import type { GetObjectCommandOutput, HeadObjectCommandOutput } from '@aws-sdk/client-s3';
 import type { CommandSender } from '../ledger/dynamo';
-import type { RanchPort } from '../ledger/port';
 import { RANCH_OBJECT_TAG } from '../upload-access';
 import type { ObjectPort } from './handler';
-
-export { LEDGER_TABLE } from '../ledger/dynamo';
-export type { CommandSender } from '../ledger/dynamo';
-
-/** The ranch table's assumed item shape: keyed by `ranchid`, the ceiling in `max_monthly_uploads`. */
-export const RANCH_TABLE = { partitionKey: 'ranchid', maxMonthlyUploads: 'max_monthly_uploads' } as const;
-
-const s = (value: string) => ({ S: value });
 
 /** S3: HeadObject (metadata, size, type), a ranged GetObject (the first bytes), PutObjectTagging, DeleteObject. */
 export function s3Objects(client: CommandSender): ObjectPort {
@@ -57,25 +43,6 @@ export function s3Objects(client: CommandSender): ObjectPort {
     },
     async remove(bucket, key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
-    },
-  };
-}
-
-/** DynamoDB: the ranch's `max_monthly_uploads` (null: no such ranch). */
-export function dynamoRanches(client: CommandSender, tableName: string): RanchPort {
-  return {
-    async maxMonthlyUploads(ranchId) {
-      const answer = (await client.send(
-        new GetItemCommand({
-          TableName: tableName,
-          Key: { [RANCH_TABLE.partitionKey]: s(ranchId) },
-          ProjectionExpression: '#max',
-          ExpressionAttributeNames: { '#max': RANCH_TABLE.maxMonthlyUploads },
-        }),
-      )) as GetItemCommandOutput;
-      if (!answer.Item) return null;
-      const max = Number(answer.Item[RANCH_TABLE.maxMonthlyUploads]?.N ?? '0');
-      return Number.isFinite(max) && max >= 0 ? max : 0;
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The object-created function's Lambda entry (bundled with esbuild by the stack in src/stacks/):
- * handler.ts's core on the production adapters of aws.ts. Environment: LEDGER_TABLE_NAME (the
+ * handler.ts's core on the production adapters (aws.ts; src/ledger/dynamo.ts, src/ledger/ranches.ts). Environment: LEDGER_TABLE_NAME (the
  * upload ledger) and RANCHES_TABLE_NAME (the ranch records), set by the stack, and
  * METRICS_ENVIRONMENT (the environment's name: the decision lines carry the upload counts,
  * metrics.ts).
@@ -9,7 +9,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { S3Event } from 'aws-lambda';
 import { dynamoLedger } from '../ledger/dynamo';
-import { dynamoRanches, s3Objects } from './aws';
+import { dynamoRanches } from '../ledger/ranches';
+import { s3Objects } from './aws';
 import { handleObjectCreated } from './handler';
 import type { ObjectCreatedDeps } from './handler';
 import { decisionLogLine, METRICS_ENVIRONMENT_VARIABLE } from './metrics';

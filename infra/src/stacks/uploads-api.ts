@@ -23,7 +23,7 @@
  *   endpoint stays on (a check before DNS points at the domain); the authorizer guards it alike.
  * - The function may GetItem, PutItem and BatchGetItem on the ledger table, GetItem on the ranch
  *   table, and nothing else (src/ledger/dynamo.ts: ConsistentRead GetItem, conditional PutItem,
- *   BatchGetItem of photos; src/object-created/aws.ts: the ranch's ceiling).
+ *   BatchGetItem of photos; src/ledger/ranches.ts: the ranch's ceiling).
  * - `POST /events`, the monitoring events' collection route (src/uploads-api/events.ts,
  *   docs/monitoring.md#delivery), is the one route without the authorizer: every visitor's page
  *   sends its vitals and errors there, signed in or not. A function of its own

@@ -35,7 +35,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, Ob
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { LEDGER_TABLE } from '../object-created/aws';
+import { LEDGER_TABLE } from '../ledger/dynamo';
 import { UPLOAD_EXPOSED_HEADERS } from '../upload-access';
 import { METRICS_ENVIRONMENT_VARIABLE } from '../object-created/metrics';
 import type { RuntimeConfig } from '@trailsense/shared/config-types';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { dynamoLedger } from '../ledger/dynamo';
-import { dynamoRanches } from '../object-created/aws';
+import { dynamoRanches } from '../ledger/ranches';
 import { handleUploadsApi } from './handler';
 import type { UploadsApiDeps, UploadsApiRequest } from './handler';
 
