@@ -8,18 +8,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { S3Event } from 'aws-lambda';
+import { requiredEnv } from '../lambda-env';
 import { dynamoLedger } from '../ledger/dynamo';
 import { dynamoRanches } from '../ledger/ranches';
 import { s3Objects } from './aws';
 import { handleObjectCreated } from './handler';
 import type { ObjectCreatedDeps } from './handler';
 import { decisionLogLine, METRICS_ENVIRONMENT_VARIABLE } from './metrics';
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`object-created: the environment variable ${name} is not set`);
-  return value;
-}
 
 /** How long one count may retry lost races on a busy month: 200 counts for one ranch at once need some seconds (src/ledger/dynamo.ts). */
 export const OBJECT_CREATED_RETRY_BUDGET_MS = 20_000;
@@ -33,8 +28,8 @@ function productionDeps(): ObjectCreatedDeps {
   deps = {
     objects: s3Objects(new S3Client({})),
     // 20 s of retries for a contended month, inside the function's 30 s (src/stacks/uploads-stack.ts).
-    ledger: dynamoLedger(dynamo, requiredEnv('LEDGER_TABLE_NAME'), { budgetMs: OBJECT_CREATED_RETRY_BUDGET_MS }),
-    ranches: dynamoRanches(dynamo, requiredEnv('RANCHES_TABLE_NAME')),
+    ledger: dynamoLedger(dynamo, requiredEnv('object-created', 'LEDGER_TABLE_NAME'), { budgetMs: OBJECT_CREATED_RETRY_BUDGET_MS }),
+    ranches: dynamoRanches(dynamo, requiredEnv('object-created', 'RANCHES_TABLE_NAME')),
     clock: { now: () => new Date() },
     // CloudWatch reads the embedded metric format from Lambda's log lines as written (console.log's prefix included).
     log: (decision) => console.log(JSON.stringify(decisionLogLine(decision, process.env[METRICS_ENVIRONMENT_VARIABLE], new Date()))),

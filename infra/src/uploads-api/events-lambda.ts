@@ -7,6 +7,7 @@
 import { FirehoseClient, PutRecordBatchCommand } from '@aws-sdk/client-firehose';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { CollectedEvent } from '@trailsense/shared/analytics-events';
+import { requiredEnv } from '../lambda-env';
 import { handleMonitoringEvents } from './events';
 import type { EventsDeps, EventsRequest, MonitoringEventsPort } from './events';
 
@@ -39,18 +40,12 @@ export function firehoseEvents(client: FirehoseSender, streamName: string): Moni
   };
 }
 
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`monitoring-events: the environment variable ${name} is not set`);
-  return value;
-}
-
 let deps: EventsDeps | undefined;
 
 function productionDeps(): EventsDeps {
   deps ??= {
-    events: firehoseEvents(new FirehoseClient({}), requiredEnv('ANALYTICS_STREAM_NAME')),
-    siteOrigins: JSON.parse(requiredEnv('SITE_ORIGINS')) as string[],
+    events: firehoseEvents(new FirehoseClient({}), requiredEnv('monitoring-events', 'ANALYTICS_STREAM_NAME')),
+    siteOrigins: JSON.parse(requiredEnv('monitoring-events', 'SITE_ORIGINS')) as string[],
   };
   return deps;
 }

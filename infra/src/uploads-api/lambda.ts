@@ -7,16 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { requiredEnv } from '../lambda-env';
 import { dynamoLedger } from '../ledger/dynamo';
 import { dynamoRanches } from '../ledger/ranches';
 import { handleUploadsApi } from './handler';
 import type { UploadsApiDeps, UploadsApiRequest } from './handler';
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`uploads-api: the environment variable ${name} is not set`);
-  return value;
-}
 
 let deps: UploadsApiDeps | undefined;
 
@@ -24,8 +19,8 @@ function productionDeps(): UploadsApiDeps {
   if (deps) return deps;
   const dynamo = new DynamoDBClient({});
   deps = {
-    ledger: dynamoLedger(dynamo, requiredEnv('LEDGER_TABLE_NAME')),
-    ranches: dynamoRanches(dynamo, requiredEnv('RANCHES_TABLE_NAME')),
+    ledger: dynamoLedger(dynamo, requiredEnv('uploads-api', 'LEDGER_TABLE_NAME')),
+    ranches: dynamoRanches(dynamo, requiredEnv('uploads-api', 'RANCHES_TABLE_NAME')),
     clock: { now: () => new Date() },
     newId: () => randomBytes(16).toString('base64url'),
   };
