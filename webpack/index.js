@@ -140,6 +140,110 @@ function hashedRemoteEntry(compilation, entryName) {
   return hashed;
 }
 
+/**
+ * How each kind of source file is built.
+ * @param {{ name: string, dev: boolean, kind: 'host' | 'remote' }} app
+ */
+function moduleRules({ name, dev, kind }) {
+  return [
+    {
+      test: /\.[jt]sx?$/,
+      exclude: /node_modules/,
+      loader: 'esbuild-loader',
+      options: { target: 'es2020', jsx: 'automatic', tsconfig: path.join(repoRoot, 'tsconfig.base.json') },
+    },
+    // The sign-in kit's default theme, built at build time (webpack/kit-theme-loader.js says why).
+    {
+      test: /[\\/]@aws-amplify[\\/]ui-react[\\/]dist[\\/]esm[\\/]components[\\/]ThemeProvider[\\/]ThemeContext\.mjs$/,
+      loader: require.resolve('./kit-theme-loader'),
+    },
+    // `*.module.css` is a CSS Module: its class names are scoped to the app (prefixed with
+    // its federation name, and hashed with it), so a remote's styles cannot restyle the shell
+    // or the other remote. Plain `.css` (the shell's sheets, a UI kit's own) stays global.
+    // Both are extracted into .css files (a remote's are listed in its mf-manifest.json and
+    // loaded as <link>s with the module), never injected as <style> elements.
+    {
+      test: /\.css$/,
+      use: [
+        MiniCssExtractPlugin.loader,
+        {
+          loader: 'css-loader',
+          options: {
+            importLoaders: 0,
+            modules: {
+              auto: true,
+              namedExport: false,
+              exportLocalsConvention: 'as-is',
+              localIdentName: dev ? `${name}_[name]__[local]` : `${name}_[hash:base64:8]`,
+              localIdentHashSalt: name,
+            },
+          },
+        },
+      ],
+    },
+    // A remote's images show in the shell's page, whose Content-Security-Policy allows images
+    // from the shell's origin and data: URLs only (docs/architecture.md#security-headers):
+    // they are inlined into the remote's code. The shell's are files of its own origin.
+    { test: /\.(svg|png|jpe?g|webp)$/, type: kind === 'remote' ? 'asset/inline' : 'asset/resource' },
+  ];
+}
+
+/**
+ * A remote's federation build plugin: what it exposes and shares, and its manifest.
+ * @param {{ name: string, appDir: string, dev: boolean, exposes?: Record<string, string> }} remote
+ */
+function remotePlugin({ name, appDir, dev, exposes }) {
+  return new ModuleFederationPlugin({
+    name,
+    filename: 'remoteEntry.js',
+    exposes: exposes ?? {},
+    remotes: {},
+    shared: sharedSingletons(),
+    // The manifest states the runtime this remote needs, for the shell's check at run
+    // time and webpack/federation-check.js at build time, and names a content-hashed
+    // copy of the entry script (in production), so the manifest is the one file a
+    // deploy switches (infra/README.md "Deploy command").
+    manifest: {
+      additionalData: ({ stats, compilation }) => {
+        stats.metaData.federationRuntime = { package: RUNTIME_PACKAGE, requiredVersion: runtimeRange(runtimeVersion(appDir)) };
+        if (!dev) stats.metaData.remoteEntry.name = hashedRemoteEntry(compilation, stats.metaData.remoteEntry.name);
+        return stats;
+      },
+    },
+    dts: false,
+    experiments: {
+      // The remote carries no federation runtime of its own: it uses the shell's
+      // (docs/architecture.md#one-federation-runtime).
+      externalRuntime: true,
+      // What stays in remoteEntry.js (the bundler runtime) never loads a remote or
+      // reads a manifest — the shell's runtime does both — and runs only in browsers.
+      optimization: { disableSnapshot: true, disableRemote: true, target: 'web' },
+    },
+  });
+}
+
+/** Precompressed copies (.br, .gz) beside each text asset: the server picks one by the browser's Accept-Encoding and never compresses on the fly. */
+function compressionPlugins() {
+  return [
+    new CompressionPlugin({
+      filename: '[path][base].br',
+      algorithm: 'brotliCompress',
+      test: COMPRESSIBLE,
+      compressionOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } },
+      threshold: 1024,
+      minRatio: 0.9,
+    }),
+    new CompressionPlugin({
+      filename: '[path][base].gz',
+      algorithm: 'gzip',
+      test: COMPRESSIBLE,
+      compressionOptions: { level: 9 },
+      threshold: 1024,
+      minRatio: 0.9,
+    }),
+  ];
+}
+
 /** @param {AppOptions} options */
 function createConfig(options) {
   return (env = {}, argv = {}) => {
@@ -191,47 +295,7 @@ function createConfig(options) {
             worker: ['CrossOriginWorker from ./cross-origin-worker', '...'],
           },
         },
-        rules: [
-          {
-            test: /\.[jt]sx?$/,
-            exclude: /node_modules/,
-            loader: 'esbuild-loader',
-            options: { target: 'es2020', jsx: 'automatic', tsconfig: path.join(repoRoot, 'tsconfig.base.json') },
-          },
-          // The sign-in kit's default theme, built at build time (webpack/kit-theme-loader.js says why).
-          {
-            test: /[\\/]@aws-amplify[\\/]ui-react[\\/]dist[\\/]esm[\\/]components[\\/]ThemeProvider[\\/]ThemeContext\.mjs$/,
-            loader: require.resolve('./kit-theme-loader'),
-          },
-          // `*.module.css` is a CSS Module: its class names are scoped to the app (prefixed with
-          // its federation name, and hashed with it), so a remote's styles cannot restyle the shell
-          // or the other remote. Plain `.css` (the shell's sheets, a UI kit's own) stays global.
-          // Both are extracted into .css files (a remote's are listed in its mf-manifest.json and
-          // loaded as <link>s with the module), never injected as <style> elements.
-          {
-            test: /\.css$/,
-            use: [
-              MiniCssExtractPlugin.loader,
-              {
-                loader: 'css-loader',
-                options: {
-                  importLoaders: 0,
-                  modules: {
-                    auto: true,
-                    namedExport: false,
-                    exportLocalsConvention: 'as-is',
-                    localIdentName: dev ? `${name}_[name]__[local]` : `${name}_[hash:base64:8]`,
-                    localIdentHashSalt: name,
-                  },
-                },
-              },
-            ],
-          },
-          // A remote's images show in the shell's page, whose Content-Security-Policy allows images
-          // from the shell's origin and data: URLs only (docs/architecture.md#security-headers):
-          // they are inlined into the remote's code. The shell's are files of its own origin.
-          { test: /\.(svg|png|jpe?g|webp)$/, type: kind === 'remote' ? 'asset/inline' : 'asset/resource' },
-        ],
+        rules: moduleRules({ name, dev, kind }),
       },
       plugins: [
         new webpack.DefinePlugin({
@@ -243,38 +307,7 @@ function createConfig(options) {
           filename: federated || dev ? '[name].css' : '[name].[contenthash:10].css',
           chunkFilename: dev ? '[name].css' : '[name].[contenthash:10].css',
         }),
-        ...(federated
-          ? [
-              new ModuleFederationPlugin({
-                name,
-                filename: 'remoteEntry.js',
-                exposes: options.exposes ?? {},
-                remotes: {},
-                shared: sharedSingletons(),
-                // The manifest states the runtime this remote needs, for the shell's check at run
-                // time and webpack/federation-check.js at build time, and names a content-hashed
-                // copy of the entry script (in production), so the manifest is the one file a
-                // deploy switches (infra/README.md "Deploy command").
-                manifest: {
-                  additionalData: ({ stats, compilation }) => {
-                    stats.metaData.federationRuntime = { package: RUNTIME_PACKAGE, requiredVersion: runtimeRange(runtimeVersion(appDir)) };
-                    if (!dev) stats.metaData.remoteEntry.name = hashedRemoteEntry(compilation, stats.metaData.remoteEntry.name);
-                    return stats;
-                  },
-                },
-                dts: false,
-                experiments: {
-                  // The remote carries no federation runtime of its own: it uses the shell's
-                  // (docs/architecture.md#one-federation-runtime).
-                  externalRuntime: true,
-                  // What stays in remoteEntry.js (the bundler runtime) never loads a remote or
-                  // reads a manifest — the shell's runtime does both — and runs only in browsers.
-                  optimization: { disableSnapshot: true, disableRemote: true, target: 'web' },
-                },
-              }),
-              new StandaloneRuntimeTagPlugin(),
-            ]
-          : [new FederationHostPlugin()]),
+        ...(federated ? [remotePlugin({ name, appDir, dev, exposes: options.exposes }), new StandaloneRuntimeTagPlugin()] : [new FederationHostPlugin()]),
         // The sign-in kit's QR code library loads when its TOTP screen draws one, not with the
         // form (webpack/kit-qrcode.js says why). Exact request only: the stand-in imports the
         // library by its file path.
@@ -293,28 +326,7 @@ function createConfig(options) {
         ...(fs.existsSync(publicDir)
           ? [new CopyPlugin({ patterns: [{ from: publicDir, globOptions: { ignore: ['**/index.html'] }, noErrorOnMissing: true }] })]
           : []),
-        // Precompressed copies (.br, .gz) beside each text asset: the server picks one by the
-        // browser's Accept-Encoding and never compresses on the fly.
-        ...(dev
-          ? []
-          : [
-              new CompressionPlugin({
-                filename: '[path][base].br',
-                algorithm: 'brotliCompress',
-                test: COMPRESSIBLE,
-                compressionOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } },
-                threshold: 1024,
-                minRatio: 0.9,
-              }),
-              new CompressionPlugin({
-                filename: '[path][base].gz',
-                algorithm: 'gzip',
-                test: COMPRESSIBLE,
-                compressionOptions: { level: 9 },
-                threshold: 1024,
-                minRatio: 0.9,
-              }),
-            ]),
+        ...(dev ? [] : compressionPlugins()),
       ],
       performance: { hints: false },
       optimization: {

@@ -189,9 +189,7 @@ export class BatchController {
     this.choice.reset();
     this.store.dispatch({ type: 'list-cleared' });
     if (batchId) {
-      void this.intake.checked
-        .then(() => this.services.journal.endBatch(batchId))
-        .catch((error: unknown) => this.services.logError('Could not clear the upload journal', error));
+      void this.intake.checked.then(() => this.journal.end(batchId));
     }
   }
 

@@ -20,9 +20,10 @@ export function folderHandle(value: unknown): KeptFolder | null {
 /**
  * The list's batch in the upload journal: which batch it is (created with the first listed file,
  * or the unfinished one adopted from the resume offer), its record (camera, training, kept folder),
- * the offer itself, and the entries' writes. A journal that cannot be read or written is logged and
- * never stops the list or the upload (docs/style.md#errors-and-messages): only the record across
- * reloads is lost.
+ * the offer itself, and the entries' reads and writes. It is the controller's one way to the
+ * journal (services/journal/upload-journal.ts): a lint rule keeps other modules off it. A journal
+ * that cannot be read or written is logged and never stops the list or the upload
+ * (docs/style.md#errors-and-messages): only the record across reloads is lost.
  */
 export class BatchJournal {
   /** The unfinished batch of the resume offer. */
@@ -165,6 +166,53 @@ export class BatchJournal {
   /** Writes entries; a failure is logged only. */
   write(entries: JournalEntry[]): Promise<void> {
     return this.services.journal.putEntries(entries).catch((error: unknown) => this.services.logError('Could not write the upload journal', error));
+  }
+
+  /** Records a photo as uploaded at `at` (it stays so); a failure is logged only. */
+  recordUploaded(entry: JournalEntry, at: number): Promise<void> {
+    return this.write([{ ...entry, status: 'uploaded', uploadedAt: at, updatedAt: at }]);
+  }
+
+  /** Records a photo refused for good, with the reason; a failure is logged only. */
+  recordFailed(entry: JournalEntry, reason: string, at: number): Promise<void> {
+    return this.write([{ ...entry, status: 'failed', reason, updatedAt: at }]);
+  }
+
+  /**
+   * Which of `sizes` some photo of this user and ranch has. A journal that cannot be read knows
+   * every size: each file is then held and fingerprinted, so nothing is sent twice within the page.
+   */
+  async sizesKnown(sizes: readonly number[]): Promise<Set<number>> {
+    try {
+      return await this.services.journal.sizesKnown(this.scope, sizes);
+    } catch (error) {
+      this.services.logError('Could not read the upload journal', error);
+      return new Set(sizes);
+    }
+  }
+
+  /** This user's and ranch's entries with these fingerprints; none when the journal cannot be read. */
+  async entries(fingerprints: readonly string[]): Promise<Map<string, JournalEntry>> {
+    try {
+      return await this.services.journal.entries(this.scope, fingerprints);
+    } catch (error) {
+      this.services.logError('Could not read the upload journal', error);
+      return new Map();
+    }
+  }
+
+  /** The entry of one photo, if the journal has it (and can be read). */
+  async entry(fingerprint: string): Promise<JournalEntry | undefined> {
+    return (await this.entries([fingerprint])).get(fingerprint);
+  }
+
+  /** Ends a batch in the journal (what went up stays recorded); a failure is logged only. */
+  async end(batchId: string): Promise<void> {
+    try {
+      await this.services.journal.endBatch(batchId);
+    } catch (error) {
+      this.services.logError('Could not write the upload journal', error);
+    }
   }
 
   /** Takes removed files out of the batch: the never-sent are forgotten, the sent keep their keys. */

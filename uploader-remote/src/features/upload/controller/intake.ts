@@ -166,12 +166,8 @@ export class Intake {
       // Sizes of photos this browser sent (the journal) or the ranch has (the server): a file of
       // another size cannot be one of them, and is listed at once.
       const [inJournal, onServer] = await Promise.all([
-        this.services.journal.sizesKnown(this.journal.scope, sizes).catch((error: unknown) => {
-          // Without the journal every file is held and fingerprinted, and nothing is sent twice
-          // within this page; across reloads the journal is what remembers.
-          this.services.logError('Could not read the upload journal', error);
-          return new Set(sizes);
-        }),
+        // Without the journal every file is held and fingerprinted (batch-journal.ts sizesKnown).
+        this.journal.sizesKnown(sizes),
         sizes.length === 0
           ? Promise.resolve(new Set<number>())
           : this.server.sizes(sizes).catch((error: unknown) => {
@@ -262,13 +258,7 @@ export class Intake {
       const ids = chunk.map(() => this.services.newId());
       const probes = await Promise.all(chunk.map((file, i) => this.probe(ids[i]!, file.file)));
       const fingerprints = probes.flatMap((p) => (p.kind === 'ok' ? [p.fingerprint] : []));
-      const [journaled, onServer] = await Promise.all([
-        this.services.journal.entries(this.journal.scope, fingerprints).catch((error: unknown) => {
-          this.services.logError('Could not read the upload journal', error);
-          return new Map<string, JournalEntry>();
-        }),
-        this.askServer(probes),
-      ]);
+      const [journaled, onServer] = await Promise.all([this.journal.entries(fingerprints), this.askServer(probes)]);
       // Fingerprints of listed files of the same sizes (read first, if not read yet).
       const chunkSizes = new Set(chunk.map((f) => f.size));
       const sameSize = this.store.getState().queue.files.filter((f) => chunkSizes.has(f.size));

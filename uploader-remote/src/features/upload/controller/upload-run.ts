@@ -1,20 +1,20 @@
-import type { JournalEntry, JournalTarget } from '../services/journal/upload-journal';
 import { groupCameras } from '../model/camera-match';
 import { progressAnnouncement, sessionPauseMessage } from '../model/messages';
-import type { PhotoExif } from '../model/photo-exif';
 import { remainingOf } from '../model/quota';
 import { WAKE_GRACE_MS } from '../model/retry';
 import { sliceSize } from '../model/slice-plan';
-import type { EngineEvent, ListedFile } from '../model/upload-queue';
-import type { UploadTarget } from '../services/amplify-storage';
+import type { ListedFile } from '../model/upload-queue';
 import { SessionEndedError } from '../services/session-ended-error';
-import { runBatch, type Admission, type RunningBatch, type UploadJob } from '../services/upload-engine';
+import { runBatch, type BatchResult, type RunningBatch } from '../services/upload-engine';
 import type { UploaderServices } from '../services/uploader-services';
 import type { AccountSync } from './account-sync';
+import { Admissions } from './admission';
 import type { BatchJournal } from './batch-journal';
 import { BatchOutcomeRecorder } from './batch-outcome-recorder';
 import { BatchProgress } from './batch-progress';
 import type { Intake } from './intake';
+import { recordInJournal, reportToAnalytics, RunEvents, RunTally, shareSuccesses } from './run-events';
+import { RunScreen } from './run-screen';
 import { fixedSlots, SlotBroker, type Slots } from './slot-broker';
 import type { ControllerOptions, PauseReason, UploaderIdentity, UploaderStore } from './uploader-state';
 
@@ -31,14 +31,32 @@ function averageSize(files: readonly ListedFile[]): number {
   return sum / files.length;
 }
 
-/** Engine events are applied at most this often: one render per flush, not per file or byte. */
-const FLUSH_MS = 200;
+/** One running batch's parts (UploadRun.prepare). */
+interface Run {
+  batchId: string;
+  now: () => number;
+  progress: BatchProgress;
+  outcome: BatchOutcomeRecorder;
+  tally: RunTally;
+  screen: RunScreen;
+  slots: Slots;
+  /** Aborts the slot broker's waits when the batch ends. */
+  sliceSleep: AbortController;
+  admissions: Admissions;
+  events: RunEvents;
+  /** When the computer last woke (or the page resumed). */
+  wokeAt: number;
+  stopWakes: () => void;
+  /** The camera chosen when Upload was pressed: one camera's photos sent as it are suggested as it next time. */
+  cameraName: string;
+}
 
 /**
- * The running batch: the lock across tabs, the upload engine (services/upload-engine.ts), its
- * events folded into the list a flush at a time, each file's journal entry before and after it is
- * sent, the successes shared with the allowance and the other tabs, analytics, and pause and
- * resume (offline, a lost session). One batch at a time.
+ * The running batch, in steps: the lock across tabs (`takeLock`), its parts (`prepare`: the
+ * measures, the server's slots, admission — admission.ts decides each photo's key, target and
+ * EXIF once — and the listeners of its events, run-events.ts and run-screen.ts), the upload engine
+ * (`launch`, services/upload-engine.ts), and its end (`finish`); and pause and resume (offline, a
+ * lost session). One batch at a time.
  */
 export class UploadRun {
   private engine: RunningBatch | null = null;
@@ -46,9 +64,6 @@ export class UploadRun {
   private starting: ListedFile[] | null = null;
   private releaseLock: (() => void) | null = null;
   private lockWait: AbortController | null = null;
-  /** The key and target each file of the running batch is sent with. */
-  /** What its probe's EXIF said (read just before sending, so known even if its check had not ended). */
-  private readonly sending = new Map<string, { key: string; target: UploadTarget; entry: JournalEntry; exif: PhotoExif | null }>();
   /** Measures the running batch's speed (reset across pauses). */
   private progress: BatchProgress | null = null;
 
@@ -128,171 +143,118 @@ export class UploadRun {
     this.engine.stop();
   }
 
-  private targetFor(file: ListedFile | undefined): UploadTarget {
-    const { choices } = this.store.getState();
-    const chosen: JournalTarget = file?.target ?? { level: choices.training ? 'private' : 'public', cameraName: choices.camera };
-    return { level: chosen.level, cameraName: chosen.cameraName, ranchId: this.identity.ranchId };
-  }
-
   /** Sends `files` (and files found new meanwhile), at most `limit` of them. */
   async start(files: readonly ListedFile[], limit: number): Promise<void> {
     if (this.engine || this.lockWait || files.length === 0 || limit <= 0) return;
     const batchId = this.journal.ensureBatch();
-    const { services, store } = this;
-    const now = () => services.now().getTime();
-    const ranchId = this.identity.ranchId;
-    const start = store.getState().queue;
-    let uploadCount = start.uploaded;
-    let failureCount = start.failures;
-    let pending: EngineEvent[] = [];
-    let timer: unknown = null;
-
     this.starting = [];
-    store.dispatch({ type: 'batch-started', ids: files.map((f) => f.id) });
-    store.set({ announcement: progressAnnouncement({ kind: 'started', files: Math.min(limit, files.length) }) });
+    this.store.dispatch({ type: 'batch-started', ids: files.map((f) => f.id) });
+    this.store.set({ announcement: progressAnnouncement({ kind: 'started', files: Math.min(limit, files.length) }) });
     void this.journal.saveBatch();
+    if (!(await this.takeLock())) return;
+    // Under the lock no batch of this user and ranch runs in this browser: slots left by one that
+    // never ended (a reload, a crash) go back before this one asks for its own.
+    if ((await this.releaseAbandoned()) > 0) void this.account.fetchUsage();
+    const run = this.prepare(files, limit, batchId);
+    const engine = this.launch(files, limit, run);
+    const result = await engine.done;
+    await this.finish(run, result);
+  }
 
-    // One batch per user and ranch across this browser's tabs.
+  /** Waits for the lock of this user and ranch across tabs; false when the wait was stopped or the screen closed. */
+  private async takeLock(): Promise<boolean> {
+    const { store } = this;
     const wait = new AbortController();
     this.lockWait = wait;
     try {
-      this.releaseLock = await services.locks.acquire(this.lockName, wait.signal, () => store.set({ waitingForOtherTab: true }));
+      this.releaseLock = await this.services.locks.acquire(this.lockName, wait.signal, () => store.set({ waitingForOtherTab: true }));
     } catch {
       this.lockWait = null;
       this.starting = null;
       store.set({ waitingForOtherTab: false });
       store.dispatch({ type: 'batch-ended' });
       store.set({ announcement: progressAnnouncement({ kind: 'ended', uploaded: 0, failed: 0, stopped: true }) });
-      return;
+      return false;
     }
     this.lockWait = null;
     store.set({ waitingForOtherTab: false });
-    if (store.disposed) {
-      this.starting = null;
-      return this.releaseLock?.();
-    }
-    // Under the lock no batch of this user and ranch runs in this browser: slots left by one that
-    // never ended (a reload, a crash) go back before this one asks for its own.
-    if ((await this.releaseAbandoned()) > 0) void this.account.fetchUsage();
+    if (!store.disposed) return true;
+    this.starting = null;
+    this.releaseLock?.();
+    return false;
+  }
 
-    // The EXIF of what went up: sent as the chosen camera, one camera's photos are suggested as it
-    // next time (decided at the end, from the photos' own probes: Upload may be clicked before
-    // the background checks have read every file).
-    const sentExif: (PhotoExif | null)[] = [];
-    const cameraName = store.getState().choices.camera;
-
+  /** The parts of a batch about to run: its measures, its slots, its admission, and who hears its events. */
+  private prepare(files: readonly ListedFile[], limit: number, batchId: string): Run {
+    const { services, store, identity } = this;
+    const now = () => services.now().getTime();
+    const before = store.getState().queue;
     const sizes = new Map(files.map((f) => [f.id, f.size]));
     const sizeOf = (id: string) => sizes.get(id) ?? store.getState().queue.files.find((f) => f.id === id)?.size ?? 0;
-    const progress = new BatchProgress(sizeOf, now(), start.uploaded, start.total);
+    const progress = new BatchProgress(sizeOf, now(), before.uploaded, before.total);
     this.progress = progress;
     const outcome = new BatchOutcomeRecorder(now, services.wakeLock, sizeOf);
-    // Left: the listed files still to send (within the batch's limit).
-    const measure = () => store.set({ speed: progress.estimate(now(), store.getState().queue.files, Math.max(0, limit - (uploadCount - start.uploaded))) });
-    store.set({ speed: { bytesPerSecond: null, secondsLeft: null } });
-
-    const flush = () => {
-      timer = null;
-      if (pending.length === 0) return;
-      const events = pending;
-      pending = [];
-      store.dispatch({ type: 'engine-events', events });
-      measure();
-      const milestone = progress.milestone(uploadCount, store.getState().speed?.secondsLeft ?? null);
-      if (milestone !== null) store.set({ announcement: milestone });
-    };
-    const emit = (event: EngineEvent) => {
-      const sent = 'id' in event ? this.sending.get(event.id) : undefined;
+    const tally = new RunTally(before.uploaded, before.failures);
+    const screen = new RunScreen(store, services.timers, now, progress, tally, () => limit - (tally.uploaded - before.uploaded));
+    const sliceSleep = new AbortController();
+    const slots = this.slotsFor(progress, now, sliceSleep.signal);
+    const admissions = new Admissions({ store, services, identity, journal: this.journal, intake: this.intake, slots, batchId, files });
+    const events = new RunEvents((id) => admissions.sent(id));
+    events.subscribe((event) => {
       progress.track(event);
       outcome.track(event);
-      if (event.type === 'succeeded' && sent) {
-        uploadCount++;
-        sentExif.push(sent.exif);
-        const at = now();
-        this.account.recordSuccesses(at, 1);
-        services.tabs.post({ type: 'uploaded', owner: this.identity.owner, ranchId, at, count: 1 });
-        void this.journal.write([{ ...sent.entry, status: 'uploaded', uploadedAt: at, updatedAt: at }]);
-        void services.analytics.track({ name: 'imageUpload', ranchid: ranchId, key: sent.key, uploadCount });
-      } else if (event.type === 'failed') {
-        failureCount++;
-        if (sent) void services.journal.putEntries([{ ...sent.entry, status: 'failed', reason: event.reason, updatedAt: now() }]).catch(() => undefined);
-        void services.analytics.track({ name: 'uploadFailure', ranchid: ranchId, failureCount });
-      }
-      pending.push(event);
-      timer ??= services.timers.setTimeout(flush, FLUSH_MS);
-    };
-
-    // Upload slots from the server, a slice of the batch at a time (slot-broker.ts).
-    const sliceSleep = new AbortController();
-    const slots: Slots = this.options.reservation
-      ? fixedSlots(this.options.reservation)
-      : new SlotBroker({
-          api: services.uploads,
-          ranchId,
-          upcoming: () => upcomingFingerprints(store.getState().queue.files),
-          sliceSize: () => sliceSize(progress.rate() ?? store.getState().recentSpeed, averageSize(store.getState().queue.files)),
-          now,
-          sleep: (ms) => services.sleep(ms, sliceSleep.signal),
-          onMonth: (month) => this.account.monthSaid(month),
-          remember: (reservations) => services.prefs.setOpenReservations(this.reservationsKey, reservations),
-          logError: services.logError,
-        });
-
+    });
+    events.subscribe(tally.listener);
+    events.subscribe(shareSuccesses(this.account, services.tabs, identity, now));
+    events.subscribe(recordInJournal(this.journal, now));
+    events.subscribe(reportToAnalytics(services.analytics, identity.ranchId, tally));
+    events.subscribe(screen.listener);
     // After a sleep (or a frozen page resumed), the connections in flight are dead and may hang:
     // they start again at once, and for a while failures burn no attempt (model/retry.ts).
-    let wokeAt = Number.NEGATIVE_INFINITY;
-    const unsubscribeWakes = services.wakes.subscribe(() => {
-      wokeAt = now();
-      this.progress?.reset(wokeAt);
+    const cameraName = store.getState().choices.camera;
+    const run: Run = {
+      batchId,
+      now,
+      progress,
+      outcome,
+      tally,
+      screen,
+      slots,
+      sliceSleep,
+      admissions,
+      events,
+      cameraName,
+      wokeAt: Number.NEGATIVE_INFINITY,
+      stopWakes: () => {},
+    };
+    run.stopWakes = services.wakes.subscribe(() => {
+      run.wokeAt = now();
+      this.progress?.reset(run.wokeAt);
       this.engine?.restart();
     });
+    return run;
+  }
 
-    const byId = new Map(files.map((f) => [f.id, f]));
-    const admit = async (job: UploadJob): Promise<Admission> => {
-      const file = byId.get(job.id) ?? store.getState().queue.files.find((f) => f.id === job.id);
-      if (!file) return { go: false, reason: 'unreadable' };
-      const probe = await this.intake.probe(file.id, file.file);
-      if (probe.kind === 'unreadable') return { go: false, reason: 'unreadable' };
-      if (!probe.isJpeg) return { go: false, reason: 'not-jpeg' };
-      // Asked again just before sending: another tab may have sent it meanwhile. A journal that
-      // cannot be read (storage broken or full) must not stop the upload: it is logged, and only
-      // the record across reloads is lost.
-      const entry = await services.journal.entries(this.journal.scope, [probe.fingerprint]).then(
-        (found) => found.get(probe.fingerprint),
-        (error: unknown) => void services.logError('Could not read the upload journal', error),
-      );
-      if (entry?.status === 'uploaded') return { go: false, reason: 'already-uploaded' };
-      const key = entry?.key ?? file.key;
-      const target = entry?.target ?? file.target ?? this.targetFor(undefined);
-      const journaled: JournalEntry = {
-        ...this.journal.entryFor({ ...file, key }, probe.fingerprint, batchId),
-        target: { level: target.level, cameraName: target.cameraName },
-      };
-      // The server's word last: a slot to send it with, or the ranch has it already (sent from
-      // another device or browser), or no slot is left this month.
-      const slot = await slots.take(probe.fingerprint);
-      if (slot.kind === 'known') {
-        const at = now();
-        await this.journal.write([{ ...journaled, status: 'uploaded', uploadedAt: at, updatedAt: at }]);
-        return { go: false, reason: 'already-uploaded' };
-      }
-      if (slot.kind === 'limit') return { go: false, notSent: 'limit' };
-      if (slot.kind === 'unavailable') {
-        services.logError('Could not reserve upload slots', new Error(slot.reason));
-        return { go: false, notSent: 'unavailable' };
-      }
-      // Recorded with its key and target before a byte is sent: a crash mid-upload resumes it
-      // under the same key, so it never becomes two objects.
-      this.intake.claim(file.id);
-      this.sending.set(file.id, {
-        key,
-        target: { ...target, ranchId, reservation: slot.reservation, fingerprint: probe.fingerprint },
-        entry: journaled,
-        exif: probe.exif,
-      });
-      await this.journal.write([journaled]);
-      return { go: true, key };
-    };
+  /** Upload slots from the server, a slice of the batch at a time (slot-broker.ts), or the fixed reservation of tests. */
+  private slotsFor(progress: BatchProgress, now: () => number, sleepSignal: AbortSignal): Slots {
+    const { services, store } = this;
+    if (this.options.reservation) return fixedSlots(this.options.reservation);
+    return new SlotBroker({
+      api: services.uploads,
+      ranchId: this.identity.ranchId,
+      upcoming: () => upcomingFingerprints(store.getState().queue.files),
+      sliceSize: () => sliceSize(progress.rate() ?? store.getState().recentSpeed, averageSize(store.getState().queue.files)),
+      now,
+      sleep: (ms) => services.sleep(ms, sleepSignal),
+      onMonth: (month) => this.account.monthSaid(month),
+      remember: (reservations) => services.prefs.setOpenReservations(this.reservationsKey, reservations),
+      logError: services.logError,
+    });
+  }
 
+  /** Starts the engine on the batch, with files found new meanwhile. */
+  private launch(files: readonly ListedFile[], limit: number, run: Run): RunningBatch {
+    const { services, store } = this;
     const engine = runBatch(
       files.map((f) => ({ id: f.id, key: f.key, file: f.file })),
       {
@@ -303,11 +265,7 @@ export class UploadRun {
         allowance: () => remainingOf(store.getState().allowance) ?? 0,
       },
       {
-        upload: (job, context) => {
-          const sent = this.sending.get(job.id);
-          const target = sent?.target ?? this.targetFor(byId.get(job.id));
-          return services.upload({ ...target, photo: sent?.exif ?? null }, job, context);
-        },
+        upload: (job, context) => services.upload(run.admissions.uploadTarget(job.id), job, context),
         refreshCredentials: async (signal) => {
           try {
             await services.refreshCredentials(signal);
@@ -319,12 +277,12 @@ export class UploadRun {
         sleep: services.sleep,
         random: services.random,
         timers: services.timers,
-        admit,
+        admit: run.admissions.admit,
         isOnline: services.network.online,
         networkLost: () => this.pause('offline'),
-        wokeRecently: () => now() - wokeAt < WAKE_GRACE_MS,
+        wokeRecently: () => run.now() - run.wokeAt < WAKE_GRACE_MS,
       },
-      emit,
+      run.events.emit,
     );
     this.engine = engine;
     const joined = this.starting ?? [];
@@ -332,23 +290,25 @@ export class UploadRun {
     if (joined.length > 0) engine.add(joined.map((f) => ({ id: f.id, key: f.key, file: f.file })));
     if (!services.network.online()) this.pause('offline');
     else if (store.getState().paused.length > 0) engine.pause();
+    return engine;
+  }
 
-    const result = await engine.done;
-    void services.analytics.track(outcome.finish(result.stopped));
-    unsubscribeWakes();
-    if (timer !== null) services.timers.clearTimeout(timer);
-    flush();
+  /** The batch ended: its outcome reported, slots given back, what it taught remembered, the lock released. */
+  private async finish(run: Run, result: BatchResult): Promise<void> {
+    const { services, store, identity } = this;
+    void services.analytics.track(run.outcome.finish(result.stopped));
+    run.stopWakes();
+    run.screen.flush();
     // Slots not used go back to the ranch at once (else they lapse with their reservation).
-    sliceSleep.abort();
-    await slots.releaseAll();
-    const groups = groupCameras(sentExif);
-    if (cameraName && groups.length === 1) services.prefs.rememberCamera(ranchId, groups[0]!.key, cameraName);
-    const measured = progress.rate();
+    run.sliceSleep.abort();
+    await run.slots.releaseAll();
+    const groups = groupCameras(run.tally.sentExif);
+    if (run.cameraName && groups.length === 1) services.prefs.rememberCamera(identity.ranchId, groups[0]!.key, run.cameraName);
+    const measured = run.progress.rate();
     if (measured) services.prefs.setRecentSpeed(measured);
     this.progress = null;
     store.set({ speed: null, recentSpeed: measured ?? store.getState().recentSpeed });
     this.engine = null;
-    this.sending.clear();
     this.releaseLock?.();
     this.releaseLock = null;
     store.dispatch({ type: 'batch-ended' });
@@ -356,13 +316,13 @@ export class UploadRun {
       paused: [],
       announcement: progressAnnouncement({ kind: 'ended', uploaded: result.succeeded, failed: result.failed, stopped: result.stopped }),
     });
-    services.tabs.post({ type: 'batch-ended', owner: this.identity.owner, ranchId });
+    services.tabs.post({ type: 'batch-ended', owner: identity.owner, ranchId: identity.ranchId });
     void this.account.fetchUsage();
     const { queue } = store.getState();
-    if (queue.files.length === 0 && queue.checks.kind === 'idle' && this.journal.currentId === batchId) {
+    if (queue.files.length === 0 && queue.checks.kind === 'idle' && this.journal.currentId === run.batchId) {
       // Everything went up: the batch is done (its entries stay as the record of what was sent).
       this.journal.forget();
-      await services.journal.endBatch(batchId).catch((error: unknown) => services.logError('Could not write the upload journal', error));
+      await this.journal.end(run.batchId);
     }
   }
 

@@ -149,20 +149,99 @@ type AbortWhy = 'stopped' | 'paused' | 'stalled';
 type Outcome = 'succeeded' | 'failed' | 'returned' | 'requeued' | { dropped: DropReason } | { notSent: NotSentReason };
 
 /**
- * Runs a batch with a bounded pool (docs/style.md#where-logic-lives: a framework-free core under a thin hook). Events go to
- * `emit` in order; the caller batches them into state updates.
+ * One attempt at one upload, under its own signal: aborted with the batch's (a pause, a stop), or
+ * when no progress was heard for `stallMs` ('stalled').
  */
-export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps: EngineDeps, emit: (event: EngineEvent) => void): RunningBatch {
-  const queue = [...jobs];
-  // Each job's place in the batch: a job sent back by a pause goes back to its place.
+async function attemptUpload(
+  job: UploadJob,
+  signal: AbortSignal,
+  deps: Pick<EngineDeps, 'upload' | 'timers'>,
+  stallMs: number,
+  emit: (event: EngineEvent) => void,
+): Promise<{ ok: true } | { ok: false; why: AbortWhy | null; error: unknown }> {
+  const own = new AbortController();
+  const relay = () => own.abort(signal.reason);
+  signal.addEventListener('abort', relay, { once: true });
+  if (signal.aborted) relay();
+  let timer: unknown = null;
+  let live = true;
+  const arm = () => {
+    if (timer !== null) deps.timers.clearTimeout(timer);
+    timer = deps.timers.setTimeout(() => own.abort('stalled' satisfies AbortWhy), stallMs);
+  };
+  arm();
+  try {
+    await deps.upload(job, {
+      signal: own.signal,
+      onProgress: (fraction) => {
+        // A late event from an attempt that has ended must not bring its file back to "uploading".
+        if (!live) return;
+        arm();
+        emit({ type: 'progress', id: job.id, percent: fraction * 100 });
+      },
+    });
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, why: own.signal.aborted ? (own.signal.reason as AbortWhy) : null, error };
+  } finally {
+    live = false;
+    if (timer !== null) deps.timers.clearTimeout(timer);
+    signal.removeEventListener('abort', relay);
+  }
+}
+
+/** A batch's counts of how its jobs ended (BatchResult's, less the untouched). */
+interface Counts {
+  succeeded: number;
+  failed: number;
+  returned: number;
+  dropped: number;
+  notSent: number;
+}
+
+/** Counts how a job ended and says so (`requeue` puts a paused job back in its place). */
+function settle(counts: Counts, job: UploadJob, outcome: Outcome, emit: (event: EngineEvent) => void, requeue: (job: UploadJob) => void): void {
+  if (outcome === 'succeeded') counts.succeeded++;
+  else if (outcome === 'failed') counts.failed++;
+  else if (outcome === 'requeued') {
+    requeue(job);
+    emit({ type: 'returned', id: job.id });
+  } else if (outcome === 'returned') {
+    counts.returned++;
+    emit({ type: 'returned', id: job.id });
+  } else if ('notSent' in outcome) {
+    counts.notSent++;
+    emit({ type: 'not-sent', id: job.id, reason: outcome.notSent });
+  } else {
+    counts.dropped++;
+    emit({ type: 'dropped', id: job.id, reason: outcome.dropped });
+  }
+}
+
+/** The batch's waiting jobs in order; a job sent back by a pause goes back to its place. */
+function jobQueue(jobs: readonly UploadJob[]) {
+  const queue: UploadJob[] = [];
   const order = new Map<string, number>();
   let nextOrder = 0;
-  for (const job of jobs) order.set(job.id, nextOrder++);
+  const append = (more: readonly UploadJob[]) => {
+    for (const job of more) order.set(job.id, nextOrder++);
+    queue.push(...more);
+  };
   const requeue = (job: UploadJob) => {
     const at = order.get(job.id) ?? 0;
     const index = queue.findIndex((j) => (order.get(j.id) ?? 0) > at);
     queue.splice(index === -1 ? queue.length : index, 0, job);
   };
+  append(jobs);
+  return { queue, requeue, append };
+}
+
+/**
+ * Runs a batch with a bounded pool (docs/style.md#where-logic-lives: a framework-free core under a thin hook). Events go to
+ * `emit` in order; the caller batches them into state updates.
+ */
+export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps: EngineDeps, emit: (event: EngineEvent) => void): RunningBatch {
+  const { queue, requeue, append } = jobQueue(jobs);
   const concurrency = Math.max(1, Math.floor(options.concurrency));
   const limit = Math.max(0, Math.floor(options.limit));
   const allowance = () => (options.allowance ? Math.max(0, options.allowance()) : Number.POSITIVE_INFINITY);
@@ -175,56 +254,22 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
   let stopped = false;
   let paused = false;
   let active = 0;
-  let succeeded = 0;
-  let failed = 0;
-  let returned = 0;
-  let dropped = 0;
-  let notSent = 0;
+  const counts: Counts = { succeeded: 0, failed: 0, returned: 0, dropped: 0, notSent: 0 };
   let resolveDone!: (result: BatchResult) => void;
   let finished = false;
   const done = new Promise<BatchResult>((resolve) => (resolveDone = resolve));
 
   const halted = () => stopped || paused;
-  const canStart = () => mayStartAnother({ succeeded, active, limit, allowance: allowance(), concurrency, halted: halted(), queued: queue.length });
+  const canStart = () =>
+    mayStartAnother({ succeeded: counts.succeeded, active, limit, allowance: allowance(), concurrency, halted: halted(), queued: queue.length });
 
   const finishIfIdle = () => {
     if (finished || active > 0) return;
     if (!stopped && (paused || canStart())) return;
     finished = true;
+    const { succeeded, failed, dropped, notSent, returned } = counts;
     resolveDone({ succeeded, failed, dropped, notSent, untouched: queue.length + returned, stopped });
   };
-
-  async function attempt(job: UploadJob, signal: AbortSignal): Promise<{ ok: true } | { ok: false; why: AbortWhy | null; error: unknown }> {
-    const own = new AbortController();
-    const relay = () => own.abort(signal.reason);
-    signal.addEventListener('abort', relay, { once: true });
-    if (signal.aborted) relay();
-    let timer: unknown = null;
-    let live = true;
-    const arm = () => {
-      if (timer !== null) deps.timers.clearTimeout(timer);
-      timer = deps.timers.setTimeout(() => own.abort('stalled' satisfies AbortWhy), options.stallMs);
-    };
-    arm();
-    try {
-      await deps.upload(job, {
-        signal: own.signal,
-        onProgress: (fraction) => {
-          // A late event from an attempt that has ended must not bring its file back to "uploading".
-          if (!live) return;
-          arm();
-          emit({ type: 'progress', id: job.id, percent: fraction * 100 });
-        },
-      });
-      return { ok: true };
-    } catch (error) {
-      return { ok: false, why: own.signal.aborted ? (own.signal.reason as AbortWhy) : null, error };
-    } finally {
-      live = false;
-      if (timer !== null) deps.timers.clearTimeout(timer);
-      signal.removeEventListener('abort', relay);
-    }
-  }
 
   // The key each admitted job is sent under (the journal's, when it had one).
   const keys = new Map<string, string>();
@@ -245,7 +290,7 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
       const n = (attempts.get(job.id) ?? 0) + 1;
       attempts.set(job.id, n);
       emit({ type: 'started', id: job.id, attempt: n });
-      const result = await attempt(job, current);
+      const result = await attemptUpload(job, current, deps, options.stallMs, emit);
       if (result.ok) {
         emit({ type: 'succeeded', id: job.id });
         return 'succeeded';
@@ -317,21 +362,7 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
         })
         .then((outcome) => {
           active--;
-          if (outcome === 'succeeded') succeeded++;
-          else if (outcome === 'failed') failed++;
-          else if (outcome === 'requeued') {
-            requeue(job);
-            emit({ type: 'returned', id: job.id });
-          } else if (outcome === 'returned') {
-            returned++;
-            emit({ type: 'returned', id: job.id });
-          } else if ('notSent' in outcome) {
-            notSent++;
-            emit({ type: 'not-sent', id: job.id, reason: outcome.notSent });
-          } else {
-            dropped++;
-            emit({ type: 'dropped', id: job.id, reason: outcome.dropped });
-          }
+          settle(counts, job, outcome, emit, requeue);
           pump();
           finishIfIdle();
         });
@@ -369,8 +400,7 @@ export function runBatch(jobs: readonly UploadJob[], options: BatchOptions, deps
     },
     add(more) {
       if (stopped || finished) return;
-      for (const job of more) order.set(job.id, nextOrder++);
-      queue.push(...more);
+      append(more);
       pump();
     },
     done,

@@ -85,36 +85,12 @@ export interface UploadJournal {
   close(): void;
 }
 
-/** Opens (creating or upgrading) the journal database; tests pass their own `name`. */
-export function openUploadJournal(options: { name?: string } = {}): UploadJournal {
-  const name = options.name ?? JOURNAL_DB_NAME;
-  const open = (): Promise<IDBPDatabase<JournalDb>> =>
-    openDB<JournalDb>(name, 1, {
-      upgrade(db) {
-        const files = db.createObjectStore('files', { keyPath: ['owner', 'ranchId', 'fingerprint'] });
-        files.createIndex('bySize', ['owner', 'ranchId', 'size']);
-        files.createIndex('byBatch', 'batchId');
-        files.createIndex('byOwner', 'owner');
-        files.createIndex('byUpdated', 'updatedAt');
-        const batches = db.createObjectStore('batches', { keyPath: 'id' });
-        batches.createIndex('byScope', ['owner', 'ranchId']);
-        batches.createIndex('byOwner', 'owner');
-        batches.createIndex('byUpdated', 'updatedAt');
-      },
-      blocking(_current, _next, event) {
-        // A newer page wants to upgrade: step aside rather than block it.
-        (event.target as IDBDatabase).close();
-      },
-    });
-  let dbPromise: Promise<IDBPDatabase<JournalDb>> | null = null;
-  const db = () => {
-    dbPromise ??= open().catch((error: unknown) => {
-      dbPromise = null;
-      throw error;
-    });
-    return dbPromise;
-  };
-
+/**
+ * Group commit: writes queue, and one transaction at a time takes everything queued so far, so a
+ * busy batch costs a few transactions a second, never one per file event. `settle` waits for what
+ * is queued, so that reads and deletions see it.
+ */
+function groupCommit(db: () => Promise<IDBPDatabase<JournalDb>>) {
   // Group commit: writes queue here; one transaction at a time takes everything queued so far.
   let queuedEntries = new Map<string, JournalEntry>();
   let queuedBatches = new Map<string, JournalBatch>();
@@ -171,6 +147,41 @@ export function openUploadJournal(options: { name?: string } = {}): UploadJourna
   const settle = async () => {
     while (draining || queued()) await drain();
   };
+
+  return { enqueue, settle };
+}
+
+/** Opens (creating or upgrading) the journal database; tests pass their own `name`. */
+export function openUploadJournal(options: { name?: string } = {}): UploadJournal {
+  const name = options.name ?? JOURNAL_DB_NAME;
+  const open = (): Promise<IDBPDatabase<JournalDb>> =>
+    openDB<JournalDb>(name, 1, {
+      upgrade(db) {
+        const files = db.createObjectStore('files', { keyPath: ['owner', 'ranchId', 'fingerprint'] });
+        files.createIndex('bySize', ['owner', 'ranchId', 'size']);
+        files.createIndex('byBatch', 'batchId');
+        files.createIndex('byOwner', 'owner');
+        files.createIndex('byUpdated', 'updatedAt');
+        const batches = db.createObjectStore('batches', { keyPath: 'id' });
+        batches.createIndex('byScope', ['owner', 'ranchId']);
+        batches.createIndex('byOwner', 'owner');
+        batches.createIndex('byUpdated', 'updatedAt');
+      },
+      blocking(_current, _next, event) {
+        // A newer page wants to upgrade: step aside rather than block it.
+        (event.target as IDBDatabase).close();
+      },
+    });
+  let dbPromise: Promise<IDBPDatabase<JournalDb>> | null = null;
+  const db = () => {
+    dbPromise ??= open().catch((error: unknown) => {
+      dbPromise = null;
+      throw error;
+    });
+    return dbPromise;
+  };
+
+  const { enqueue, settle } = groupCommit(db);
 
   /** Removes the entries and batches unchanged since `cutoff` (ms) that `remove` picks. */
   const removeUnchangedSince = async (cutoff: number, remove: (item: { owner: string }) => boolean) => {
