@@ -1,5 +1,6 @@
 import { Blob as NodeBlob, File as NodeFile } from 'node:buffer';
 import { createHash, webcrypto } from 'node:crypto';
+import { FINGERPRINT_PATTERN } from '@trailsense/shared/uploads-wire';
 import { FINGERPRINT_SAMPLE_BYTES, fingerprintFromDigest, sampleRanges, sizePrefix } from '../src/features/upload/model/fingerprint';
 import { probeFile, type FileProbe } from '../src/features/upload/services/file-probe';
 
@@ -73,6 +74,11 @@ describe('fingerprintFromDigest', () => {
     const digest = Uint8Array.from({ length: 32 }, (_, i) => i * 7).buffer;
     expect(fingerprintFromDigest(1234, digest)).toBe('v1-1234-00070e151c232a31383f464d545b6269');
     expect(fingerprintFromDigest(0, new Uint8Array(32).fill(0xab).buffer)).toBe(`v1-0-${'ab'.repeat(16)}`);
+  });
+
+  it('is what the server accepts: the wire pattern (shared/src/uploads/wire.ts)', () => {
+    const digest = Uint8Array.from({ length: 32 }, (_, i) => 255 - i).buffer;
+    for (const size of [0, 1, 5_242_880, 999_999_999_999_999]) expect(fingerprintFromDigest(size, digest)).toMatch(FINGERPRINT_PATTERN);
   });
 
   it('starts the hashed bytes with the size as 8 bytes little-endian', () => {

@@ -7,7 +7,7 @@ import {
   uploadedThisMonth,
   usedOf,
   withSuccesses,
-  yearMonth,
+  countingMonth,
   type AllowanceInputs,
 } from '../src/features/upload/model/quota';
 import { ranchUploadCeiling } from '@trailsense/shared/quota';
@@ -80,6 +80,12 @@ describe('allowanceFrom', () => {
     expect(a).toEqual({ kind: 'known', limit: 1000, counted: 985, countedFrom: 1_000, since: 0, held: 0 });
     expect(remainingOf(a)).toBe(15);
   });
+  it('never shows more than the ceiling the server says it enforces, and ignores one it cannot read', () => {
+    expect(allowanceFrom(inputs({ ranchMax: 5_000, total: '10', ceiling: 2_500 }), [])).toMatchObject({ kind: 'known', limit: 2_500 });
+    expect(allowanceFrom(inputs({ ranchMax: 500, total: '10', ceiling: 2_500 }), [])).toMatchObject({ kind: 'known', limit: 500 });
+    expect(allowanceFrom(inputs({ ranchMax: 500, total: '10', ceiling: Number.NaN }), [])).toMatchObject({ kind: 'known', limit: 500 });
+    expect(allowanceFrom(inputs({ ranchMax: 500, total: '10', ceiling: -1 }), [])).toMatchObject({ kind: 'known', limit: 500 });
+  });
   it('is loading until every fetch it needs has answered', () => {
     expect(allowanceFrom(inputs({ total: undefined }), []).kind).toBe('loading');
     expect(allowanceFrom(inputs({ ranchMax: undefined }), []).kind).toBe('loading');
@@ -124,8 +130,8 @@ describe('withSuccesses and usedOf', () => {
   });
 });
 
-describe('yearMonth', () => {
-  it('is YYYY_MM with a zero-padded month', () => expect(yearMonth(new Date(2026, 2, 5))).toBe('2026_03'));
+describe('countingMonth', () => {
+  it('is YYYY_MM with a zero-padded month', () => expect(countingMonth(new Date(2026, 2, 5))).toBe('2026_03'));
 });
 
 describe('messages', () => {

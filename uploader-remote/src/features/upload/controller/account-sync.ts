@@ -1,5 +1,5 @@
 import { subscriptionErrorMessage } from '../model/messages';
-import { activeSubscription, allowanceFrom, withSuccesses, yearMonth, type AllowanceInputs } from '../model/quota';
+import { activeSubscription, allowanceFrom, withSuccesses, countingMonth, type AllowanceInputs } from '../model/quota';
 import type { UploaderServices } from '../services/uploader-services';
 import { errorText, type UploaderIdentity, type UploaderStore } from './uploader-state';
 
@@ -89,7 +89,7 @@ export class AccountSync {
       this.accountInputs = { ...this.accountInputs, total: undefined };
       this.updateAllowance();
     }
-    const asked = month ?? yearMonth(this.services.now());
+    const asked = month ?? countingMonth(this.services.now());
     let again: string | null = null;
     await this.services.uploads.getUploadMetrics(this.identity.ranchId, asked).then(
       (metrics) => {
@@ -104,6 +104,7 @@ export class AccountSync {
           total: metrics.total ?? '',
           totalRequestedAt: requestedAt,
           reserved: typeof metrics.reserved === 'number' ? metrics.reserved : 0,
+          ...(typeof metrics.ceiling === 'number' ? { ceiling: metrics.ceiling } : {}),
         };
         // Successes before this request are in its count (or will never be missed again).
         this.successes = this.successes.filter((at) => at > requestedAt);

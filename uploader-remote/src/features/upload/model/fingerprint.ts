@@ -1,3 +1,5 @@
+import { FINGERPRINT_HEX_CHARS, formatFingerprint } from '@trailsense/shared/uploads-wire';
+
 /**
  * A photo's content fingerprint: which chosen files are the same photo, whatever they are called
  * and whenever they were copied.
@@ -23,9 +25,6 @@
 
 /** The bytes hashed at each end of a file. */
 export const FINGERPRINT_SAMPLE_BYTES = 64 * 1024;
-
-/** Hex characters of the digest kept in a fingerprint (128 bits: collisions are not a concern). */
-const DIGEST_HEX_CHARS = 32;
 
 /** A half-open byte range [start, end) of a file, as `Blob.slice(start, end)` takes it. */
 export interface ByteRange {
@@ -56,6 +55,7 @@ export function sizePrefix(size: number): Uint8Array {
 
 /** The fingerprint for a file's size and the SHA-256 digest of its size prefix and samples. */
 export function fingerprintFromDigest(size: number, digest: ArrayBuffer): string {
-  const hex = Array.from(new Uint8Array(digest, 0, Math.min(digest.byteLength, DIGEST_HEX_CHARS / 2)), (b) => b.toString(16).padStart(2, '0')).join('');
-  return `v1-${size}-${hex}`;
+  // 128 bits of the digest: collisions are not a concern. The format is the wire's (shared/src/uploads/wire.ts).
+  const hex = Array.from(new Uint8Array(digest, 0, Math.min(digest.byteLength, FINGERPRINT_HEX_CHARS / 2)), (b) => b.toString(16).padStart(2, '0')).join('');
+  return formatFingerprint(size, hex);
 }

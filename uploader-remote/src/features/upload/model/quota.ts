@@ -43,7 +43,7 @@ export function remainingUploads(limit: number, uploaded: number): number {
  * The metrics month of a date: `YYYY_MM` in UTC, the month the server counts uploads in
  * (docs/architecture.md#one-month); the server's answers name the month and win over this guess.
  */
-export { countingMonth as yearMonth } from '@trailsense/shared/quota';
+export { countingMonth } from '@trailsense/shared/uploads-wire';
 
 /**
  * What is known of the month's allowance. It fails closed: while the ranch's limit or the month's
@@ -78,6 +78,8 @@ export interface AllowanceInputs {
   totalRequestedAt: number;
   /** The metrics' `reserved`: slots held by live reservations (0 when the server did not say). */
   reserved?: number;
+  /** The metrics' `ceiling`: the most the server lets the ranch count this month (absent when it did not say). */
+  ceiling?: number;
 }
 
 const reasonOf = (error: Error) => error.message || 'unknown error';
@@ -96,7 +98,10 @@ export function allowanceFrom(inputs: AllowanceInputs, successes: readonly numbe
   const counted = uploadedThisMonth(total);
   if (counted === null) return { kind: 'unknown', reason: `the server reported an unreadable total "${total}"` };
   if (!Number.isFinite(ranchMax) || ranchMax < 0) return { kind: 'unknown', reason: 'the server reported an unreadable monthly limit' };
-  const limit = monthlyLimit(ranchMax, subscribed === true);
+  // Never more than the server enforces: its ceiling wins over a limit computed from a ranch
+  // record it may read differently (or fresher).
+  const ceiling = Number.isInteger(inputs.ceiling) && (inputs.ceiling ?? -1) >= 0 ? (inputs.ceiling as number) : Number.POSITIVE_INFINITY;
+  const limit = Math.min(monthlyLimit(ranchMax, subscribed === true), ceiling);
   const held = Number.isInteger(inputs.reserved) && (inputs.reserved ?? 0) > 0 ? (inputs.reserved as number) : 0;
   return { kind: 'known', limit, counted, countedFrom: inputs.totalRequestedAt, since: successesSince(successes, inputs.totalRequestedAt), held };
 }

@@ -1,6 +1,7 @@
 import { fetchAuthSession } from 'aws-amplify/auth';
 import type * as AmplifyStorage from 'aws-amplify/storage';
 import { uploadKey } from '@trailsense/shared/object-key';
+import { METADATA } from '@trailsense/shared/uploads-wire';
 import { encodeMetadataValue } from '../model/metadata-encoding';
 import { isAlreadyStored } from '../model/retry';
 import type { PhotoExif } from '../model/photo-exif';
@@ -32,16 +33,19 @@ export interface UploadTarget {
  * camera_model and camera_serial when present. Every value US-ASCII (model/metadata-encoding.ts).
  */
 export function uploadMetadata(target: UploadTarget): Record<string, string> {
-  const metadata: Record<string, string> = { ranchid: encodeMetadataValue(target.ranchId), camera_name: encodeMetadataValue(target.cameraName) };
+  const metadata: Record<string, string> = {
+    [METADATA.ranchId]: encodeMetadataValue(target.ranchId),
+    [METADATA.cameraName]: encodeMetadataValue(target.cameraName),
+  };
   // ASCII by construction (r-YYYY_MM-…, v1-<size>-<hex>): the object-created function reads them as sent.
-  if (target.reservation) metadata.reservation = target.reservation;
-  if (target.fingerprint) metadata.fingerprint = target.fingerprint;
+  if (target.reservation) metadata[METADATA.reservation] = target.reservation;
+  if (target.fingerprint) metadata[METADATA.fingerprint] = target.fingerprint;
   const photo = target.photo;
   if (!photo) return metadata;
-  if (photo.captureTime) metadata.capture_time = encodeMetadataValue(photo.captureTime + (photo.captureOffset ?? ''));
-  if (photo.make) metadata.camera_make = encodeMetadataValue(photo.make);
-  if (photo.model) metadata.camera_model = encodeMetadataValue(photo.model);
-  if (photo.serial) metadata.camera_serial = encodeMetadataValue(photo.serial);
+  if (photo.captureTime) metadata[METADATA.captureTime] = encodeMetadataValue(photo.captureTime + (photo.captureOffset ?? ''));
+  if (photo.make) metadata[METADATA.cameraMake] = encodeMetadataValue(photo.make);
+  if (photo.model) metadata[METADATA.cameraModel] = encodeMetadataValue(photo.model);
+  if (photo.serial) metadata[METADATA.cameraSerial] = encodeMetadataValue(photo.serial);
   return metadata;
 }
 

@@ -1,9 +1,9 @@
 import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
 import { ApiRequestError, httpErrorMessage } from './api-error';
-import type { PhotoLookupResponse, ReservationResponse, UploadMetricsResponse } from '@trailsense/shared/uploads-api-types';
+import type { PhotoLookupResponse, ReservationResponse, UploadMetricsResponse } from '@trailsense/shared/uploads-wire';
 
 export { ApiRequestError, type ApiError } from './api-error';
-export type { PhotoLookupResponse, ReservationResponse, UploadMetrics, UploadMetricsResponse } from '@trailsense/shared/uploads-api-types';
+export type { PhotoLookupResponse, ReservationResponse, UploadMetrics, UploadMetricsResponse } from '@trailsense/shared/uploads-wire';
 
 /** docs/product.md#product-api-responses: GET /subscriptions/{email}. */
 export interface SubscriptionResponse {

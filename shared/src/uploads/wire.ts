@@ -1,0 +1,82 @@
+/**
+ * The wire between the uploader and the server, in one place: what the uploader sends (the photo's
+ * fingerprint and the object's metadata), the month uploads count in, and what the uploads API
+ * answers. Both sides import it — the uploader (uploader-remote, bundled from this subpath) and the
+ * server (infra/, the sandbox) — so the two cannot spell it differently
+ * (docs/architecture.md#the-upload-path). The metrics keep the product API's original
+ * `{ total: string }`.
+ */
+export { countingMonth } from '../domain/quota';
+
+/** A photo's fingerprint: `v1-<size>-<32 hex>` (uploader-remote/src/features/upload/model/fingerprint.ts makes it). */
+export const FINGERPRINT_PATTERN = /^v1-\d{1,15}-[0-9a-f]{32}$/;
+
+/** The hex characters of the digest a fingerprint keeps (128 bits of SHA-256). */
+export const FINGERPRINT_HEX_CHARS = 32;
+
+/** The fingerprint of a file of `size` bytes whose digest starts with `hex` (at least 32 hex characters). */
+export function formatFingerprint(size: number, hex: string): string {
+  return `v1-${size}-${hex.slice(0, FINGERPRINT_HEX_CHARS)}`;
+}
+
+/** The file size a fingerprint names. */
+export function sizeOfFingerprint(fingerprint: string): number {
+  return Number(fingerprint.split('-')[1]);
+}
+
+/**
+ * The S3 user-metadata keys of an upload. `ranchid` and `camera_name` are the seed's contract;
+ * `reservation` (the upload slot) and `fingerprint` (the photo) are what the object-created
+ * function counts it by; the rest come from the photo's EXIF when present.
+ */
+export const METADATA = {
+  ranchId: 'ranchid',
+  cameraName: 'camera_name',
+  reservation: 'reservation',
+  fingerprint: 'fingerprint',
+  captureTime: 'capture_time',
+  cameraMake: 'camera_make',
+  cameraModel: 'camera_model',
+  cameraSerial: 'camera_serial',
+} as const;
+
+// The uploads API's answers (infra/src/uploads-api/handler.ts builds them; the uploader reads them).
+
+/** GET /ranches/{ranchid}/upload-metrics?yearmo=YYYY_MM, as the uploads API answers it. */
+export interface UploadMetrics {
+  /** The month's count the server enforces, as a string; "" while nothing is counted (the product API's contract). */
+  total: string;
+  /** The month asked for. */
+  yearmo: string;
+  /** The month photos count in now (UTC). */
+  month: string;
+  /** Slots held by live reservations of other members (the caller’s own are theirs to use). */
+  reserved: number;
+  /** The ranch's monthly ceiling. */
+  ceiling: number;
+}
+
+/** What the uploader may rely on: `total` is the product API's original contract, the rest the uploads API's. */
+export type UploadMetricsResponse = Pick<UploadMetrics, 'total'> & Partial<Omit<UploadMetrics, 'total'>>;
+
+/** POST /ranches/{ranchid}/reservations. */
+export interface ReservationResponse {
+  /** Null when nothing was granted. */
+  reservation: string | null;
+  /** The month the granted photos count in. */
+  yearmo: string;
+  /** Fingerprints the ranch already has (from any device of any member). */
+  known: string[];
+  /** Fingerprints granted a slot, in the order asked. */
+  granted: string[];
+  expiresAt: string | null;
+  lifetimeSeconds: number;
+}
+
+/** POST /ranches/{ranchid}/photo-lookups. */
+export interface PhotoLookupResponse {
+  /** The fingerprints asked that the ranch has. */
+  known: string[];
+  /** The file sizes asked that some photo of the ranch has. */
+  knownSizes: number[];
+}
