@@ -196,188 +196,238 @@ export function cancellationOutcome(reasons: readonly CancellationReason[] | und
   return undefined;
 }
 
-export function dynamoLedger(client: CommandSender, tableName: string, options: DynamoLedgerOptions = {}): LedgerPort {
+/** The table a ledger works on and its retry policy: what every read and write below shares. */
+interface LedgerTable {
+  client: CommandSender;
+  name: string;
+  /** Milliseconds: the retries' time budget is measured with it. */
+  now: () => number;
+  /** Waits before the attempt after `attempt` (0-based), with full jitter. */
+  backoff: (attempt: number) => Promise<void>;
+  /** Whether a call that started at `started` and has made `attempt + 1` attempts may try again. */
+  mayRetry: (started: number, attempt: number) => boolean;
+}
+
+function ledgerTable(client: CommandSender, tableName: string, options: DynamoLedgerOptions): LedgerTable {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
   const budgetMs = options.budgetMs ?? DEFAULT_BUDGET_MS;
-  // Full jitter: contenders spread out instead of colliding again in step.
-  const backoff = (attempt: number) => sleep(Math.floor(random() * Math.min(1000, 10 * 2 ** attempt)));
-  /** Whether a call that started at `started` and has made `attempt + 1` attempts may try again. */
-  const mayRetry = (started: number, attempt: number) => attempt + 1 < MAX_ATTEMPTS && now() - started < budgetMs;
-
-  async function getItem(key: { pk: string; sk: string }): Promise<Record<string, AttributeValue> | undefined> {
-    const answer = (await client.send(new GetItemCommand({ TableName: tableName, Key: keyAttributes(key), ConsistentRead: true }))) as GetItemCommandOutput;
-    return answer.Item;
-  }
-
-  async function readMonthItem(ranchId: string, yearmo: string): Promise<MonthRead> {
-    const item = await getItem(ledgerKeys.month(ranchId, yearmo));
-    return { state: monthFromItem(item), stored: storedMonth(item) };
-  }
-
-  /**
-   * The month with `reservation` as a change about it must see. The month is read first: a hold
-   * is recorded before the month stops keeping it, so when the month read lacks it, its record
-   * (if it was ever granted) is already there.
-   */
-  async function readFor(ranchId: string, yearmo: string, reservation: string | undefined): Promise<{ read: MonthRead; view: MonthState }> {
-    const read = await readMonthItem(ranchId, yearmo);
-    if (reservation === undefined || read.state.holds[reservation]) return { read, view: read.state };
-    const item = await getItem(ledgerKeys.reservation(ranchId, reservation));
-    let record: Hold | null = null;
-    try {
-      record = item?.['hold']?.S === undefined ? null : (JSON.parse(item['hold'].S) as Hold);
-    } catch {
-      record = null;
-    }
-    return { read, view: withReservation(read.state, reservation, record) };
-  }
-
-  /** Records the holds `next` no longer keeps (idempotent puts, before the month forgets them). */
-  async function recordRetired(ranchId: string, yearmo: string, stored: MonthState, next: MonthState): Promise<void> {
-    const requests: WriteRequest[] = retiredBy(stored, next).map(([id, hold]) => ({
-      PutRequest: { Item: { ...keyAttributes(ledgerKeys.reservation(ranchId, id)), hold: s(JSON.stringify(hold)), ttl: recordTtl(yearmo) } },
-    }));
-    for (let i = 0; i < requests.length; i += 25) {
-      let chunk = requests.slice(i, i + 25);
-      for (let attempt = 0; chunk.length > 0; attempt++) {
-        const answer = (await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: chunk } }))) as BatchWriteItemCommandOutput;
-        chunk = answer.UnprocessedItems?.[tableName] ?? [];
-        if (chunk.length === 0) break;
-        if (attempt + 1 >= MAX_ATTEMPTS) throw new Error(`ledger: ${chunk.length} reservation records stayed unprocessed`);
-        await backoff(attempt);
-      }
-    }
-  }
-
-  /** How an object decided before was decided (null: no such item any more). */
-  async function decided(bucket: string, key: string): Promise<CountOutcome | 'duplicate' | null> {
-    const fate = objectFate(await getItem(ledgerKeys.object(bucket, key)));
-    return fate === 'counted' ? 'duplicate' : fate;
-  }
-
   return {
-    readMonth: async (ranchId, yearmo) => (await readMonthItem(ranchId, yearmo)).state,
+    client,
+    name: tableName,
+    now,
+    // Full jitter: contenders spread out instead of colliding again in step.
+    backoff: (attempt) => sleep(Math.floor(random() * Math.min(1000, 10 * 2 ** attempt))),
+    mayRetry: (started, attempt) => attempt + 1 < MAX_ATTEMPTS && now() - started < budgetMs,
+  };
+}
 
-    async updateMonth<T>(ranchId: string, yearmo: string, change: (state: MonthState) => MonthChange<T>, reservation?: string): Promise<T> {
-      const started = now();
-      for (let attempt = 0; ; attempt++) {
-        const { read, view } = await readFor(ranchId, yearmo, reservation);
-        const { next, result } = change(view);
-        if (!next) return result;
-        await recordRetired(ranchId, yearmo, read.state, next);
-        try {
-          await client.send(new PutItemCommand(monthPut(tableName, ranchId, yearmo, read, next)));
-          return result;
-        } catch (error) {
-          if (nameOf(error) !== 'ConditionalCheckFailedException' || !mayRetry(started, attempt)) throw error;
-          await backoff(attempt);
-        }
+async function getItem(table: LedgerTable, key: { pk: string; sk: string }): Promise<Record<string, AttributeValue> | undefined> {
+  const answer = (await table.client.send(
+    new GetItemCommand({ TableName: table.name, Key: keyAttributes(key), ConsistentRead: true }),
+  )) as GetItemCommandOutput;
+  return answer.Item;
+}
+
+async function readMonthItem(table: LedgerTable, ranchId: string, yearmo: string): Promise<MonthRead> {
+  const item = await getItem(table, ledgerKeys.month(ranchId, yearmo));
+  return { state: monthFromItem(item), stored: storedMonth(item) };
+}
+
+/**
+ * The month with `reservation` as a change about it must see. The month is read first: a hold
+ * is recorded before the month stops keeping it, so when the month read lacks it, its record
+ * (if it was ever granted) is already there.
+ */
+async function readFor(table: LedgerTable, ranchId: string, yearmo: string, reservation: string | undefined): Promise<{ read: MonthRead; view: MonthState }> {
+  const read = await readMonthItem(table, ranchId, yearmo);
+  if (reservation === undefined || read.state.holds[reservation]) return { read, view: read.state };
+  const item = await getItem(table, ledgerKeys.reservation(ranchId, reservation));
+  let record: Hold | null = null;
+  try {
+    record = item?.['hold']?.S === undefined ? null : (JSON.parse(item['hold'].S) as Hold);
+  } catch {
+    record = null;
+  }
+  return { read, view: withReservation(read.state, reservation, record) };
+}
+
+/** Records the holds `next` no longer keeps (idempotent puts, before the month forgets them). */
+async function recordRetired(table: LedgerTable, ranchId: string, yearmo: string, stored: MonthState, next: MonthState): Promise<void> {
+  const requests: WriteRequest[] = retiredBy(stored, next).map(([id, hold]) => ({
+    PutRequest: { Item: { ...keyAttributes(ledgerKeys.reservation(ranchId, id)), hold: s(JSON.stringify(hold)), ttl: recordTtl(yearmo) } },
+  }));
+  for (let i = 0; i < requests.length; i += 25) {
+    let chunk = requests.slice(i, i + 25);
+    for (let attempt = 0; chunk.length > 0; attempt++) {
+      const answer = (await table.client.send(new BatchWriteItemCommand({ RequestItems: { [table.name]: chunk } }))) as BatchWriteItemCommandOutput;
+      chunk = answer.UnprocessedItems?.[table.name] ?? [];
+      if (chunk.length === 0) break;
+      if (attempt + 1 >= MAX_ATTEMPTS) throw new Error(`ledger: ${chunk.length} reservation records stayed unprocessed`);
+      await table.backoff(attempt);
+    }
+  }
+}
+
+/** LedgerPort.updateMonth: the month's read-modify-write, tried again from a fresh read when another write came first. */
+async function changeMonth<T>(
+  table: LedgerTable,
+  ranchId: string,
+  yearmo: string,
+  change: (state: MonthState) => MonthChange<T>,
+  reservation: string | undefined,
+): Promise<T> {
+  const started = table.now();
+  for (let attempt = 0; ; attempt++) {
+    const { read, view } = await readFor(table, ranchId, yearmo, reservation);
+    const { next, result } = change(view);
+    if (!next) return result;
+    await recordRetired(table, ranchId, yearmo, read.state, next);
+    try {
+      await table.client.send(new PutItemCommand(monthPut(table.name, ranchId, yearmo, read, next)));
+      return result;
+    } catch (error) {
+      if (nameOf(error) !== 'ConditionalCheckFailedException' || !table.mayRetry(started, attempt)) throw error;
+      await table.backoff(attempt);
+    }
+  }
+}
+
+/**
+ * The transaction that decides an object against the month as read: counted (`next`: the object,
+ * the month, and its photo and size when it has a fingerprint) or refused (no `next`: the object's
+ * refusal, and a check that the month is still as read) — always on the condition that no other
+ * delivery decided it first. Pure.
+ */
+function decisionItems(tableName: string, object: CountedObject, read: MonthRead, next: MonthState | null, result: CountOutcome): TransactWriteItem[] {
+  const objectItem = { ...keyAttributes(ledgerKeys.object(object.bucket, object.key)), ranchid: s(object.ranchId), yearmo: s(object.yearmo), at: s(object.at) };
+  const firstDecision = { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': LEDGER_TABLE.partitionKey } };
+  if (!next) {
+    // Refused: recorded as such, so that no other delivery can count it after this one removes it.
+    return [
+      { Put: { TableName: tableName, Item: { ...objectItem, refused: s(result), ttl: recordTtl(object.yearmo) }, ...firstDecision } },
+      { ConditionCheck: monthCheck(tableName, object.ranchId, object.yearmo, read) },
+    ];
+  }
+  const items: TransactWriteItem[] = [
+    { Put: { TableName: tableName, Item: objectItem, ...firstDecision } },
+    { Put: monthPut(tableName, object.ranchId, object.yearmo, read, next) },
+  ];
+  if (object.fingerprint) {
+    items.push({
+      Put: {
+        TableName: tableName,
+        Item: { ...keyAttributes(ledgerKeys.photo(object.ranchId, object.fingerprint)), key: s(`${object.bucket}/${object.key}`), at: s(object.at) },
+      },
+    });
+    items.push({ Put: { TableName: tableName, Item: keyAttributes(ledgerKeys.size(object.ranchId, sizeOfFingerprint(object.fingerprint))) } });
+  }
+  return items;
+}
+
+/** How an object decided before was decided (null: no such item any more). */
+async function decided(table: LedgerTable, bucket: string, key: string): Promise<CountOutcome | 'duplicate' | null> {
+  const fate = objectFate(await getItem(table, ledgerKeys.object(bucket, key)));
+  return fate === 'counted' ? 'duplicate' : fate;
+}
+
+/** LedgerPort.countObject: the object decided in one transaction with its month, tried again when the month changed meanwhile. */
+async function decideObject(
+  table: LedgerTable,
+  object: CountedObject,
+  change: (state: MonthState) => MonthChange<CountOutcome>,
+): Promise<CountOutcome | 'duplicate'> {
+  const started = table.now();
+  for (let attempt = 0; ; attempt++) {
+    const { read, view } = await readFor(table, object.ranchId, object.yearmo, object.reservation);
+    const { next, result } = change(view);
+    if (next) await recordRetired(table, object.ranchId, object.yearmo, read.state, next);
+    try {
+      await table.client.send(new TransactWriteItemsCommand({ TransactItems: decisionItems(table.name, object, read, next, result) }));
+      return result;
+    } catch (error) {
+      const cancelled = error instanceof TransactionCanceledException || nameOf(error) === 'TransactionCanceledException';
+      const outcome = cancelled ? cancellationOutcome((error as TransactionCanceledException).CancellationReasons) : undefined;
+      if (outcome === 'decided') {
+        const before = await decided(table, object.bucket, object.key);
+        if (before !== null) return before;
+      } else if (outcome !== 'retry' && nameOf(error) !== 'TransactionConflictException') {
+        throw error;
       }
-    },
+      if (!table.mayRetry(started, attempt)) throw error;
+      await table.backoff(attempt);
+    }
+  }
+}
 
-    async countObject(object: CountedObject, change: (state: MonthState) => MonthChange<CountOutcome>): Promise<CountOutcome | 'duplicate'> {
-      const objectKey = keyAttributes(ledgerKeys.object(object.bucket, object.key));
-      const objectItem = { ...objectKey, ranchid: s(object.ranchId), yearmo: s(object.yearmo), at: s(object.at) };
-      const firstDecision = { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': LEDGER_TABLE.partitionKey } };
-      const started = now();
-      for (let attempt = 0; ; attempt++) {
-        const { read, view } = await readFor(object.ranchId, object.yearmo, object.reservation);
-        const { next, result } = change(view);
-        const items: TransactWriteItem[] = [];
-        if (next) {
-          await recordRetired(object.ranchId, object.yearmo, read.state, next);
-          items.push({ Put: { TableName: tableName, Item: objectItem, ...firstDecision } });
-          items.push({ Put: monthPut(tableName, object.ranchId, object.yearmo, read, next) });
-          if (object.fingerprint) {
-            items.push({
-              Put: {
-                TableName: tableName,
-                Item: { ...keyAttributes(ledgerKeys.photo(object.ranchId, object.fingerprint)), key: s(`${object.bucket}/${object.key}`), at: s(object.at) },
-              },
-            });
-            items.push({ Put: { TableName: tableName, Item: keyAttributes(ledgerKeys.size(object.ranchId, sizeOfFingerprint(object.fingerprint))) } });
-          }
-        } else {
-          // Refused: recorded as such, so that no other delivery can count it after this one removes it.
-          items.push({ Put: { TableName: tableName, Item: { ...objectItem, refused: s(result), ttl: recordTtl(object.yearmo) }, ...firstDecision } });
-          items.push({ ConditionCheck: monthCheck(tableName, object.ranchId, object.yearmo, read) });
+/** The sort keys of those of `wanted` that exist: BatchGetItem, 100 keys a call, the chunks at once. */
+async function existingSortKeys(table: LedgerTable, wanted: readonly { pk: string; sk: string }[]): Promise<Set<string>> {
+  const known = new Set<string>();
+  const unique = [...new Map(wanted.map((k) => [`${k.pk}|${k.sk}`, k])).values()];
+  const chunks: { pk: string; sk: string }[][] = [];
+  for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let keys: Record<string, AttributeValue>[] = chunk.map((k) => keyAttributes(k));
+      for (let attempt = 0; keys.length > 0; attempt++) {
+        const answer = (await table.client.send(
+          new BatchGetItemCommand({
+            RequestItems: { [table.name]: { Keys: keys, ProjectionExpression: '#sk', ExpressionAttributeNames: { '#sk': 'sk' } } },
+          }),
+        )) as BatchGetItemCommandOutput;
+        for (const item of answer.Responses?.[table.name] ?? []) {
+          const sk = item[LEDGER_TABLE.sortKey]?.S;
+          if (sk !== undefined) known.add(sk);
         }
-        try {
-          await client.send(new TransactWriteItemsCommand({ TransactItems: items }));
-          return result;
-        } catch (error) {
-          const cancelled = error instanceof TransactionCanceledException || nameOf(error) === 'TransactionCanceledException';
-          const outcome = cancelled ? cancellationOutcome((error as TransactionCanceledException).CancellationReasons) : undefined;
-          if (outcome === 'decided') {
-            const before = await decided(object.bucket, object.key);
-            if (before !== null) return before;
-          } else if (outcome !== 'retry' && nameOf(error) !== 'TransactionConflictException') {
-            throw error;
-          }
-          if (!mayRetry(started, attempt)) throw error;
-          await backoff(attempt);
-        }
+        keys = answer.UnprocessedKeys?.[table.name]?.Keys ?? [];
+        if (keys.length === 0) break;
+        if (attempt + 1 >= MAX_ATTEMPTS) throw new Error(`ledger: ${keys.length} photo lookups stayed unprocessed`);
+        await table.backoff(attempt);
       }
-    },
+    }),
+  );
+  return known;
+}
 
-    async knownPhotos(ranchId: string, fingerprints: readonly string[]): Promise<Set<string>> {
-      const found = await existingSortKeys(fingerprints.map((fp) => ledgerKeys.photo(ranchId, fp)));
+async function recordRefusal(table: LedgerTable, refusal: Refusal): Promise<void> {
+  await table.client.send(
+    new PutItemCommand({
+      TableName: table.name,
+      Item: {
+        ...keyAttributes(ledgerKeys.refusal(refusal.bucket, refusal.key, refusal.yearmo)),
+        bucket: s(refusal.bucket),
+        key: s(refusal.key),
+        reason: s(refusal.reason),
+        at: s(refusal.at),
+        ...(refusal.ranchId === null ? {} : { ranchid: s(refusal.ranchId) }),
+        ...(refusal.claimedRanchId === undefined ? {} : { claimed_ranchid: s(refusal.claimedRanchId) }),
+      },
+    }),
+  );
+}
+
+/** The ledger (LedgerPort) on the table `tableName`, through `client`. */
+export function dynamoLedger(client: CommandSender, tableName: string, options: DynamoLedgerOptions = {}): LedgerPort {
+  const table = ledgerTable(client, tableName, options);
+  return {
+    readMonth: async (ranchId, yearmo) => (await readMonthItem(table, ranchId, yearmo)).state,
+    updateMonth: (ranchId, yearmo, change, reservation) => changeMonth(table, ranchId, yearmo, change, reservation),
+    countObject: (object, change) => decideObject(table, object, change),
+    async knownPhotos(ranchId, fingerprints) {
+      const found = await existingSortKeys(
+        table,
+        fingerprints.map((fp) => ledgerKeys.photo(ranchId, fp)),
+      );
       return new Set([...found].filter((sk) => sk.startsWith('PHOTO#')).map((sk) => sk.slice('PHOTO#'.length)));
     },
-
-    async knownSizes(ranchId: string, sizes: readonly number[]): Promise<Set<number>> {
-      const found = await existingSortKeys(sizes.map((size) => ledgerKeys.size(ranchId, size)));
+    async knownSizes(ranchId, sizes) {
+      const found = await existingSortKeys(
+        table,
+        sizes.map((size) => ledgerKeys.size(ranchId, size)),
+      );
       return new Set([...found].filter((sk) => sk.startsWith('SIZE#')).map((sk) => Number(sk.slice('SIZE#'.length))));
     },
-
-    recordRefusal,
+    recordRefusal: (refusal) => recordRefusal(table, refusal),
   };
-
-  /** The sort keys of those of `wanted` that exist: BatchGetItem, 100 keys a call, the chunks at once. */
-  async function existingSortKeys(wanted: readonly { pk: string; sk: string }[]): Promise<Set<string>> {
-    const known = new Set<string>();
-    const unique = [...new Map(wanted.map((k) => [`${k.pk}|${k.sk}`, k])).values()];
-    const chunks: { pk: string; sk: string }[][] = [];
-    for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100));
-    await Promise.all(
-      chunks.map(async (chunk) => {
-        let keys: Record<string, AttributeValue>[] = chunk.map((k) => keyAttributes(k));
-        for (let attempt = 0; keys.length > 0; attempt++) {
-          const answer = (await client.send(
-            new BatchGetItemCommand({
-              RequestItems: { [tableName]: { Keys: keys, ProjectionExpression: '#sk', ExpressionAttributeNames: { '#sk': 'sk' } } },
-            }),
-          )) as BatchGetItemCommandOutput;
-          for (const item of answer.Responses?.[tableName] ?? []) {
-            const sk = item[LEDGER_TABLE.sortKey]?.S;
-            if (sk !== undefined) known.add(sk);
-          }
-          keys = answer.UnprocessedKeys?.[tableName]?.Keys ?? [];
-          if (keys.length === 0) break;
-          if (attempt + 1 >= MAX_ATTEMPTS) throw new Error(`ledger: ${keys.length} photo lookups stayed unprocessed`);
-          await backoff(attempt);
-        }
-      }),
-    );
-    return known;
-  }
-
-  async function recordRefusal(refusal: Refusal): Promise<void> {
-    await client.send(
-      new PutItemCommand({
-        TableName: tableName,
-        Item: {
-          ...keyAttributes(ledgerKeys.refusal(refusal.bucket, refusal.key, refusal.yearmo)),
-          bucket: s(refusal.bucket),
-          key: s(refusal.key),
-          reason: s(refusal.reason),
-          at: s(refusal.at),
-          ...(refusal.ranchId === null ? {} : { ranchid: s(refusal.ranchId) }),
-          ...(refusal.claimedRanchId === undefined ? {} : { claimed_ranchid: s(refusal.claimedRanchId) }),
-        },
-      }),
-    );
-  }
 }
