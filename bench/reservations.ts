@@ -1,5 +1,5 @@
 /**
- * What the server's vouching costs (docs/architecture.md#the-uploads-api), in real Chromium
+ * What the server's vouching costs (infra/docs/server.md#the-uploads-api), in real Chromium
  * against the production builds and the sandbox, one table per section:
  * - goodput through the link emulator (20 Mbit/s, 80 ms and 3 Mbit/s, 600 ms), with the uploader
  *   asking for its slots as it does, and without: every photo under one reservation the bench

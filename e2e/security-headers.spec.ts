@@ -1,5 +1,5 @@
 /**
- * The site's security headers (docs/architecture.md#security-headers), as the local production
+ * The site's security headers (infra/docs/server.md#security-headers), as the local production
  * server sends them from the shared module: the shell's Content-Security-Policy generated from
  * the config it serves (config/e2e.json here) and the build's routes.json, the other headers, the
  * remotes' CORS for the shell's origin alone; and every route, the sign-in kit and a running

@@ -1,5 +1,5 @@
 /**
- * What the server vouches for (docs/architecture.md#the-uploads-api), in real Chromium against
+ * What the server vouches for (infra/docs/server.md#the-uploads-api), in real Chromium against
  * the production builds and the sandbox, which runs the uploads API and the object-created
  * function from infra/: two members of one ranch at its limit, the same card from a second
  * browser, a reservation left unused, the month boundary, and a crafted PUT without a slot.

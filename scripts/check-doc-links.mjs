@@ -1,5 +1,5 @@
-// Checks the citations of docs/ and the links between the Markdown pages: every
-// `docs/<page>.md#<anchor>` in the repository's files (code comments, tests, READMEs) must name a
+// Checks the citations of docs/ (and infra/docs/) and the links between the Markdown pages: every
+// `docs/<page>.md#<anchor>` or `infra/docs/<page>.md#<anchor>` in the repository's files (code comments, tests, READMEs) must name a
 // page that exists and a heading on it, by GitHub's anchor rules; every relative link in a
 // Markdown file (README.md, docs/*.md, sandbox/README.md, infra/README.md, …) must name a file or
 // folder that exists, and, for a Markdown page with an anchor, a heading on it. Also refuses
@@ -97,7 +97,7 @@ function checkLink(where, from, target) {
   if (!fs.existsSync(path.join(root, file))) problems.push(`${where}: ${target} — there is no ${file}`);
 }
 
-const CITATION = /\bdocs\/([\w.-]+\.md)(?:#([\w-]+))?/g;
+const CITATION = /(?<![\w/.])((?:infra\/)?docs)\/([\w.-]+\.md)(?:#([\w-]+))?/g;
 // A Markdown link's target (`[text](target)` or `[text](target "title")`); absolute URLs are not checked.
 const MARKDOWN_LINK = /\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g;
 const ABSOLUTE = /^(?:[a-z][\w+.-]*:|\/\/)/i;
@@ -112,7 +112,7 @@ for (const file of repositoryFiles()) {
   let fence = null;
   text.split('\n').forEach((line, i) => {
     const where = `${file}:${i + 1}`;
-    for (const m of line.matchAll(CITATION)) check(where, `${DOCS}/${m[1]}`, m[2], m[0]);
+    for (const m of line.matchAll(CITATION)) check(where, `${m[1]}/${m[2]}`, m[3], m[0]);
     for (const m of line.matchAll(OUTSIDE_NOTES))
       problems.push(`${where}: ${m[0]} — cites a document outside the repository; cite a section of ${DOCS}/ instead`);
     if (!markdown) return;

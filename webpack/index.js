@@ -182,7 +182,7 @@ function moduleRules({ name, dev, kind }) {
       ],
     },
     // A remote's images show in the shell's page, whose Content-Security-Policy allows images
-    // from the shell's origin and data: URLs only (docs/architecture.md#security-headers):
+    // from the shell's origin and data: URLs only (infra/docs/server.md#security-headers):
     // they are inlined into the remote's code. The shell's are files of its own origin.
     { test: /\.(svg|png|jpe?g|webp)$/, type: kind === 'remote' ? 'asset/inline' : 'asset/resource' },
   ];

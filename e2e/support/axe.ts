@@ -4,7 +4,7 @@ import type { Page } from '@playwright/test';
 /**
  * An axe scan of the page that keeps within the site's Content-Security-Policy: axe's CSSOM
  * preload copies cross-origin stylesheets (a remote's CSS) into inline <style> elements, which
- * the policy refuses (docs/architecture.md#security-headers) and the browser tests count as
+ * the policy refuses (infra/docs/server.md#security-headers) and the browser tests count as
  * violations (e2e/support/test.ts). Without it, axe reads the page as it is; only its
  * orientation-lock rule, which needs the copies, cannot decide.
  */

@@ -1,7 +1,7 @@
 /**
  * The browser tests' `test`: Playwright's, with a browser context that records every
  * Content-Security-Policy violation of its pages, and fails the test if there was any
- * (docs/architecture.md#security-headers). Even a test that breaks the site on purpose (a broken
+ * (infra/docs/server.md#security-headers). Even a test that breaks the site on purpose (a broken
  * config, a remote down) must not make the browser refuse anything. Specs import `test` and
  * `expect` from here instead of '@playwright/test'.
  *

@@ -2,7 +2,7 @@
  * Who may write what in the upload bucket, as data: the one definition the production stack turns
  * into the identity pool's authenticated-role policy (src/stacks/) and the sandbox evaluates on
  * every S3 request made with identity-pool credentials (sandbox/src/s3-access.ts), so a browser
- * test that uploads goes through the very rules AWS would apply (docs/architecture.md#trust-on-the-server).
+ * test that uploads goes through the very rules AWS would apply (infra/docs/server.md#trust-on-the-server).
  *
  * The threat: the browser holds temporary AWS credentials and can send any metadata it likes
  * (IAM cannot constrain `x-amz-meta-*` values). So the ranch an upload counts against is bound by
@@ -54,7 +54,7 @@ export type ObjectWrite = 'PutObject' | 'CreateMultipartUpload' | 'UploadPart' |
 /**
  * Why the upload bucket's policy denies an object write, whoever makes it (undefined: it does
  * not): the denials of src/stacks/uploads-stack.ts `uploadBucketDenials`, as data the sandbox
- * applies to identity-pool sessions' writes (sandbox/src/s3.ts) — docs/architecture.md#trust-on-the-server.
+ * applies to identity-pool sessions' writes (sandbox/src/s3.ts) — infra/docs/server.md#trust-on-the-server.
  * `header` answers a request header by its lower-case name.
  */
 export function bucketPolicyDenial(write: ObjectWrite, header: (name: string) => string | undefined): string | undefined {

@@ -1,6 +1,6 @@
 /**
  * What IAM would decide for an S3 request made with identity-pool credentials, so the sandbox
- * refuses what AWS refuses (docs/architecture.md#trust-on-the-server). Pure: the request's
+ * refuses what AWS refuses (infra/docs/server.md#trust-on-the-server). Pure: the request's
  * method, path-style path and query in; the IAM action, and whether the authenticated role's
  * policy (infra/src/upload-access.ts: UPLOAD_ACTIONS on WRITABLE_KEY_PATTERNS in the upload
  * bucket) allows it for a session's identity and principal tags, out.

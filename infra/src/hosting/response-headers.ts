@@ -1,6 +1,6 @@
 /**
  * The security headers of shared/src/security/headers.ts as a CloudFront response-headers policy
- * (docs/architecture.md#security-headers): the headers CloudFront models (CSP, HSTS, nosniff,
+ * (infra/docs/server.md#security-headers): the headers CloudFront models (CSP, HSTS, nosniff,
  * Referrer-Policy, X-Frame-Options) go to its security-headers config, every other one
  * (Permissions-Policy, Cross-Origin-Opener-Policy) to its custom headers. Every header overrides
  * whatever the origin sent. A header value CloudFront cannot express fails synth, so the policy

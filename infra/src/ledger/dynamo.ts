@@ -1,7 +1,7 @@
 /**
  * The upload ledger on DynamoDB (src/ledger/port.ts), one table with string keys `pk`/`sk`. This
  * file is the one definition of its items (the stack creates the table, src/stacks/uploads-stack.ts;
- * docs/architecture.md#the-ledger has the data model and its limits):
+ * infra/docs/server.md#the-ledger has the data model and its limits):
  * - one item per ranch-month: pk `RANCH#<ranchid>`, sk `UPLOADS#<YYYY_MM>`, with `total` (number:
  *   objects counted, what upload-metrics reports), `holds` (the month's live reservations, JSON of
  *   src/ledger/rules.ts's holds: at most MAX_LIVE_HOLDS_PER_MONTH, so the item stays far below

@@ -3,7 +3,7 @@
  * a ranch-month (src/ledger/rules.ts decides them), the objects counted, the photos a ranch has,
  * and the refusals. Production: DynamoDB (src/ledger/dynamo.ts); the sandbox: SQLite
  * (sandbox/src/ledger.ts); tests: memory (src/ledger/memory.ts). All run the same rules and keep the
- * same records (docs/architecture.md#the-ledger); only the atomicity is theirs.
+ * same records (infra/docs/server.md#the-ledger); only the atomicity is theirs.
  */
 import type { CountOutcome, Hold, MonthState } from './rules';
 

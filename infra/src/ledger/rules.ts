@@ -1,5 +1,5 @@
 /**
- * The upload ledger's rules, pure (docs/architecture.md#the-ledger): one ranch-month's state — what
+ * The upload ledger's rules, pure (infra/docs/server.md#the-ledger): one ranch-month's state — what
  * the server counted and the slots it holds for uploads on their way — and every change to it. The
  * uploads API (src/uploads-api/handler.ts) grants, renews and releases slots; the object-created
  * function (src/object-created/handler.ts) counts objects against them. Both apply these functions
@@ -20,7 +20,7 @@
  */
 import { countingMonth } from '@trailsense/shared/quota';
 
-/** How long granted slots stay held without activity: 15 minutes (docs/architecture.md#reservations). */
+/** How long granted slots stay held without activity: 15 minutes (infra/docs/server.md#reservations). */
 export const RESERVATION_LIFETIME_MS = 15 * 60_000;
 
 /** The longest a reservation's slots are held after its grant, however often it is renewed or used: 2 hours. */
@@ -68,7 +68,7 @@ export interface MonthState {
 
 export const EMPTY_MONTH: MonthState = { total: 0, holds: {}, version: 0 };
 
-/** `YYYY_MM` of a time in UTC: the month a photo counts in (docs/architecture.md#one-month); the uploader's rule too. */
+/** `YYYY_MM` of a time in UTC: the month a photo counts in (infra/docs/server.md#one-month); the uploader's rule too. */
 export const utcYearMonth: (date: Date) => string = countingMonth;
 
 const RESERVATION_ID = /^r-(\d{4}_(?:0[1-9]|1[0-2]))-([A-Za-z0-9_-]{16,64})$/;

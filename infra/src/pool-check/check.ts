@@ -1,6 +1,6 @@
 /**
  * The post-deploy check of the ranch binding (infra/README.md "Post-deploy check";
- * docs/architecture.md#trust-on-the-server), as a pure core over a port: infra/bin/check-pool.ts
+ * infra/docs/server.md#trust-on-the-server), as a pure core over a port: infra/bin/check-pool.ts
  * runs it on AWS (src/pool-check/aws.ts).
  *
  * The upload key's ranch is the `ranchid` principal tag, copied from the id token's

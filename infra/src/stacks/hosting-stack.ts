@@ -10,7 +10,7 @@
  *
  * - The shell's distribution sends every security header, the Content-Security-Policy generated
  *   from the runtime config it serves and the inline-script hashes of its build
- *   (docs/architecture.md#security-headers), and routes paths by its build's routes.json with a
+ *   (infra/docs/server.md#security-headers), and routes paths by its build's routes.json with a
  *   CloudFront Function (src/hosting/routing-function.ts); a file S3 does not have gets the 404
  *   page with status 404.
  * - A remote's distribution allows CORS for the shell's origin alone (its code runs in the shell's

@@ -1,7 +1,7 @@
 /**
  * Identity: the user pool (or the mobile apps' existing one), the website's app client, the
  * identity pool (or an existing one) and what its authenticated identities may do
- * (docs/architecture.md#trust-on-the-server):
+ * (infra/docs/server.md#trust-on-the-server):
  * - the web client signs in with SRP and refreshes, nothing else, has no secret, and may write
  *   only name, phone_number and email — `custom:ranchid` is written by the back end alone;
  * - the identity pool copies the id token's `custom:ranchid` into the `ranchid` principal tag, and

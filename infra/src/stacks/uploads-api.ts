@@ -1,5 +1,5 @@
 /**
- * The uploads API (src/uploads-api/, docs/architecture.md#the-uploads-api): an API Gateway HTTP
+ * The uploads API (src/uploads-api/, infra/docs/server.md#the-uploads-api): an API Gateway HTTP
  * API whose JWT authorizer checks the user pool's id token (the bearer the product API takes too)
  * and one function, src/uploads-api/lambda.ts, behind its five routes; and the monitoring events'
  * collection route with a function of its own, without the authorizer (below).

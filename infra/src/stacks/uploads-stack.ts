@@ -2,7 +2,7 @@
  * Uploads: the bucket the uploader writes to, the object-created function that counts and tags
  * every object (and removes one past its ranch's monthly limit), the ledger, and the uploads API
  * that reserves upload slots in it before the uploader sends (src/stacks/uploads-api.ts; why it
- * is part of this stack is said there) (docs/architecture.md#trust-on-the-server).
+ * is part of this stack is said there) (infra/docs/server.md#trust-on-the-server).
  *
  * The bucket: no public access, TLS only, encrypted (SSE-S3), Transfer Acceleration (the uploader
  * uses the accelerated endpoint), incomplete multipart uploads aborted after a day, and CORS for
@@ -74,7 +74,7 @@ export const SWEEP_SCHEDULE = Duration.hours(1);
 
 /**
  * The upload bucket's denials, for every principal, the account's own included: what the upload
- * role's IAM cannot say because it is about the request, not the key (docs/architecture.md#trust-on-the-server).
+ * role's IAM cannot say because it is about the request, not the key (infra/docs/server.md#trust-on-the-server).
  * - no SSE-C: an object encrypted with the uploader's own key cannot be read (HeadObject 400) by
  *   the object-created function, so it could never be checked or counted;
  * - no overwrites: PutObject and CompleteMultipartUpload must carry `If-None-Match` (S3 then

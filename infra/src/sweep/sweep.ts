@@ -1,6 +1,6 @@
 /**
  * The sweep: removes and records uploaded objects the object-created function never decided
- * (docs/architecture.md#trust-on-the-server). The function tags every object it counts; one it
+ * (infra/docs/server.md#trust-on-the-server). The function tags every object it counts; one it
  * refuses it removes. An object still stored without the tag, long after any retry of its event
  * (Lambda retries for up to 6 hours, src/stacks/uploads-stack.ts), was neither: its event failed
  * for good (it is in the failure queue) and it must not stay past the count. A pure core over

@@ -1,5 +1,5 @@
 /**
- * The uploads API, as a pure core over ports (docs/architecture.md#the-uploads-api): what the
+ * The uploads API, as a pure core over ports (infra/docs/server.md#the-uploads-api): what the
  * server vouches for before and after a photo is sent. Production runs it in a Lambda behind an
  * HTTP API whose JWT authorizer checks the user pool's id token (lambda.ts, src/stacks/uploads-api.ts);
  * the sandbox runs this very code behind its own token check (sandbox/src/api.ts). The caller's

@@ -14,7 +14,7 @@ export function monthlyLimit(maxMonthlyUploads: number, subscribed: boolean): nu
 
 /**
  * The most a ranch may upload in a month whoever sends it: its `max_monthly_uploads` when above 0,
- * else the default 1,000. The server enforces this one (docs/architecture.md#trust-on-the-server):
+ * else the default 1,000. The server enforces this one (infra/docs/server.md#trust-on-the-server):
  * a subscription belongs to a member (an email) and an S3 event does not say whose upload it was,
  * so the server cannot apply `monthlyLimit`; the uploader applies it, which is never looser
  * (`monthlyLimit(max, s) <= ranchUploadCeiling(max)` for every max ≥ 0).
@@ -26,7 +26,7 @@ export function ranchUploadCeiling(maxMonthlyUploads: number): number {
 /**
  * The month an upload counts in, `YYYY_MM` in UTC: the server's rule (infra/src/ledger/rules.ts
  * `utcYearMonth`), which the uploader asks for so the screen and the server count the same month
- * (docs/architecture.md#one-month). The server's answers say the month too, and win.
+ * (infra/docs/server.md#one-month). The server's answers say the month too, and win.
  */
 export function countingMonth(date: Date): string {
   return `${date.getUTCFullYear()}_${String(date.getUTCMonth() + 1).padStart(2, '0')}`;

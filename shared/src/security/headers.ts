@@ -2,7 +2,7 @@
  * The site's security headers, in one place for both servers that send them: the local production
  * server (scripts/static-server.mjs) and the CloudFront response-headers policy (infra/). The
  * Content-Security-Policy is generated from the `/config.json` the site is served with, so it
- * names exactly the endpoints the apps call (docs/architecture.md#security-headers).
+ * names exactly the endpoints the apps call (infra/docs/server.md#security-headers).
  *
  * Pure and framework-free: no DOM, no Node built-ins (the hash of an inline script is computed by
  * the build that writes the script, scripts/prerender.mjs, and handed in).

@@ -1,6 +1,6 @@
 /**
  * What the local production server (scripts/static-server.mjs) adds to its responses, decided
- * here so that the server stays a thin adapter (docs/architecture.md#security-headers):
+ * here so that the server stays a thin adapter (infra/docs/server.md#security-headers):
  * - the shell's responses carry every security header, with the Content-Security-Policy generated
  *   from the `/config.json` it serves (the CloudFront policy is generated from the same config);
  * - a remote's responses carry the same headers but the CSP (its code runs in the shell's page,

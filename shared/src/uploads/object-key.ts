@@ -1,5 +1,5 @@
 /**
- * The upload bucket's key layout, which binds an object to a ranch (docs/architecture.md#trust-on-the-server):
+ * The upload bucket's key layout, which binds an object to a ranch (infra/docs/server.md#trust-on-the-server):
  * - public level:  `public/<ranchid>/<random>.<ext>`
  * - private level: `private/<identity id>/<ranchid>/<random>.<ext>`
  * The uploader writes by it; IAM allows a caller only keys with its own ranch (and identity); the

@@ -78,7 +78,7 @@ function QrCode({ url, label, encoder }: { url: string; label: string; encoder: 
   }, [shown, url, encoder]);
   // The box keeps its size while the code is made, so nothing shifts: `.get-app__qr` sizes it
   // (layout.css), never a style="" in the prerendered markup, which the Content-Security-Policy's
-  // style-src refuses (docs/architecture.md#security-headers).
+  // style-src refuses (infra/docs/server.md#security-headers).
   return src ? (
     <img className="get-app__qr" src={src} alt={label} width={QR_SIZE} height={QR_SIZE} />
   ) : (

@@ -78,7 +78,7 @@ export class AccountSync {
 
   /**
    * Fetches this month's usage again (after a batch, Try again, another tab's batch). The month is
-   * the server's (docs/architecture.md#one-month): asked by this browser's UTC month, and asked
+   * the server's (infra/docs/server.md#one-month): asked by this browser's UTC month, and asked
    * again for the month the answer says photos count in now when they differ (a clock off near
    * the turn of the month), or for `month` when a reservation named it.
    */

@@ -41,7 +41,7 @@ export function remainingUploads(limit: number, uploaded: number): number {
 
 /**
  * The metrics month of a date: `YYYY_MM` in UTC, the month the server counts uploads in
- * (docs/architecture.md#one-month); the server's answers name the month and win over this guess.
+ * (infra/docs/server.md#one-month); the server's answers name the month and win over this guess.
  */
 export { countingMonth } from '@trailsense/shared/uploads-wire';
 

@@ -98,7 +98,7 @@ export function classifyUploadError(error: unknown): ClassifiedError {
 
 /**
  * Whether S3 refused the upload because its key already holds an object (412 PreconditionFailed
- * to `If-None-Match: *`; the bucket denies overwrites, docs/architecture.md#trust-on-the-server).
+ * to `If-None-Match: *`; the bucket denies overwrites, infra/docs/server.md#trust-on-the-server).
  * A photo's key is its own (a new id, kept in the journal), so that object is this photo from an
  * earlier attempt whose answer was lost: already uploaded, not a failure.
  */

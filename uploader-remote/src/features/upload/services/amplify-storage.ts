@@ -52,7 +52,7 @@ export function uploadMetadata(target: UploadTarget): Record<string, string> {
 /**
  * The object's path (Amplify v6 `path`): `public/<ranchid>/<key>`, or
  * `private/<identityId>/<ranchid>/<key>` for the private level — the layout IAM binds to the
- * caller's ranch (shared/src/uploads/object-key.ts, docs/architecture.md#trust-on-the-server).
+ * caller's ranch (shared/src/uploads/object-key.ts, infra/docs/server.md#trust-on-the-server).
  */
 export function objectPath(level: StorageLevel, ranchId: string, key: string, identityId: string | undefined): string {
   return uploadKey(level, ranchId, key, identityId);

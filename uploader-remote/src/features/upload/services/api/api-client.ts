@@ -30,7 +30,7 @@ export interface ProductApi {
 }
 
 /**
- * The uploads API (this repository's, infra/src/uploads-api/handler.ts; docs/architecture.md#the-uploads-api).
+ * The uploads API (this repository's, infra/src/uploads-api/handler.ts; infra/docs/server.md#the-uploads-api).
  * Every call rejects with an `ApiRequestError`.
  */
 export interface UploadsApi {
