@@ -110,7 +110,7 @@ export function cspHashSource(scriptText) {
 
 /**
  * The hash sources of every inline script a page runs, for the Content-Security-Policy's
- * script-src (docs/architecture.md#security-headers). A script with `src` is allowed by its origin;
+ * script-src (infra/docs/server.md#security-headers). A script with `src` is allowed by its origin;
  * a data block (`type="application/ld+json"`) is not script and needs none.
  */
 export function inlineScriptHashes(html) {
