@@ -18,7 +18,7 @@
 import fc from 'fast-check';
 import type { CommandSender } from '../src/ledger/dynamo';
 import { dynamoLedger, objectFate } from '../src/ledger/dynamo';
-import { liveSlots, monthClose, monthEnd, reservationId, reservationMonth, utcYearMonth } from '../src/ledger/rules';
+import { liveSlots, monthClose, monthEnd, reservationId, reservationMonth, countingMonth } from '../src/ledger/rules';
 import { encodeEventKey, handleObjectCreated } from '../src/object-created/handler';
 import type { Decision } from '../src/object-created/handler';
 import { handleUploadsApi } from '../src/uploads-api/handler';
@@ -67,7 +67,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 /** The reservation id the `n`th grant of a run makes (ids are drawn per grant, not per call order). */
 const grantId = (ops: readonly Op[], n: number): string => {
   const grant = ops.filter((op) => op.kind === 'grant')[n];
-  return reservationId(utcYearMonth(new Date(TIMES[grant?.at ?? 0]!)), `grant${n}`.padEnd(16, 'x'));
+  return reservationId(countingMonth(new Date(TIMES[grant?.at ?? 0]!)), `grant${n}`.padEnd(16, 'x'));
 };
 
 /** Runs one drawn case: every op at once, each adapter command released by the scheduler one at a time. */
@@ -130,7 +130,7 @@ async function runCase(engine: LedgerEngine, s: fc.Scheduler, ops: readonly Op[]
       case 'lookup':
         return api('POST', '/photo-lookups', 0, when, { fingerprints: [fingerprint(0), fingerprint(1)], sizes: [200_000] });
       case 'metrics':
-        return api('GET', '/upload-metrics', 1, when, undefined, undefined, { yearmo: utcYearMonth(new Date(when)) });
+        return api('GET', '/upload-metrics', 1, when, undefined, undefined, { yearmo: countingMonth(new Date(when)) });
       case 'deliver':
         return handleObjectCreated(
           { Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: BUCKET }, object: { key: encodeEventKey(key(op.object)) } } }] },

@@ -20,7 +20,7 @@ import {
   reservationId,
   reservationMonth,
   roomLeft,
-  utcYearMonth,
+  countingMonth,
 } from '../src/ledger/rules';
 import type { Hold, MonthState } from '../src/ledger/rules';
 import { retiredBy, withReservation } from '../src/ledger/port';
@@ -409,14 +409,14 @@ describe('reservation ids', () => {
   });
 });
 
-describe('utcYearMonth', () => {
+describe('countingMonth', () => {
   it('is the month in UTC, whatever the local time', () => {
     // 23:30 on October 31 in America/Chicago (CDT, UTC-5) is already November in UTC.
-    expect(utcYearMonth(new Date('2026-11-01T04:30:00Z'))).toBe('2026_11');
-    expect(utcYearMonth(new Date('2026-10-31T23:30:00-05:00'))).toBe('2026_11');
-    expect(utcYearMonth(new Date('2026-11-01T00:30:00Z'))).toBe('2026_11');
-    expect(utcYearMonth(new Date('2026-10-31T23:59:59Z'))).toBe('2026_10');
-    expect(utcYearMonth(new Date('2026-12-31T23:30:00-05:00'))).toBe('2027_01');
-    expect(utcYearMonth(new Date('2026-01-01T00:00:00Z'))).toBe('2026_01');
+    expect(countingMonth(new Date('2026-11-01T04:30:00Z'))).toBe('2026_11');
+    expect(countingMonth(new Date('2026-10-31T23:30:00-05:00'))).toBe('2026_11');
+    expect(countingMonth(new Date('2026-11-01T00:30:00Z'))).toBe('2026_11');
+    expect(countingMonth(new Date('2026-10-31T23:59:59Z'))).toBe('2026_10');
+    expect(countingMonth(new Date('2026-12-31T23:30:00-05:00'))).toBe('2027_01');
+    expect(countingMonth(new Date('2026-01-01T00:00:00Z'))).toBe('2026_01');
   });
 });

@@ -5,7 +5,7 @@
  */
 import { GetObjectCommand, HeadObjectCommand, PutObjectTaggingCommand } from '@aws-sdk/client-s3';
 import { MemoryLedger } from '../src/ledger/memory';
-import { grant, RESERVATION_LIFETIME_MS, reservationId, utcYearMonth } from '../src/ledger/rules';
+import { grant, RESERVATION_LIFETIME_MS, reservationId, countingMonth } from '../src/ledger/rules';
 import { dynamoRanches } from '../src/ledger/ranches';
 import { s3Objects } from '../src/object-created/aws';
 import { decodeEventKey, encodeEventKey, handleObjectCreated, MAX_OBJECT_BYTES, ObjectCreatedFailure } from '../src/object-created/handler';
@@ -53,9 +53,9 @@ class FakeWorld {
 
   /** Grants slots as the uploads API does (src/uploads-api/handler.ts): a reservation of the clock's month. */
   async reserve(ranchId: string, asked: number): Promise<string> {
-    const id = reservationId(utcYearMonth(this.now), `reservation${String(++this.ids).padStart(8, '0')}`);
+    const id = reservationId(countingMonth(this.now), `reservation${String(++this.ids).padStart(8, '0')}`);
     const ceiling = this.ranches.get(ranchId)! || 1000;
-    const granted = await this.ledger.updateMonth(ranchId, utcYearMonth(this.now), (state) => {
+    const granted = await this.ledger.updateMonth(ranchId, countingMonth(this.now), (state) => {
       const { next, granted: n } = grant(state, { id, asked, ceiling, now: this.now.getTime() });
       return { next, result: n };
     });

@@ -2,7 +2,7 @@
  * The demo data, printed with the passwords when the sandbox starts. Dates are relative to the day
  * of seeding (`--reset` reseeds relative to today).
  */
-import { utcYearMonth } from '@trailsense/infra/ledger';
+import { countingMonth } from '@trailsense/infra/ledger';
 import type { SandboxDb } from './db';
 
 export interface SeedUser {
@@ -82,7 +82,7 @@ export const SEED_USERS: readonly SeedUser[] = [
 ];
 
 /** YYYY_MM of a date in UTC: the month uploads count in (infra/src/ledger/rules.ts). */
-export const yearMonth = utcYearMonth;
+export const yearMonth = countingMonth;
 
 /** Subscription rows relative to `now`: active until mid-next-year, lapsed mid-last-month. */
 export function seedSubscriptions(now: Date): { email: string; level: string; expiresDate: string }[] {

@@ -111,10 +111,5 @@ export interface RanchPort {
   maxMonthlyUploads(ranchId: string): Promise<number | null>;
 }
 
-/** A photo fingerprint as the uploader computes it (uploader-remote/src/features/upload/model/fingerprint.ts). */
-export const FINGERPRINT = /^v1-\d{1,15}-[0-9a-f]{32}$/;
-
-/** The file size a fingerprint names (`v1-<size>-<hash>`). */
-export function sizeOfFingerprint(fingerprint: string): number {
-  return Number(fingerprint.split('-')[1]);
-}
+// A photo's fingerprint, as the uploader computes it: the wire's (shared/src/uploads/wire.ts).
+export { FINGERPRINT_PATTERN, sizeOfFingerprint } from '@trailsense/shared/uploads-wire';

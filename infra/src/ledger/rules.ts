@@ -18,7 +18,7 @@
  * MONTH_GRACE_MS after its end. An object naming no hold at all was sent without asking (a crafted
  * client) and is refused; so is one arriving after its month closed.
  */
-import { countingMonth } from '@trailsense/shared/quota';
+import { countingMonth } from '@trailsense/shared/uploads-wire';
 
 /** How long granted slots stay held without activity: 15 minutes (infra/docs/server.md#reservations). */
 export const RESERVATION_LIFETIME_MS = 15 * 60_000;
@@ -68,8 +68,8 @@ export interface MonthState {
 
 export const EMPTY_MONTH: MonthState = { total: 0, holds: {}, version: 0 };
 
-/** `YYYY_MM` of a time in UTC: the month a photo counts in (infra/docs/server.md#one-month); the uploader's rule too. */
-export const utcYearMonth: (date: Date) => string = countingMonth;
+/** `YYYY_MM` of a time in UTC: the month a photo counts in (infra/docs/server.md#one-month); the wire's, the uploader's rule too. */
+export { countingMonth };
 
 const RESERVATION_ID = /^r-(\d{4}_(?:0[1-9]|1[0-2]))-([A-Za-z0-9_-]{16,64})$/;
 const YEARMO = /^(\d{4})_(0[1-9]|1[0-2])$/;

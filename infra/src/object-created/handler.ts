@@ -46,16 +46,12 @@
 import { decodeMetadataValue } from '@trailsense/shared/metadata-encoding';
 import { parseUploadKey } from '@trailsense/shared/object-key';
 import { ranchUploadCeiling } from '@trailsense/shared/quota';
-import { FINGERPRINT } from '../ledger/port';
+import { METADATA } from '@trailsense/shared/uploads-wire';
+import { FINGERPRINT_PATTERN } from '../ledger/port';
 import type { LedgerPort, RanchPort, RefusalReason } from '../ledger/port';
-import { countUnder, reservationMonth, utcYearMonth } from '../ledger/rules';
+import { countingMonth, countUnder, reservationMonth } from '../ledger/rules';
 
-export { utcYearMonth } from '../ledger/rules';
 export type { LedgerPort, RanchPort, Refusal, RefusalReason } from '../ledger/port';
-
-/** The object metadata the uploader sends for the ledger (uploader-remote/src/features/upload/services/amplify-storage.ts). */
-export const RESERVATION_METADATA = 'reservation';
-export const FINGERPRINT_METADATA = 'fingerprint';
 
 /** The part of an S3 event notification record the function reads (aws-lambda's S3EventRecord fits). */
 export interface ObjectCreatedRecord {
@@ -178,7 +174,7 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   const key = decodedKey ?? record.s3.object.key;
   const now = deps.clock.now();
   const at = now.toISOString();
-  let yearmo = utcYearMonth(now);
+  let yearmo = countingMonth(now);
   const refuse = async (reason: RefusalReason, ranchId: string | null, claimedRanchId?: string) => {
     await deps.objects.remove(bucket, key);
     const extra = claimedRanchId === undefined ? {} : { claimedRanchId };
@@ -210,15 +206,15 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   if (claimedRanchId !== parsed.ranchId) return refuse('ranch-mismatch', parsed.ranchId, claimedRanchId);
   const max = await deps.ranches.maxMonthlyUploads(parsed.ranchId);
   if (max === null) return refuse('unknown-ranch', parsed.ranchId);
-  const reservation = metadata[RESERVATION_METADATA] ?? '';
+  const reservation = metadata[METADATA.reservation] ?? '';
   const month = reservationMonth(reservation);
   if (month === null) return refuse('no-reservation', parsed.ranchId);
   // The photo counts in the month it was reserved in, whenever it arrives.
   yearmo = month;
-  const fingerprint = metadata[FINGERPRINT_METADATA] ?? '';
+  const fingerprint = metadata[METADATA.fingerprint] ?? '';
   const ceiling = ranchUploadCeiling(max);
   const result = await deps.ledger.countObject(
-    { bucket, key, ranchId: parsed.ranchId, yearmo, reservation, fingerprint: FINGERPRINT.test(fingerprint) ? fingerprint : null, at },
+    { bucket, key, ranchId: parsed.ranchId, yearmo, reservation, fingerprint: FINGERPRINT_PATTERN.test(fingerprint) ? fingerprint : null, at },
     (state) => {
       const { next, outcome } = countUnder(state, { id: reservation, ceiling, now: now.getTime() });
       return { next, result: outcome };

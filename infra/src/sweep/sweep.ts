@@ -17,7 +17,7 @@
  */
 import { parseUploadKey } from '@trailsense/shared/object-key';
 import type { Refusal } from '../ledger/port';
-import { utcYearMonth } from '../ledger/rules';
+import { countingMonth } from '../ledger/rules';
 import { RANCH_OBJECT_TAG } from '../upload-access';
 
 /** Objects younger than this are left to the object-created function and its retries (6 h); older than the max were swept before. */
@@ -91,7 +91,7 @@ export async function sweepUntagged(bucket: string, deps: SweepDeps): Promise<Sw
         return;
       }
       await deps.port.remove(bucket, object.key);
-      await deps.port.recordRefusal({ bucket, key: object.key, ranchId, yearmo: utcYearMonth(now), reason: 'unprocessed', at: now.toISOString() });
+      await deps.port.recordRefusal({ bucket, key: object.key, ranchId, yearmo: countingMonth(now), reason: 'unprocessed', at: now.toISOString() });
       summary.swept++;
       log({ decision: 'swept', bucket, key: object.key, ranchId, lastModified: object.lastModified.toISOString() });
     } catch (error) {

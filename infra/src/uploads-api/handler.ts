@@ -31,8 +31,8 @@
  * 429 too many reservations open at once (the member's or the ranch's; src/ledger/rules.ts).
  */
 import { ranchUploadCeiling } from '@trailsense/shared/quota';
-import type { PhotoLookupResponse, ReservationResponse, UploadMetrics } from '@trailsense/shared/uploads-api-types';
-import { FINGERPRINT } from '../ledger/port';
+import type { PhotoLookupResponse, ReservationResponse, UploadMetrics } from '@trailsense/shared/uploads-wire';
+import { FINGERPRINT_PATTERN } from '../ledger/port';
 import type { LedgerPort, RanchPort } from '../ledger/port';
 import {
   grant,
@@ -45,7 +45,7 @@ import {
   renew,
   reservationId,
   reservationMonth,
-  utcYearMonth,
+  countingMonth,
 } from '../ledger/rules';
 import type { GrantRefusal } from '../ledger/rules';
 import type { UploadsApiResponse } from './response';
@@ -89,7 +89,7 @@ export class UploadsApiError extends Error {
   }
 }
 
-/** The answers' shapes are the shared contract the uploader reads (shared/src/api/uploads-api-types.ts). */
+/** The answers' shapes are the shared contract the uploader reads (shared/src/uploads/wire.ts). */
 export type MetricsAnswer = UploadMetrics;
 export type ReservationAnswer = ReservationResponse;
 
@@ -112,7 +112,7 @@ function parseFingerprints(value: unknown): string[] {
     throw new UploadsApiError(413, `Too many fingerprints: ${value.length} in one call, at most ${MAX_FINGERPRINTS_PER_CALL}`);
   }
   if (value.length === 0) throw new UploadsApiError(400, '"fingerprints" must not be empty');
-  const bad = value.findIndex((f) => typeof f !== 'string' || !FINGERPRINT.test(f));
+  const bad = value.findIndex((f) => typeof f !== 'string' || !FINGERPRINT_PATTERN.test(f));
   if (bad !== -1) throw new UploadsApiError(400, `"fingerprints"[${bad}] is not a photo fingerprint (v1-<size>-<32 hex digits>)`);
   return [...new Set(value as string[])];
 }
@@ -163,7 +163,7 @@ async function route(request: UploadsApiRequest, deps: UploadsApiDeps): Promise<
   if (max === null) throw new UploadsApiError(404, `No ranch ${ranchId}`);
   const ceiling = ranchUploadCeiling(max);
   const now = deps.clock.now();
-  const month = utcYearMonth(now);
+  const month = countingMonth(now);
   const method = request.method.toUpperCase();
 
   if (sub === 'photo-lookups') {
