@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { fingerprintOf } from '../../../test-support/fingerprint';
 import { CognitoIdentityClient, GetCredentialsForIdentityCommand, GetIdCommand } from '@aws-sdk/client-cognito-identity';
-import type { ReservationResponse as ReservationAnswer, UploadMetrics as MetricsAnswer } from '@trailsense/shared/uploads-api-types';
+import type { ReservationResponse as ReservationAnswer, UploadMetrics as MetricsAnswer } from '@trailsense/shared/uploads-wire';
 import type { RuntimeConfig, Sandbox } from '../../src/index';
 import type { Credentials } from './sign';
 
@@ -19,7 +19,7 @@ export interface ApiAnswer<T = Record<string, unknown>> {
   json: T;
 }
 
-/** The uploads API's answers: the shared contract (shared/src/api/uploads-api-types.ts). */
+/** The uploads API's answers: the shared contract (shared/src/uploads/wire.ts). */
 export type { ReservationAnswer, MetricsAnswer };
 
 export { fingerprintOf };
