@@ -1,7 +1,7 @@
 /**
- * An environment's settings (infra/config/<name>.json) and the runtime config it serves
- * (`/config.json`, docs/architecture.md#runtime-configuration), read and checked before any stack
- * is built: every problem is reported at once, each naming its field, and synth stops.
+ * An environment's settings (infra/config/<name>.json): their shape, and their check before any
+ * stack is built — every problem reported at once, each naming its field. Reading them with the
+ * runtime config they name, and checking that config against them: src/environment.ts.
  *
  * The site's origins must be known at synth time (the Content-Security-Policy names the remotes'
  * origins, the remotes allow CORS for the shell's origin, the upload bucket for the site's), so the
@@ -13,10 +13,6 @@
  * (`https://<uploadsApi.domainName>` when the settings give the API a custom domain), and the
  * alarm topic every stack's alarms notify `trailsense-<name>-alarms` (src/stacks/alarms.ts).
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { parseRuntimeConfig } from '@trailsense/shared/config';
-import type { RuntimeConfig } from '@trailsense/shared/config-types';
 
 export interface Domains {
   /** The shell's host name, e.g. `trailsense.example` (the site). */
@@ -87,16 +83,6 @@ export interface UploadsApiDomain {
   certificateArn: string;
 }
 
-/** An environment ready to be synthesized: its checked settings and runtime config. */
-export interface Environment {
-  settings: Settings;
-  runtimeConfig: RuntimeConfig;
-  /** The settings file it was read from. */
-  settingsFile: string;
-  /** The runtime config file (resolved). */
-  runtimeConfigFile: string;
-}
-
 /** Thrown with every problem found; the message lists them one per line. */
 export class SettingsError extends Error {
   constructor(
@@ -154,146 +140,19 @@ export function httpsOrigin(host: string): string {
 export function checkSettings(raw: unknown): { ok: true; settings: Settings } | { ok: false; problems: string[] } {
   if (!isObject(raw)) return { ok: false, problems: ['the settings must be a JSON object.'] };
   const problems: string[] = [];
-  const str = (field: string, pattern: RegExp, expected: string, required = true): string | undefined => {
-    const value = raw[field];
-    if (value === undefined || value === '') {
-      if (required) problems.push(`${field} is missing (${expected}).`);
-      return undefined;
-    }
-    if (typeof value !== 'string' || !pattern.test(value)) {
-      problems.push(`${field} is ${JSON.stringify(value)}, which is not ${expected}.`);
-      return undefined;
-    }
-    return value;
-  };
-
   for (const key of Object.keys(raw))
     if (!FIELDS.has(key)) problems.push(`${key} is not a setting (known: ${[...FIELDS].filter((f) => f !== '$comment').join(', ')}).`);
-
-  const name = str('name', ENV_NAME, 'an environment name (a letter, then letters, digits or hyphens; at most 32)');
-  const account = str('account', ACCOUNT, 'a 12-digit AWS account id', false);
-  const region = str('region', REGION, 'an AWS region such as us-east-2');
-  const certificateArn = str('certificateArn', CERTIFICATE_ARN, 'an ACM certificate ARN in us-east-1 (CloudFront takes no other region)');
-  const runtimeConfig = str('runtimeConfig', /\.json$/, 'the path of a .json runtime config, relative to the settings file');
-  const userPoolId = str('userPoolId', USER_POOL_ID, 'a user pool id like us-east-2_AbC123', false);
-  const identityPoolId = str('identityPoolId', IDENTITY_POOL_ID, 'an identity pool id like us-east-2:1a2b3c4d-…', false);
-  const authenticatedRoleArn = str('authenticatedRoleArn', ROLE_ARN, 'an IAM role ARN', false);
-  const ranchesTableName = str('ranchesTableName', TABLE_NAME, 'a DynamoDB table name');
-  const analyticsStreamName = str('analyticsStreamName', STREAM_NAME, 'a Firehose stream name (letters, digits, _ . -; at most 64)');
-
-  let domains: Domains | undefined;
-  if (!isObject(raw.domains)) {
-    problems.push('domains is missing (an object with shell, authRemote and uploaderRemote host names).');
-  } else {
-    const found: Partial<Domains> = {};
-    for (const key of ['shell', 'authRemote', 'uploaderRemote'] as const) {
-      const value = raw.domains[key];
-      if (typeof value !== 'string' || !HOST.test(value)) {
-        problems.push(
-          value === undefined
-            ? `domains.${key} is missing (a host name such as ${key === 'shell' ? 'trailsense.example' : 'remote.trailsense.example'}).`
-            : `domains.${key} is ${JSON.stringify(value)}, which is not a lower-case host name (no scheme, no path).`,
-        );
-      } else found[key] = value;
-    }
-    for (const key of Object.keys(raw.domains)) if (!['shell', 'authRemote', 'uploaderRemote'].includes(key)) problems.push(`domains.${key} is not a setting.`);
-    if (found.shell && found.authRemote && found.uploaderRemote) {
-      domains = found as Domains;
-      if (new Set(Object.values(domains)).size !== 3)
-        problems.push('domains: shell, authRemote and uploaderRemote must be three different hosts (each app is its own distribution).');
-    }
-  }
-
-  let siteOrigins: string[] | undefined;
-  if (!Array.isArray(raw.siteOrigins) || raw.siteOrigins.length === 0) {
-    problems.push("siteOrigins is missing (a non-empty list of https origins the browser uploads from, at least the shell's).");
-  } else {
-    siteOrigins = [];
-    raw.siteOrigins.forEach((value, index) => {
-      let ok = false;
-      if (typeof value === 'string') {
-        try {
-          const url = new URL(value);
-          ok = url.protocol === 'https:' && url.origin === value;
-        } catch {
-          ok = false;
-        }
-      }
-      if (ok) siteOrigins!.push(value as string);
-      else problems.push(`siteOrigins[${index}] is ${JSON.stringify(value)}, which is not an https origin (https://host, no path, no trailing slash).`);
-    });
-    if (domains && !siteOrigins.includes(httpsOrigin(domains.shell))) {
-      problems.push(`siteOrigins must include the shell's origin ${httpsOrigin(domains.shell)} (the uploader runs in the shell's page).`);
-    }
-  }
-
-  let uploadsApi: UploadsApiDomain | undefined;
-  if (raw.uploadsApi !== undefined) {
-    if (!isObject(raw.uploadsApi)) {
-      problems.push("uploadsApi is not an object (domainName and certificateArn of the uploads API's custom domain).");
-    } else {
-      const { domainName, certificateArn: apiCertificateArn } = raw.uploadsApi;
-      let ok = true;
-      for (const key of Object.keys(raw.uploadsApi)) if (!['domainName', 'certificateArn'].includes(key)) problems.push(`uploadsApi.${key} is not a setting.`);
-      if (typeof domainName !== 'string' || !HOST.test(domainName)) {
-        ok = false;
-        problems.push(
-          domainName === undefined
-            ? 'uploadsApi.domainName is missing (a host name such as uploads-api.trailsense.example).'
-            : `uploadsApi.domainName is ${JSON.stringify(domainName)}, which is not a lower-case host name (no scheme, no path).`,
-        );
-      } else if (domains && Object.values(domains).includes(domainName)) {
-        ok = false;
-        problems.push(`uploadsApi.domainName ${domainName} is one of the apps' domains: the API needs a host of its own.`);
-      }
-      const arn = typeof apiCertificateArn === 'string' ? REGIONAL_CERTIFICATE_ARN.exec(apiCertificateArn) : null;
-      if (!arn) {
-        ok = false;
-        problems.push(
-          apiCertificateArn === undefined
-            ? "uploadsApi.certificateArn is missing (an ACM certificate ARN in the settings' region, covering uploadsApi.domainName)."
-            : `uploadsApi.certificateArn is ${JSON.stringify(apiCertificateArn)}, which is not an ACM certificate ARN.`,
-        );
-      } else {
-        if (region && arn[1] !== region) {
-          ok = false;
-          problems.push(
-            `uploadsApi.certificateArn is in ${arn[1]}, not the settings' region ${region} (a regional API Gateway domain takes a certificate of its own region).`,
-          );
-        }
-        if (account && arn[3] !== account) {
-          ok = false;
-          problems.push(`uploadsApi.certificateArn is in account ${arn[3]}, not ${account}.`);
-        }
-      }
-      if (ok) uploadsApi = { domainName: domainName as string, certificateArn: apiCertificateArn as string };
-    }
-  }
-
+  const fields = checkStringFields(raw, problems);
+  const domains = checkDomains(raw.domains, problems);
+  const siteOrigins = checkSiteOrigins(raw.siteOrigins, domains, problems);
+  const uploadsApi = checkUploadsApi(raw.uploadsApi, domains, fields, problems);
   const alarms = checkAlarms(raw.alarms, problems);
   const userPoolEmail = checkUserPoolEmail(raw.userPoolEmail, problems);
-  if (raw.userPoolEmail !== undefined && userPoolId)
-    problems.push("userPoolEmail is set with userPoolId: the stack does not change an existing pool's mail (configure it where that pool is managed).");
-
-  if (identityPoolId && !userPoolId) problems.push('identityPoolId needs userPoolId: an existing identity pool signs in with an existing user pool.');
-  if (identityPoolId && !authenticatedRoleArn) {
-    problems.push(
-      'authenticatedRoleArn is missing: with an existing identityPoolId, name the role that pool gives authenticated identities (the upload policy is attached to it).',
-    );
-  }
-  if (authenticatedRoleArn && !identityPoolId)
-    problems.push('authenticatedRoleArn is set without identityPoolId: the stack creates the role when it creates the identity pool.');
-  if (account && certificateArn && certificateArn.split(':')[4] !== account) {
-    problems.push(`certificateArn is in account ${certificateArn.split(':')[4]}, not ${account}.`);
-  }
-  for (const [field, id] of [
-    ['userPoolId', userPoolId],
-    ['identityPoolId', identityPoolId],
-  ] as const) {
-    if (id && region && !id.startsWith(`${region}${field === 'userPoolId' ? '_' : ':'}`)) problems.push(`${field} ${id} is not in the region ${region}.`);
-  }
+  checkAgreement(fields, raw.userPoolEmail !== undefined, problems);
 
   if (problems.length > 0) return { ok: false, problems };
+  const { name, account, region, certificateArn, runtimeConfig, userPoolId, identityPoolId, authenticatedRoleArn, ranchesTableName, analyticsStreamName } =
+    fields;
   return {
     ok: true,
     settings: {
@@ -314,6 +173,179 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
       alarms: alarms!,
     },
   };
+}
+
+/** The settings that are one string each, as far as they are well formed (undefined: missing or not). */
+type StringFields = Partial<
+  Pick<
+    Settings,
+    | 'name'
+    | 'account'
+    | 'region'
+    | 'certificateArn'
+    | 'runtimeConfig'
+    | 'userPoolId'
+    | 'identityPoolId'
+    | 'authenticatedRoleArn'
+    | 'ranchesTableName'
+    | 'analyticsStreamName'
+  >
+>;
+
+/** The settings that are one string each, checked against their patterns; pushes their problems. */
+function checkStringFields(raw: Record<string, unknown>, problems: string[]): StringFields {
+  const str = (field: string, pattern: RegExp, expected: string, required = true): string | undefined => {
+    const value = raw[field];
+    if (value === undefined || value === '') {
+      if (required) problems.push(`${field} is missing (${expected}).`);
+      return undefined;
+    }
+    if (typeof value !== 'string' || !pattern.test(value)) {
+      problems.push(`${field} is ${JSON.stringify(value)}, which is not ${expected}.`);
+      return undefined;
+    }
+    return value;
+  };
+  return {
+    name: str('name', ENV_NAME, 'an environment name (a letter, then letters, digits or hyphens; at most 32)'),
+    account: str('account', ACCOUNT, 'a 12-digit AWS account id', false),
+    region: str('region', REGION, 'an AWS region such as us-east-2'),
+    certificateArn: str('certificateArn', CERTIFICATE_ARN, 'an ACM certificate ARN in us-east-1 (CloudFront takes no other region)'),
+    runtimeConfig: str('runtimeConfig', /\.json$/, 'the path of a .json runtime config, relative to the settings file'),
+    userPoolId: str('userPoolId', USER_POOL_ID, 'a user pool id like us-east-2_AbC123', false),
+    identityPoolId: str('identityPoolId', IDENTITY_POOL_ID, 'an identity pool id like us-east-2:1a2b3c4d-…', false),
+    authenticatedRoleArn: str('authenticatedRoleArn', ROLE_ARN, 'an IAM role ARN', false),
+    ranchesTableName: str('ranchesTableName', TABLE_NAME, 'a DynamoDB table name'),
+    analyticsStreamName: str('analyticsStreamName', STREAM_NAME, 'a Firehose stream name (letters, digits, _ . -; at most 64)'),
+  };
+}
+
+/** The `domains` setting, required: three different host names. Pushes its problems; the domains, or undefined when any is wrong. */
+function checkDomains(raw: unknown, problems: string[]): Domains | undefined {
+  if (!isObject(raw)) {
+    problems.push('domains is missing (an object with shell, authRemote and uploaderRemote host names).');
+    return undefined;
+  }
+  const found: Partial<Domains> = {};
+  for (const key of ['shell', 'authRemote', 'uploaderRemote'] as const) {
+    const value = raw[key];
+    if (typeof value !== 'string' || !HOST.test(value)) {
+      problems.push(
+        value === undefined
+          ? `domains.${key} is missing (a host name such as ${key === 'shell' ? 'trailsense.example' : 'remote.trailsense.example'}).`
+          : `domains.${key} is ${JSON.stringify(value)}, which is not a lower-case host name (no scheme, no path).`,
+      );
+    } else found[key] = value;
+  }
+  for (const key of Object.keys(raw)) if (!['shell', 'authRemote', 'uploaderRemote'].includes(key)) problems.push(`domains.${key} is not a setting.`);
+  if (!found.shell || !found.authRemote || !found.uploaderRemote) return undefined;
+  const domains = found as Domains;
+  if (new Set(Object.values(domains)).size !== 3)
+    problems.push('domains: shell, authRemote and uploaderRemote must be three different hosts (each app is its own distribution).');
+  return domains;
+}
+
+/** The `siteOrigins` setting, required: https origins, the shell's among them. Pushes its problems. */
+function checkSiteOrigins(raw: unknown, domains: Domains | undefined, problems: string[]): string[] | undefined {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    problems.push("siteOrigins is missing (a non-empty list of https origins the browser uploads from, at least the shell's).");
+    return undefined;
+  }
+  const siteOrigins: string[] = [];
+  raw.forEach((value, index) => {
+    let ok = false;
+    if (typeof value === 'string') {
+      try {
+        const url = new URL(value);
+        ok = url.protocol === 'https:' && url.origin === value;
+      } catch {
+        ok = false;
+      }
+    }
+    if (ok) siteOrigins.push(value as string);
+    else problems.push(`siteOrigins[${index}] is ${JSON.stringify(value)}, which is not an https origin (https://host, no path, no trailing slash).`);
+  });
+  if (domains && !siteOrigins.includes(httpsOrigin(domains.shell))) {
+    problems.push(`siteOrigins must include the shell's origin ${httpsOrigin(domains.shell)} (the uploader runs in the shell's page).`);
+  }
+  return siteOrigins;
+}
+
+/**
+ * The optional `uploadsApi` setting: a host of its own and a certificate in the settings' region
+ * and account. Pushes its problems; the domain, or undefined when absent or when there is any.
+ */
+function checkUploadsApi(raw: unknown, domains: Domains | undefined, fields: StringFields, problems: string[]): UploadsApiDomain | undefined {
+  if (raw === undefined) return undefined;
+  if (!isObject(raw)) {
+    problems.push("uploadsApi is not an object (domainName and certificateArn of the uploads API's custom domain).");
+    return undefined;
+  }
+  const { region, account } = fields;
+  const { domainName, certificateArn } = raw;
+  let ok = true;
+  for (const key of Object.keys(raw)) if (!['domainName', 'certificateArn'].includes(key)) problems.push(`uploadsApi.${key} is not a setting.`);
+  if (typeof domainName !== 'string' || !HOST.test(domainName)) {
+    ok = false;
+    problems.push(
+      domainName === undefined
+        ? 'uploadsApi.domainName is missing (a host name such as uploads-api.trailsense.example).'
+        : `uploadsApi.domainName is ${JSON.stringify(domainName)}, which is not a lower-case host name (no scheme, no path).`,
+    );
+  } else if (domains && Object.values(domains).includes(domainName)) {
+    ok = false;
+    problems.push(`uploadsApi.domainName ${domainName} is one of the apps' domains: the API needs a host of its own.`);
+  }
+  const arn = typeof certificateArn === 'string' ? REGIONAL_CERTIFICATE_ARN.exec(certificateArn) : null;
+  if (!arn) {
+    ok = false;
+    problems.push(
+      certificateArn === undefined
+        ? "uploadsApi.certificateArn is missing (an ACM certificate ARN in the settings' region, covering uploadsApi.domainName)."
+        : `uploadsApi.certificateArn is ${JSON.stringify(certificateArn)}, which is not an ACM certificate ARN.`,
+    );
+  } else {
+    if (region && arn[1] !== region) {
+      ok = false;
+      problems.push(
+        `uploadsApi.certificateArn is in ${arn[1]}, not the settings' region ${region} (a regional API Gateway domain takes a certificate of its own region).`,
+      );
+    }
+    if (account && arn[3] !== account) {
+      ok = false;
+      problems.push(`uploadsApi.certificateArn is in account ${arn[3]}, not ${account}.`);
+    }
+  }
+  return ok ? { domainName: domainName as string, certificateArn: certificateArn as string } : undefined;
+}
+
+/**
+ * What the settings must agree on among themselves: the existing pools and role named together
+ * (and no SES mail for an existing user pool), the certificate in the settings' account, the pools
+ * in the settings' region. Pushes its problems.
+ */
+function checkAgreement(fields: StringFields, hasUserPoolEmail: boolean, problems: string[]): void {
+  const { account, region, certificateArn, userPoolId, identityPoolId, authenticatedRoleArn } = fields;
+  if (hasUserPoolEmail && userPoolId)
+    problems.push("userPoolEmail is set with userPoolId: the stack does not change an existing pool's mail (configure it where that pool is managed).");
+
+  if (identityPoolId && !userPoolId) problems.push('identityPoolId needs userPoolId: an existing identity pool signs in with an existing user pool.');
+  if (identityPoolId && !authenticatedRoleArn) {
+    problems.push(
+      'authenticatedRoleArn is missing: with an existing identityPoolId, name the role that pool gives authenticated identities (the upload policy is attached to it).',
+    );
+  }
+  if (authenticatedRoleArn && !identityPoolId)
+    problems.push('authenticatedRoleArn is set without identityPoolId: the stack creates the role when it creates the identity pool.');
+  if (account && certificateArn && certificateArn.split(':')[4] !== account) {
+    problems.push(`certificateArn is in account ${certificateArn.split(':')[4]}, not ${account}.`);
+  }
+  for (const [field, id] of [
+    ['userPoolId', userPoolId],
+    ['identityPoolId', identityPoolId],
+  ] as const) {
+    if (id && region && !id.startsWith(`${region}${field === 'userPoolId' ? '_' : ':'}`)) problems.push(`${field} ${id} is not in the region ${region}.`);
+  }
 }
 
 /** The optional `userPoolEmail` setting; pushes its problems, and answers undefined when absent or when there is any. */
@@ -391,82 +423,4 @@ function checkAlarms(raw: unknown, problems: string[]): AlarmSettings | undefine
     else seen.set(value.toLowerCase(), index);
   });
   return problems.length === before ? { emails: emails as string[] } : undefined;
-}
-
-/**
- * What a production runtime config must agree on with the settings: AWS endpoints only (no
- * sandbox), the settings' region, the Firehose stream the Analytics stack creates, the remotes at
- * their domains, the existing pools when the settings name them, a bucket name Transfer
- * Acceleration accepts (no dots), and the uploads API at its custom domain when the settings give
- * it one (https in any case). Fields are the runtime config's (`analytics.streamName`).
- */
-export function checkRuntimeConfig(settings: Settings, config: RuntimeConfig): string[] {
-  const problems: string[] = [];
-  const { auth, storage, api, analytics, remotes } = config;
-  if (auth.userPoolEndpoint) problems.push("auth.userPoolEndpoint is set: production uses AWS's endpoint (that field is for the sandbox).");
-  if (auth.identityPoolEndpoint) problems.push("auth.identityPoolEndpoint is set: production uses AWS's endpoint (that field is for the sandbox).");
-  if (storage.dangerouslyConnectToHttpEndpointForTesting) problems.push('storage.dangerouslyConnectToHttpEndpointForTesting is set: sandbox only.');
-  if (auth.region !== settings.region) problems.push(`auth.region is ${auth.region}, but the settings' region is ${settings.region}.`);
-  if (storage.region !== settings.region)
-    problems.push(`storage.region is ${storage.region}, but the settings' region is ${settings.region} (the Uploads stack's).`);
-  if (storage.bucket.includes('.')) problems.push(`storage.bucket ${storage.bucket} contains a dot, which Transfer Acceleration refuses.`);
-  if (!api.baseUrl.startsWith('https://')) problems.push(`api.baseUrl ${api.baseUrl} is not https.`);
-  if (settings.uploadsApi) {
-    const url = httpsOrigin(settings.uploadsApi.domainName);
-    if (api.uploadsBaseUrl !== url)
-      problems.push(
-        `api.uploadsBaseUrl is ${api.uploadsBaseUrl}, but the uploads API is served at its custom domain ${url} (the settings' uploadsApi.domainName).`,
-      );
-  } else if (!api.uploadsBaseUrl.startsWith('https://')) {
-    problems.push(`api.uploadsBaseUrl ${api.uploadsBaseUrl} is not https.`);
-  }
-  if (analytics.provider !== 'firehose') {
-    problems.push(`analytics.provider is ${analytics.provider}: production sends its events to the Analytics stack's Firehose stream ("firehose").`);
-  } else {
-    if (analytics.streamName !== settings.analyticsStreamName) {
-      problems.push(
-        `analytics.streamName is ${analytics.streamName}, but the settings' analyticsStreamName (the stream the Analytics stack creates) is ${settings.analyticsStreamName}.`,
-      );
-    }
-    if (analytics.region !== settings.region) problems.push(`analytics.region is ${analytics.region}, but the settings' region is ${settings.region}.`);
-  }
-  const expected = { auth: settings.domains.authRemote, uploader: settings.domains.uploaderRemote };
-  for (const key of ['auth', 'uploader'] as const) {
-    const url = `${httpsOrigin(expected[key])}/mf-manifest.json`;
-    if (remotes[key] !== url) problems.push(`remotes.${key} is ${remotes[key]}, but that remote is hosted at ${url}.`);
-  }
-  if (settings.userPoolId && auth.userPoolId !== settings.userPoolId) {
-    problems.push(`auth.userPoolId is ${auth.userPoolId}, but the settings use the existing user pool ${settings.userPoolId}.`);
-  }
-  if (settings.identityPoolId && auth.identityPoolId !== settings.identityPoolId) {
-    problems.push(`auth.identityPoolId is ${auth.identityPoolId}, but the settings use the existing identity pool ${settings.identityPoolId}.`);
-  }
-  return problems;
-}
-
-function readJson(file: string, what: string): unknown {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    throw new SettingsError(file, [`the ${what} file does not exist or cannot be read.`]);
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new SettingsError(file, [`the ${what} is not valid JSON: ${(error as Error).message}`]);
-  }
-}
-
-/** Reads and checks an environment's settings file and the runtime config it names; throws a `SettingsError`. */
-export function loadEnvironment(settingsFile: string): Environment {
-  const checked = checkSettings(readJson(settingsFile, 'settings'));
-  if (!checked.ok) throw new SettingsError(settingsFile, checked.problems);
-  const { settings } = checked;
-  const runtimeConfigFile = path.resolve(path.dirname(settingsFile), settings.runtimeConfig);
-  const parsed = parseRuntimeConfig(readJson(runtimeConfigFile, 'runtime config'));
-  if (!parsed.ok) throw new SettingsError(runtimeConfigFile, parsed.problems);
-  const problems = checkRuntimeConfig(settings, parsed.config);
-  if (problems.length > 0) throw new SettingsError(runtimeConfigFile, problems);
-  return { settings, runtimeConfig: parsed.config, settingsFile, runtimeConfigFile };
 }

@@ -1,5 +1,5 @@
 /**
- * Environment settings (src/settings.ts): the committed example and its runtime config are valid
+ * Environment settings (src/settings.ts, src/environment.ts): the committed example and its runtime config are valid
  * (the runtime config by the very parser the site uses), and every problem is reported naming its
  * field, so a wrong file stops synth with what to fix.
  */
@@ -9,7 +9,8 @@ import path from 'node:path';
 import { parseRuntimeConfig } from '@trailsense/shared/config';
 import type { RuntimeConfig } from '@trailsense/shared/config-types';
 import { REPO_ROOT, settingsFileFor } from '../src/app';
-import { checkRuntimeConfig, checkSettings, loadEnvironment, SettingsError } from '../src/settings';
+import { checkRuntimeConfig, loadEnvironment } from '../src/environment';
+import { checkSettings, SettingsError } from '../src/settings';
 import type { Settings } from '../src/settings';
 
 const exampleFile = settingsFileFor('example');

@@ -1,7 +1,7 @@
 /**
  * The checks' parts (checks.ts runs them for a deploy and a rollback). The shell's, given the
  * environment's settings (`--settings`): the runtime config passes the production checks the
- * stacks apply (settings.ts checkRuntimeConfig: AWS endpoints only, the settings' region, stream,
+ * stacks apply (environment.ts checkRuntimeConfig: AWS endpoints only, the settings' region, stream,
  * remotes, pools), and the Content-Security-Policy the build and that config call for
  * (shared/src/security/headers.ts, as stacks/hosting-stack.ts makes the policy) is the one the
  * distribution's response-headers policy sends. A config that names an endpoint the deployed CSP
@@ -21,7 +21,8 @@ import { CloudFrontClient, GetDistributionConfigCommand, GetResponseHeadersPolic
 import { securityHeaders } from '@trailsense/shared/security-headers';
 import type { RuntimeConfig } from '@trailsense/shared/config-types';
 import type { ShellRoutes } from '../hosting/shell-routes';
-import { checkRuntimeConfig, checkSettings } from '../settings';
+import { checkRuntimeConfig } from '../environment';
+import { checkSettings } from '../settings';
 import type { AwsOptions } from './aws';
 
 /** A check that failed: every problem listed, nothing uploaded. */

@@ -134,7 +134,7 @@ export interface UploadsStackProps extends StackProps {
   analyticsStreamName: string;
 }
 
-/** The stack's props from an environment's checked settings and runtime config (src/settings.ts), without a cross-stack reference. */
+/** The stack's props from an environment's checked settings and runtime config (src/settings.ts, src/environment.ts), without a cross-stack reference. */
 export function uploadsStackProps(settings: Settings, runtimeConfig: RuntimeConfig): Omit<UploadsStackProps, keyof StackProps> {
   return {
     environmentName: settings.name,

@@ -9,8 +9,8 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { settingsFileFor } from '../../src/app';
 import { loadShellRoutes } from '../../src/hosting/shell-routes';
 import type { ShellRoutes } from '../../src/hosting/shell-routes';
-import { loadEnvironment } from '../../src/settings';
-import type { Environment } from '../../src/settings';
+import { loadEnvironment } from '../../src/environment';
+import type { Environment } from '../../src/environment';
 
 export const FIXTURE_ROUTES_FILE = path.join(__dirname, '..', 'fixtures', 'routes.json');
 
