@@ -287,12 +287,13 @@ function createConfig(options) {
           javascript: {
             // A remote's code runs in the shell's page, of another origin, where `new Worker(url)`
             // of the remote's chunk is refused. `new CrossOriginWorker(new URL('./x.worker.ts',
-            // import.meta.url))` (uploader-remote/src/features/upload/services/cross-origin-worker.ts;
-            // the import must be spelled `from './cross-origin-worker'`) is compiled like
+            // import.meta.url))` (uploader-remote/src/features/upload/services/browser/cross-origin-worker.ts;
+            // the import must be spelled `from '../browser/cross-origin-worker'`, as the workers'
+            // starters in services/files/ and services/clock/ spell it) is compiled like
             // `new Worker(...)`: the entry becomes a worker chunk, its URL is passed in, and the
             // class starts it through a same-origin blob: URL when needed. '...' keeps webpack's
             // own forms (new Worker, new SharedWorker, …).
-            worker: ['CrossOriginWorker from ./cross-origin-worker', '...'],
+            worker: ['CrossOriginWorker from ../browser/cross-origin-worker', '...'],
           },
         },
         rules: moduleRules({ name, dev, kind }),

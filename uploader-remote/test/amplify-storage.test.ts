@@ -1,5 +1,5 @@
-import { amplifyUpload, loadStorage, type UploadTarget } from '../src/features/upload/services/amplify-storage';
-import type { UploadJob } from '../src/features/upload/services/upload-engine';
+import { amplifyUpload, loadStorage, type UploadTarget } from '../src/features/upload/services/upload/amplify-storage';
+import type { UploadJob } from '../src/features/upload/services/upload/upload-engine';
 
 // Amplify's storage module as the page gets it: a chunk whose first download fails, then arrives.
 let mockLoads = 0;

@@ -1,5 +1,5 @@
-import { createBackgroundClock, type PageLifecycle, type TimerWorker } from '../src/features/upload/services/background-clock';
-import { sleptFor, WAKE_THRESHOLD_MS, type TimerMessage, type TimerRequest } from '../src/features/upload/services/timer-protocol';
+import { createBackgroundClock, type PageLifecycle, type TimerWorker } from '../src/features/upload/services/clock/background-clock';
+import { sleptFor, WAKE_THRESHOLD_MS, type TimerMessage, type TimerRequest } from '../src/features/upload/services/clock/timer-protocol';
 
 // Jest's fake clock stands for both threads' time; the "page" timers below are throttled as
 // Chromium throttles a hidden tab after 5 minutes (a wake-up once a minute), the worker's are not.

@@ -7,7 +7,7 @@ import { BatchController, type UploaderState } from '../src/features/upload/cont
 import { remainingOf } from '../src/features/upload/model/quota';
 import { memoryJournal } from './support/memory-journal';
 import { FOLDER_NOT_ALLOWED } from '../src/features/upload/model/messages';
-import { storedPreferences } from '../src/features/upload/services/uploader-preferences';
+import { storedPreferences } from '../src/features/upload/services/browser/uploader-preferences';
 import { fakeLocks, fakeServices, fakeTabsBus, mapStorage, photo } from './support/fake-services';
 
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-21T22:00:00') }));

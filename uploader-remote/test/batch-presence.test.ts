@@ -2,11 +2,11 @@
  * @jest-environment node
  */
 // What a batch left running shows outside the screen: the wake lock's life cycle
-// (services/wake-lock.ts) on a fake browser, the tab title (model/page-title.ts) and the end
-// notification (services/end-notification.ts).
+// (services/browser/wake-lock.ts) on a fake browser, the tab title (model/page-title.ts) and the end
+// notification (services/browser/end-notification.ts).
 import { uploadTitle } from '../src/features/upload/model/page-title';
-import { askOnce, endNotification, type NotificationPermissionState, type NotificationPort } from '../src/features/upload/services/end-notification';
-import { WakeLockKeeper, type WakeLockPort, type WakeLockStatus } from '../src/features/upload/services/wake-lock';
+import { askOnce, endNotification, type NotificationPermissionState, type NotificationPort } from '../src/features/upload/services/browser/end-notification';
+import { WakeLockKeeper, type WakeLockPort, type WakeLockStatus } from '../src/features/upload/services/browser/wake-lock';
 
 /** A browser's wake lock: grants while visible (unless refusing), lets go when the page is hidden. */
 function fakeBrowser() {

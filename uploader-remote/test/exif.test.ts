@@ -2,9 +2,9 @@ import { Blob as NodeBlob } from 'node:buffer';
 import { webcrypto } from 'node:crypto';
 import { FINGERPRINT_SAMPLE_BYTES } from '../src/features/upload/model/fingerprint';
 import { captureDate, EXIF_TEXT_MAX, exifFromTags } from '../src/features/upload/model/photo-exif';
-import { readExif, readThumbnail } from '../src/features/upload/services/exif';
-import { probeFile } from '../src/features/upload/services/file-probe';
-import { makeThumbnail, THUMBNAIL_WIDTH, type ThumbnailDecoder } from '../src/features/upload/services/thumbnail';
+import { readExif, readThumbnail } from '../src/features/upload/services/files/exif';
+import { probeFile } from '../src/features/upload/services/files/file-probe';
+import { makeThumbnail, THUMBNAIL_WIDTH, type ThumbnailDecoder } from '../src/features/upload/services/files/thumbnail';
 import { fakeThumbnailJpeg, jpegWithExif } from './support/exif-jpeg';
 
 const subtle = webcrypto.subtle as unknown as SubtleCrypto;

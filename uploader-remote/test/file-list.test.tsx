@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { FileList } from '../src/features/upload/components/file-list';
-import { thumbnailCache } from '../src/features/upload/services/thumbnail-cache';
+import { thumbnailCache } from '../src/features/upload/services/files/thumbnail-cache';
 import type { ListedFile } from '../src/features/upload/model/upload-queue';
 import { giveListBoxItsHeight } from './support/layout';
 

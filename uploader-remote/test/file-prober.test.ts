@@ -1,7 +1,7 @@
 import { Blob as NodeBlob } from 'node:buffer';
 import { webcrypto } from 'node:crypto';
-import { startCrossOriginWorker, workerBootstrap, type WorkerEnvironment } from '../src/features/upload/services/cross-origin-worker';
-import { probeFile, type FileProbe } from '../src/features/upload/services/file-probe';
+import { startCrossOriginWorker, workerBootstrap, type WorkerEnvironment } from '../src/features/upload/services/browser/cross-origin-worker';
+import { probeFile, type FileProbe } from '../src/features/upload/services/files/file-probe';
 import {
   createInlineProber,
   createWorkerProber,
@@ -11,8 +11,8 @@ import {
   statInSlices,
   type FileProber,
   type ProbeWorker,
-} from '../src/features/upload/services/file-prober';
-import type { ProbeRequest, ProbeResponse } from '../src/features/upload/services/probe-protocol';
+} from '../src/features/upload/services/files/file-prober';
+import type { ProbeRequest, ProbeResponse } from '../src/features/upload/services/files/probe-protocol';
 import { fakeThumbnailJpeg, jpegWithExif } from './support/exif-jpeg';
 
 const subtle = webcrypto.subtle as unknown as SubtleCrypto;

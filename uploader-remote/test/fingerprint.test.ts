@@ -2,7 +2,7 @@ import { Blob as NodeBlob, File as NodeFile } from 'node:buffer';
 import { createHash, webcrypto } from 'node:crypto';
 import { FINGERPRINT_PATTERN } from '@trailsense/shared/uploads-wire';
 import { FINGERPRINT_SAMPLE_BYTES, fingerprintFromDigest, sampleRanges, sizePrefix } from '../src/features/upload/model/fingerprint';
-import { probeFile, type FileProbe } from '../src/features/upload/services/file-probe';
+import { probeFile, type FileProbe } from '../src/features/upload/services/files/file-probe';
 
 /** Node's WebCrypto: jsdom has no SubtleCrypto; probeFile takes it injected anyway. */
 const subtle = webcrypto.subtle as unknown as SubtleCrypto;

@@ -13,7 +13,7 @@ import {
   type FileEntryLike,
   type FileHandleLike,
   type HandleLike,
-} from '../src/features/upload/services/folder-walk';
+} from '../src/features/upload/services/files/folder-walk';
 
 /** A folder tree as the fakes serve it: a file has no children. */
 interface Tree {

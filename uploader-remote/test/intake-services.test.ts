@@ -5,9 +5,9 @@
 // cache, the selection's facts before Upload, and the object metadata from EXIF.
 import { selectionFacts } from '../src/features/upload/model/selection';
 import type { ListedFile } from '../src/features/upload/model/upload-queue';
-import { objectPath, uploadMetadata } from '../src/features/upload/services/amplify-storage';
-import { thumbnailCache } from '../src/features/upload/services/thumbnail-cache';
-import { MAX_REMEMBERED_CAMERAS, storedPreferences } from '../src/features/upload/services/uploader-preferences';
+import { objectPath, uploadMetadata } from '../src/features/upload/services/upload/amplify-storage';
+import { thumbnailCache } from '../src/features/upload/services/files/thumbnail-cache';
+import { MAX_REMEMBERED_CAMERAS, storedPreferences } from '../src/features/upload/services/browser/uploader-preferences';
 import { mapStorage } from './support/fake-services';
 
 describe('storedPreferences', () => {

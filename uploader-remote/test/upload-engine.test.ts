@@ -1,6 +1,6 @@
 import { backoffDelay, classifyUploadError, DEFAULT_RETRY, type RetryPolicy } from '../src/features/upload/model/retry';
 import { initialQueueState, queueReducer, type EngineEvent } from '../src/features/upload/model/upload-queue';
-import { mayStartAnother, runBatch, type BatchOptions, type EngineDeps, type UploadJob } from '../src/features/upload/services/upload-engine';
+import { mayStartAnother, runBatch, type BatchOptions, type EngineDeps, type UploadJob } from '../src/features/upload/services/upload/upload-engine';
 
 // Every test runs on jest's fake clock: backoffs, stall watchdogs and flushes advance by hand.
 beforeEach(() => jest.useFakeTimers());

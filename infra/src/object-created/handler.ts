@@ -66,7 +66,7 @@ export interface ObjectCreatedEvent {
 /** The largest object counted: the uploader's own limit (uploader-remote/src/features/upload/model/file-filter.ts MAX_FILE_BYTES). */
 export const MAX_OBJECT_BYTES = 50 * 1024 * 1024;
 
-/** The content types a JPEG may be stored with: the uploader sends `image/jpg` (uploader-remote/src/features/upload/services/amplify-storage.ts). */
+/** The content types a JPEG may be stored with: the uploader sends `image/jpg` (uploader-remote/src/features/upload/services/upload/amplify-storage.ts). */
 export const JPEG_CONTENT_TYPES: readonly string[] = ['image/jpeg', 'image/jpg'];
 
 /** Every JPEG starts with SOI (FF D8) and a marker's FF. */

@@ -92,7 +92,7 @@ function pageDirectives(inlineScriptHashes: readonly string[], remotes: readonly
     'img-src': ["'self'", 'data:'],
     'connect-src': unique(["'self'", ...remotes, ...endpoints]),
     // The uploader starts its worker from a blob: URL when it runs inside the shell's page
-    // (uploader-remote/src/features/upload/services/cross-origin-worker.ts).
+    // (uploader-remote/src/features/upload/services/browser/cross-origin-worker.ts).
     'worker-src': ["'self'", 'blob:'],
     'form-action': ["'self'"],
     'frame-ancestors': ["'none'"],

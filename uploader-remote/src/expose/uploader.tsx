@@ -3,7 +3,7 @@ import { RemoteFrame, useConfig, type UploaderProps } from '@trailsense/shared';
 import { UploaderScreen } from '../features/upload/components/uploader-screen';
 import { parseConcurrency, parseReservation, parseStallMs } from '../features/upload/model/concurrency';
 import { realUploaderServices } from '../features/upload/services/real-services';
-import { DEFAULT_STALL_MS } from '../features/upload/services/upload-engine';
+import { DEFAULT_STALL_MS } from '../features/upload/services/upload/upload-engine';
 
 /**
  * `./Uploader`, exposed to the shell (route /uploader). `?concurrency=N` overrides the pool size,

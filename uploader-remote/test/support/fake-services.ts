@@ -10,12 +10,12 @@ import type { SessionEndReason } from '@trailsense/shared/aws';
 import type { ProductApi, UploadsApi } from '../../src/features/upload/services/api/api-client';
 import { memoryJournal } from './memory-journal';
 import type { PhotoExif } from '../../src/features/upload/model/photo-exif';
-import type { UploadTarget } from '../../src/features/upload/services/amplify-storage';
-import type { FileProbe } from '../../src/features/upload/services/file-probe';
-import type { FileProber } from '../../src/features/upload/services/file-prober';
-import { thumbnailCache } from '../../src/features/upload/services/thumbnail-cache';
-import { storedPreferences, type PreferenceStorage, type UploaderPreferences } from '../../src/features/upload/services/uploader-preferences';
-import type { UploadJob } from '../../src/features/upload/services/upload-engine';
+import type { UploadTarget } from '../../src/features/upload/services/upload/amplify-storage';
+import type { FileProbe } from '../../src/features/upload/services/files/file-probe';
+import type { FileProber } from '../../src/features/upload/services/files/file-prober';
+import { thumbnailCache } from '../../src/features/upload/services/files/thumbnail-cache';
+import { storedPreferences, type PreferenceStorage, type UploaderPreferences } from '../../src/features/upload/services/browser/uploader-preferences';
+import type { UploadJob } from '../../src/features/upload/services/upload/upload-engine';
 import type { LockPort, TabChannel, TabMessage, UploaderServices } from '../../src/features/upload/services/uploader-services';
 
 const probes = new WeakMap<Blob, FileProbe>();

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
-import { entriesFromDataTransfer, type EntryLike } from '../services/folder-walk';
+import { entriesFromDataTransfer, type EntryLike } from '../services/files/folder-walk';
 import styles from './uploader.module.css';
 
 /** What a drop gave: plain files, and entries (files and folders) to walk. */

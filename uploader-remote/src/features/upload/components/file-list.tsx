@@ -6,7 +6,7 @@ import { formatBytes } from '../model/format-size';
 import { captureDate, type PhotoExif } from '../model/photo-exif';
 import type { FileStatus, ListedFile } from '../model/upload-queue';
 import { formatCount } from '../model/messages';
-import type { ThumbnailSource } from '../services/thumbnail-cache';
+import type { ThumbnailSource } from '../services/files/thumbnail-cache';
 import styles from './uploader.module.css';
 
 /** Every row's height, in px: fixed, so nothing is measured. The list box shows six (uploader.module.css). */

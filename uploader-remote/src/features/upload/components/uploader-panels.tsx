@@ -20,9 +20,9 @@ import { remainingOf, usedOf } from '../model/quota';
 import type { selectionFacts } from '../model/selection';
 import { progressDetail } from '../model/speed-meter';
 import { percentOf } from '../model/upload-queue';
-import { filesFromInput } from '../services/folder-walk';
+import { filesFromInput } from '../services/files/folder-walk';
 import type { UploaderServices } from '../services/uploader-services';
-import type { WakeLockStatus } from '../services/wake-lock';
+import type { WakeLockStatus } from '../services/browser/wake-lock';
 import { InfoTip } from './info-tip';
 import styles from './uploader.module.css';
 

@@ -3,12 +3,12 @@ import { confirmLeave, useBrand, useLeaveGuard, useUser } from '@trailsense/shar
 import type { ControllerOptions } from '../controller/batch-controller';
 import { useBatchController } from '../hooks/use-batch-controller';
 import { useBatchPresence } from '../hooks/use-batch-presence';
-import { askOnce } from '../services/end-notification';
+import { askOnce } from '../services/browser/end-notification';
 import { DROP_ANYWHERE, formatCount, overAllowanceQuestion } from '../model/messages';
 import { remainingOf } from '../model/quota';
 import { selectionFacts } from '../model/selection';
 import { canUpload } from '../model/upload-queue';
-import { walkEntries } from '../services/folder-walk';
+import { walkEntries } from '../services/files/folder-walk';
 import type { UploaderServices } from '../services/uploader-services';
 import { ConfirmDialog } from './confirm-dialog';
 import { DropZone, usePageDrop, type Dropped } from './drop-zone';

@@ -1,8 +1,8 @@
 import type { JournalEntry, JournalTarget } from '../model/journal-records';
 import type { PhotoExif } from '../model/photo-exif';
 import type { ListedFile } from '../model/upload-queue';
-import type { UploadTarget } from '../services/amplify-storage';
-import type { Admission as Verdict, UploadJob } from '../services/upload-engine';
+import type { UploadTarget } from '../services/upload/amplify-storage';
+import type { Admission as Verdict, UploadJob } from '../services/upload/upload-engine';
 import type { UploaderServices } from '../services/uploader-services';
 import type { BatchJournal } from './batch-journal';
 import type { Intake } from './intake';
@@ -67,7 +67,7 @@ export class Admissions {
     return { level: chosen.level, cameraName: chosen.cameraName, ranchId: this.input.identity.ranchId };
   }
 
-  /** The engine's admission of one job (services/upload-engine.ts `admit`). */
+  /** The engine's admission of one job (services/upload/upload-engine.ts `admit`). */
   readonly admit = async (job: UploadJob): Promise<Verdict> => {
     const { intake, journal, slots, batchId, services, identity } = this.input;
     const file = this.fileOf(job.id);

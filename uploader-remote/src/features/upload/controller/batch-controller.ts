@@ -1,7 +1,7 @@
 import { ALLOWANCE_USED_UP, allowanceUnknownMessage, FOLDER_NOT_ALLOWED, SESSION_RESUMED } from '../model/messages';
 import { remainingOf } from '../model/quota';
 import { planUpload } from '../model/upload-queue';
-import type { DirectoryHandleLike, WalkResult } from '../services/folder-walk';
+import type { DirectoryHandleLike, WalkResult } from '../services/files/folder-walk';
 import type { UploaderServices } from '../services/uploader-services';
 import { AccountSync } from './account-sync';
 import { BatchJournal, folderHandle } from './batch-journal';

@@ -1,6 +1,6 @@
 import type { JournalBatch, JournalEntry, JournalScope } from '../services/journal/upload-journal';
 import type { ListedFile } from '../model/upload-queue';
-import type { DirectoryHandleLike } from '../services/folder-walk';
+import type { DirectoryHandleLike } from '../services/files/folder-walk';
 import type { UploaderServices } from '../services/uploader-services';
 import type { UploaderStore } from './uploader-state';
 

@@ -1,6 +1,6 @@
 import { batchOutcomeEvent, EMPTY_TALLY, sawVisibility, tallyEvent, VISIBLE_SO_FAR, type BatchTally, type HiddenTime } from '../model/batch-outcome';
 import type { EngineEvent } from '../model/upload-queue';
-import type { WakeLockPort } from '../services/wake-lock';
+import type { WakeLockPort } from '../services/browser/wake-lock';
 import type { BatchOutcomeEvent } from '@trailsense/shared';
 
 /**

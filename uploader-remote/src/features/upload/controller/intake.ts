@@ -1,8 +1,8 @@
 import type { JournalEntry } from '../services/journal/upload-journal';
 import { extensionOf, precheckSelection, type SkippedFile } from '../model/file-filter';
 import type { CheckVerdict, ListedFile } from '../model/upload-queue';
-import type { FileProbe } from '../services/file-probe';
-import { walkDirectoryHandle, type DirectoryHandleLike, type FoundFile, type WalkResult } from '../services/folder-walk';
+import type { FileProbe } from '../services/files/file-probe';
+import { walkDirectoryHandle, type DirectoryHandleLike, type FoundFile, type WalkResult } from '../services/files/folder-walk';
 import type { UploaderServices } from '../services/uploader-services';
 import type { BatchJournal } from './batch-journal';
 import { errorText, type ChosenFile, type UploaderStore } from './uploader-state';

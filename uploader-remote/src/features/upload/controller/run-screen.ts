@@ -1,5 +1,5 @@
 import type { EngineEvent } from '../model/upload-queue';
-import type { Timers } from '../services/upload-engine';
+import type { Timers } from '../services/upload/upload-engine';
 import type { BatchProgress } from './batch-progress';
 import type { RunListener, RunTally } from './run-events';
 import type { UploaderStore } from './uploader-state';

@@ -4,8 +4,8 @@ import { remainingOf } from '../model/quota';
 import { WAKE_GRACE_MS } from '../model/retry';
 import { sliceSize } from '../model/slice-plan';
 import type { ListedFile } from '../model/upload-queue';
-import { SessionEndedError } from '../services/session-ended-error';
-import { runBatch, type BatchResult, type RunningBatch } from '../services/upload-engine';
+import { SessionEndedError } from '../services/upload/session-ended-error';
+import { runBatch, type BatchResult, type RunningBatch } from '../services/upload/upload-engine';
 import type { UploaderServices } from '../services/uploader-services';
 import type { AccountSync } from './account-sync';
 import { Admissions } from './admission';
@@ -55,7 +55,7 @@ interface Run {
  * The running batch, in steps: the lock across tabs (`takeLock`), its parts (`prepare`: the
  * measures, the server's slots, admission — admission.ts decides each photo's key, target and
  * EXIF once — and the listeners of its events, run-events.ts and run-screen.ts), the upload engine
- * (`launch`, services/upload-engine.ts), and its end (`finish`); and pause and resume (offline, a
+ * (`launch`, services/upload/upload-engine.ts), and its end (`finish`); and pause and resume (offline, a
  * lost session). One batch at a time.
  */
 export class UploadRun {

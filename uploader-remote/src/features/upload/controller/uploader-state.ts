@@ -1,7 +1,7 @@
 import type { Camera } from '../services/api/api-client';
 import type { ActiveSubscription, Allowance } from '../model/quota';
 import { initialQueueState, queueReducer, type QueueAction, type QueueState } from '../model/upload-queue';
-import type { FoundFile } from '../services/folder-walk';
+import type { FoundFile } from '../services/files/folder-walk';
 
 /** The subscription as the screen knows it. */
 export type SubscriptionState =

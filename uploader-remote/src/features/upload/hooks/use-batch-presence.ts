@@ -1,15 +1,15 @@
 import { useEffect, useRef, useState } from 'react';
 import type { UploaderState } from '../controller/batch-controller';
 import { uploadTitle, type TitleState } from '../model/page-title';
-import { endNotification, type BatchOutcome } from '../services/end-notification';
+import { endNotification, type BatchOutcome } from '../services/browser/end-notification';
 import type { UploaderServices } from '../services/uploader-services';
-import { WakeLockKeeper, type WakeLockStatus } from '../services/wake-lock';
+import { WakeLockKeeper, type WakeLockStatus } from '../services/browser/wake-lock';
 
 /**
  * What a batch left running shows outside the screen (docs/product.md#a-batch-left-running): the
  * tab's title says how far it got and how it ended, the computer is kept awake while it sends
  * (when the member wants), and a notification says it ended (when they allowed it). Thin: the
- * rules are in model/page-title.ts, services/wake-lock.ts and services/end-notification.ts.
+ * rules are in model/page-title.ts, services/browser/wake-lock.ts and services/browser/end-notification.ts.
  */
 export function useBatchPresence(state: UploaderState, services: UploaderServices, productName: string, keepAwake: boolean): WakeLockStatus {
   const { queue } = state;

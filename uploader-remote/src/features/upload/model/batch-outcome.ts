@@ -22,7 +22,7 @@ export const EMPTY_TALLY: BatchTally = {
   skippedDuplicates: 0,
 };
 
-/** The reason the engine (services/upload-engine.ts) gives an upload that made no progress for `stallMs`. */
+/** The reason the engine (services/upload/upload-engine.ts) gives an upload that made no progress for `stallMs`. */
 export function stallReason(stallMs: number): string {
   return `No progress for ${Math.round(stallMs / 1000)} s`;
 }

@@ -1,6 +1,6 @@
 /**
  * What a photo's EXIF says about when and with which camera it was taken, tidied into plain
- * strings. Pure: no exifr here (services/exif.ts reads the tags), so the rules are testable and the
+ * strings. Pure: no exifr here (services/files/exif.ts reads the tags), so the rules are testable and the
  * values travel from the probe worker to the page by postMessage as they are.
  */
 export interface PhotoExif {

@@ -4,15 +4,15 @@ import { amplifyIdToken } from './api/amplify-token';
 import { createProductApi, createUploadsApi } from './api/api-client';
 import { openUploadJournal } from './journal/upload-journal';
 import { DEFAULT_RETRY } from '../model/retry';
-import { amplifyUpload, refreshAmplifyCredentials } from './amplify-storage';
-import { browserLocks, browserNetwork, browserSession, browserTabs } from './browser-ports';
-import { browserNotifications } from './end-notification';
-import { browserWakeLock } from './wake-lock';
-import { createWorkerProber } from './file-prober';
-import { createBackgroundClock } from './background-clock';
-import { DEFAULT_STALL_MS } from './upload-engine';
-import { thumbnailCache } from './thumbnail-cache';
-import { pageStorage, storedPreferences } from './uploader-preferences';
+import { amplifyUpload, refreshAmplifyCredentials } from './upload/amplify-storage';
+import { browserLocks, browserNetwork, browserSession, browserTabs } from './browser/browser-ports';
+import { browserNotifications } from './browser/end-notification';
+import { browserWakeLock } from './browser/wake-lock';
+import { createWorkerProber } from './files/file-prober';
+import { createBackgroundClock } from './clock/background-clock';
+import { DEFAULT_STALL_MS } from './upload/upload-engine';
+import { thumbnailCache } from './files/thumbnail-cache';
+import { pageStorage, storedPreferences } from './browser/uploader-preferences';
 import type { UploaderServices } from './uploader-services';
 
 // One set per config for the page's life: the batch controller outlives the screen (a sign-in

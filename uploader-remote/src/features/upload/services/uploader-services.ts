@@ -3,14 +3,14 @@ import type { SessionEndReason } from '@trailsense/shared/aws';
 import type { ProductApi, UploadsApi } from './api/api-client';
 import type { UploadJournal } from './journal/upload-journal';
 import type { RetryPolicy } from '../model/retry';
-import type { UploadTarget } from './amplify-storage';
-import type { FileProber } from './file-prober';
-import type { ThumbnailSource } from './thumbnail-cache';
-import type { WakeSource } from './background-clock';
-import type { Timers, UploadJob } from './upload-engine';
-import type { NotificationPort } from './end-notification';
-import type { UploaderPreferences } from './uploader-preferences';
-import type { WakeLockPort } from './wake-lock';
+import type { UploadTarget } from './upload/amplify-storage';
+import type { FileProber } from './files/file-prober';
+import type { ThumbnailSource } from './files/thumbnail-cache';
+import type { WakeSource } from './clock/background-clock';
+import type { Timers, UploadJob } from './upload/upload-engine';
+import type { NotificationPort } from './browser/end-notification';
+import type { UploaderPreferences } from './browser/uploader-preferences';
+import type { WakeLockPort } from './browser/wake-lock';
 
 /** The browser's idea of the network (navigator.onLine and its events). */
 export interface NetworkPort {
@@ -71,9 +71,9 @@ export interface UploaderServices {
   /** Fresh temporary credentials; rejects with `SessionEndedError` when the session is gone. */
   refreshCredentials: (signal: AbortSignal) => Promise<void>;
   network: NetworkPort;
-  /** Screen Wake Lock and the page's visibility (services/wake-lock.ts). */
+  /** Screen Wake Lock and the page's visibility (services/browser/wake-lock.ts). */
   wakeLock: WakeLockPort;
-  /** Desktop notifications (services/end-notification.ts). */
+  /** Desktop notifications (services/browser/end-notification.ts). */
   notifications: NotificationPort;
   locks: LockPort;
   tabs: TabChannel;

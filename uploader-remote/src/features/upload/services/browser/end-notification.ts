@@ -3,7 +3,7 @@
  * away): asked for only when they start a batch (the permission prompt needs their click), and
  * only once per browser; shown at the end with the counts. Framework-free, behind a port.
  */
-import { formatCount } from '../model/messages';
+import { formatCount } from '../../model/messages';
 
 export type NotificationPermissionState = 'default' | 'granted' | 'denied' | 'unsupported';
 

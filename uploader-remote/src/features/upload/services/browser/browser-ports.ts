@@ -1,5 +1,5 @@
 import { watchSessionEnd } from '@trailsense/shared/aws';
-import type { LockPort, NetworkPort, SessionWatch, TabChannel, TabMessage } from './uploader-services';
+import type { LockPort, NetworkPort, SessionWatch, TabChannel, TabMessage } from '../uploader-services';
 
 /** navigator.onLine and the window's online/offline events. */
 export const browserNetwork: NetworkPort = {

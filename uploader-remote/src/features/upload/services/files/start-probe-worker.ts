@@ -1,4 +1,4 @@
-import { CrossOriginWorker } from './cross-origin-worker';
+import { CrossOriginWorker } from '../browser/cross-origin-worker';
 
 /**
  * Starts the probe worker (probe.worker.ts). Webpack sees this construction (CrossOriginWorker is

@@ -9,10 +9,10 @@
  * origin, as a page's `<script>` may. On the remote's own page (standalone, same origin) the chunk
  * is started directly, as webpack would.
  *
- * Webpack recognises `new CrossOriginWorker(new URL('./x.worker.ts', import.meta.url))` as a
+ * Webpack recognises `new CrossOriginWorker(new URL('../x.worker.ts', import.meta.url))` as a
  * worker construction (module.parser.javascript.worker in webpack/index.js): it compiles the entry
  * as a worker chunk and passes that chunk's absolute URL here. The import must be spelled
- * `import { CrossOriginWorker } from './cross-origin-worker'` for webpack to see it.
+ * `import { CrossOriginWorker } from '../browser/cross-origin-worker'` for webpack to see it (webpack/index.js).
  *
  * Content-Security-Policy: where a CSP applies to the page, it must allow `worker-src blob:` (the
  * cross-origin case starts the worker from a blob: URL; without it the worker fails to start and

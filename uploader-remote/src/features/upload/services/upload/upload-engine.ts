@@ -1,6 +1,6 @@
-import { stallReason } from '../model/batch-outcome';
-import { backoffDelay, classifyUploadError, type RetryPolicy } from '../model/retry';
-import type { DropReason, EngineEvent, NotSentReason } from '../model/upload-queue';
+import { stallReason } from '../../model/batch-outcome';
+import { backoffDelay, classifyUploadError, type RetryPolicy } from '../../model/retry';
+import type { DropReason, EngineEvent, NotSentReason } from '../../model/upload-queue';
 
 /** One file to upload: its id in the list, its fixed object key, its bytes. */
 export interface UploadJob {

@@ -2,9 +2,9 @@ import { fetchAuthSession } from 'aws-amplify/auth';
 import type * as AmplifyStorage from 'aws-amplify/storage';
 import { uploadKey } from '@trailsense/shared/object-key';
 import { METADATA } from '@trailsense/shared/uploads-wire';
-import { encodeMetadataValue } from '../model/metadata-encoding';
-import { isAlreadyStored } from '../model/retry';
-import type { PhotoExif } from '../model/photo-exif';
+import { encodeMetadataValue } from '../../model/metadata-encoding';
+import { isAlreadyStored } from '../../model/retry';
+import type { PhotoExif } from '../../model/photo-exif';
 import type { UploadJob } from './upload-engine';
 import { SessionEndedError } from './session-ended-error';
 

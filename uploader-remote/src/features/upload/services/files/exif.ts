@@ -3,7 +3,7 @@
 // Its UMD file, not the ESM one: jest runs node_modules as CommonJS untransformed, and webpack
 // takes UMD as it takes any CommonJS module. Typed in exifr-mini.d.ts.
 import { parse, thumbnail } from 'exifr/dist/mini.umd.js';
-import { exifFromTags, type PhotoExif } from '../model/photo-exif';
+import { exifFromTags, type PhotoExif } from '../../model/photo-exif';
 
 /** The tags read, by number (the mini build has no names), and the names exifFromTags takes them by. */
 const IFD0_TAGS: Record<number, string> = { 0x010f: 'Make', 0x0110: 'Model' };

@@ -1,6 +1,6 @@
-import { hasJpegSignature } from '../model/file-filter';
-import { FINGERPRINT_SAMPLE_BYTES, fingerprintFromDigest, sampleRanges, sizePrefix } from '../model/fingerprint';
-import type { PhotoExif } from '../model/photo-exif';
+import { hasJpegSignature } from '../../model/file-filter';
+import { FINGERPRINT_SAMPLE_BYTES, fingerprintFromDigest, sampleRanges, sizePrefix } from '../../model/fingerprint';
+import type { PhotoExif } from '../../model/photo-exif';
 import { readExif } from './exif';
 
 /**

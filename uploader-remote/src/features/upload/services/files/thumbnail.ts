@@ -1,5 +1,5 @@
-import { hasJpegSignature } from '../model/file-filter';
-import { FINGERPRINT_SAMPLE_BYTES } from '../model/fingerprint';
+import { hasJpegSignature } from '../../model/file-filter';
+import { FINGERPRINT_SAMPLE_BYTES } from '../../model/fingerprint';
 import { readThumbnail } from './exif';
 
 /**

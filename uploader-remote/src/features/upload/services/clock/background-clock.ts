@@ -1,5 +1,5 @@
 import type { TimerMessage, TimerRequest } from './timer-protocol';
-import type { Timers } from './upload-engine';
+import type { Timers } from '../upload/upload-engine';
 
 /** Tells when the computer woke from sleep or the browser resumed the frozen page. */
 export interface WakeSource {

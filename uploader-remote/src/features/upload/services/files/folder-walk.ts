@@ -13,7 +13,7 @@
  * them, so tests pass fakes and the real ones fit.
  */
 
-import { formatInteger } from '../model/en-us-format';
+import { formatInteger } from '../../model/en-us-format';
 
 // --- what the walk uses of the browser's objects --------------------------------------------
 

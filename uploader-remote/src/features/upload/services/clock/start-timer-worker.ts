@@ -1,4 +1,4 @@
-import { CrossOriginWorker } from './cross-origin-worker';
+import { CrossOriginWorker } from '../browser/cross-origin-worker';
 
 /**
  * Starts the timer worker (timer.worker.ts), compiled by webpack into a worker chunk of its own
