@@ -1,10 +1,13 @@
-// `npm test`: every check the project has, in order — typecheck, lint, formatting (Prettier), the
-// docs' citations and links,
-// unit and integration tests
-// (jest, all workspaces), production builds, browser tests (Playwright) — and one closing line
-// `N passed, N failed[, N skipped]` summing all suites. Exits non-zero if anything failed.
-// SKIP_BUILD=1 reuses existing builds (handy while iterating on tests).
-import { spawnSync } from 'node:child_process';
+// `npm test`: every check the project has — typecheck, lint, formatting (Prettier), the docs'
+// citations and links, unit and integration tests (jest, all workspaces), production builds,
+// browser tests (Playwright) — and one closing line `N passed, N failed[, N skipped]` summing all
+// suites. Exits non-zero if anything failed. SKIP_BUILD=1 reuses existing builds (handy while
+// iterating on tests).
+//
+// Two lanes at once, then the browser tests alone: jest in one (on a 2-core machine it runs one
+// worker), the static checks and the builds in the other (each mostly one thread). Each step's
+// output is printed whole when it ends, so the two lanes' lines never interleave.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,11 +22,40 @@ fs.mkdirSync(results, { recursive: true });
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const problems = [];
 
+/** Runs one step; its output is kept and printed whole, with its name and time, when it ends. */
 function step(name, command, args, env = {}) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: repo, env: { ...process.env, ...env, FORCE_COLOR: '0' } });
+    const output = [];
+    child.stdout.on('data', (chunk) => output.push(chunk));
+    child.stderr.on('data', (chunk) => output.push(chunk));
+    const finish = (status, error) => {
+      console.log(`\n=== ${name}: ${command} ${args.join(' ')} (${Math.round((Date.now() - started) / 1000)} s)`);
+      process.stdout.write(Buffer.concat(output));
+      if (error) console.log(String(error));
+      if (status !== 0) problems.push(`${name} exited with ${status}`);
+      resolve(status === 0);
+    };
+    child.on('error', (error) => finish('an error', error));
+    child.on('close', (code, signal) => finish(code ?? signal));
+  });
+}
+
+/** The browser tests print as they go (they run alone, and take minutes). */
+function liveStep(name, command, args) {
   console.log(`\n=== ${name}: ${command} ${args.join(' ')}`);
-  const result = spawnSync(command, args, { cwd: repo, stdio: 'inherit', env: { ...process.env, ...env } });
-  if (result.status !== 0) problems.push(`${name} exited with ${result.status ?? result.signal}`);
-  return result.status === 0;
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: repo, stdio: 'inherit' });
+    child.on('error', (error) => {
+      problems.push(`${name} could not start: ${error.message}`);
+      resolve(false);
+    });
+    child.on('close', (code, signal) => {
+      if (code !== 0) problems.push(`${name} exited with ${code ?? signal}`);
+      resolve(code === 0);
+    });
+  });
 }
 
 function readJson(file) {
@@ -34,16 +66,23 @@ function readJson(file) {
   }
 }
 
-const typecheckOk = step('typecheck', 'npm', ['run', 'typecheck', '--silent']);
-if (!typecheckOk) totals.failed += 1;
-// Each counts as one check: its own output names every problem.
-if (!step('lint', 'npm', ['run', 'lint', '--silent'])) totals.failed += 1;
-if (!step('formatting', 'npm', ['run', 'format:check', '--silent'])) totals.failed += 1;
-if (!step('documentation citations', 'node', ['scripts/check-doc-links.mjs'])) totals.failed += 1;
-
 const jestFile = path.join(results, 'jest.json');
 fs.rmSync(jestFile, { force: true });
-step('unit and integration tests', 'npx', ['jest', '--ci', '--json', `--outputFile=${jestFile}`]);
+
+async function checksAndBuilds() {
+  // Each check counts as one: its own output names every problem.
+  for (const [name, command, args] of [
+    ['typecheck', 'npm', ['run', 'typecheck', '--silent']],
+    ['lint', 'npm', ['run', 'lint', '--silent']],
+    ['formatting', 'npm', ['run', 'format:check', '--silent']],
+    ['documentation citations', 'node', ['scripts/check-doc-links.mjs']],
+  ]) {
+    if (!(await step(name, command, args))) totals.failed += 1;
+  }
+  return process.env.SKIP_BUILD === '1' || step('production builds', 'npm', ['run', 'build', '--silent']);
+}
+
+const [, built] = await Promise.all([step('unit and integration tests', 'npx', ['jest', '--ci', '--json', `--outputFile=${jestFile}`]), checksAndBuilds()]);
 const jest = readJson(jestFile);
 if (jest) {
   totals.passed += jest.numPassedTests;
@@ -54,11 +93,10 @@ if (jest) {
   totals.failed += 1;
 }
 
-const built = process.env.SKIP_BUILD === '1' || step('production builds', 'npm', ['run', 'build', '--silent']);
 if (built) {
   const e2eFile = path.join(results, 'e2e.json');
   fs.rmSync(e2eFile, { force: true });
-  step('browser tests', 'npx', ['playwright', 'test']);
+  await liveStep('browser tests', 'npx', ['playwright', 'test']);
   const e2e = readJson(e2eFile);
   if (e2e?.stats) {
     totals.passed += e2e.stats.expected + e2e.stats.flaky;
