@@ -1,6 +1,9 @@
 // Sandbox tests: Node integration tests that start the sandbox and drive it with the real
-// aws-amplify v6 client. They share the fixed S3 port 20005, so test files take a lock
-// (test/support/lock.ts) and can run under any worker count.
+// aws-amplify v6 client. Each test file's sandbox takes every port from the OS, S3's too
+// (test/support/sandbox.ts FREE_PORTS), so the files run in parallel, under any worker count.
+// The worker count is the run's (a global option: jest warns when a project sets it). Its default
+// is one fewer than the cores, so one, in band, on a 2-core machine; `npm test -w sandbox` asks for
+// one per core.
 const path = require('node:path');
 
 /** @type {import('jest').Config} */

@@ -13,7 +13,8 @@ export const LOCAL_CONFIG_FILE = path.join(REPO_ROOT, 'config', 'local.json');
 
 /**
  * Amplify's `Storage.S3.dangerouslyConnectToHttpEndpointForTesting` always sends to
- * http://localhost:20005 (path style), so the S3 emulator's port is not configurable.
+ * http://localhost:20005 (path style), so this is S3's port for the site (`npm start`, the browser
+ * tests). Node clients (the AWS SDK, the sandbox's own tests) can reach S3 on any port.
  */
 export const S3_PORT = 20005;
 
@@ -25,6 +26,8 @@ export interface SandboxPorts {
   api: number;
   /** Analytics sink (POST /events). */
   analytics: number;
+  /** S3 (s3rver, or the link emulator in front of it): S3_PORT for a browser's Amplify. */
+  s3: number;
 }
 
 /** The contract as committed (config/local.json has no brand: the site's brand module fills it). */
@@ -40,17 +43,24 @@ function portOf(url: string | undefined, what: string): number {
   return port;
 }
 
-/** The ports config/local.json promises the site. */
+/**
+ * The ports config/local.json promises the site: its endpoints' and, for storage, Amplify's fixed
+ * test endpoint (S3_PORT), which the contract turns on.
+ */
 export function contractPorts(contract: LocalContract): SandboxPorts {
   return {
     gateway: portOf(contract.auth.userPoolEndpoint, 'auth.userPoolEndpoint'),
     api: portOf(contract.api.baseUrl, 'api.baseUrl'),
     analytics: portOf(contract.analytics.provider === 'sandbox' ? contract.analytics.endpoint : undefined, 'analytics.endpoint'),
+    s3: S3_PORT,
   };
 }
 
-/** The RuntimeConfig for a sandbox listening on `ports`: the contract with its endpoints moved there. */
-export function runtimeConfigFor(contract: LocalContract, ports: SandboxPorts): RuntimeConfig {
+/**
+ * The RuntimeConfig for a sandbox listening on `ports`: the contract with its endpoints moved there.
+ * Storage has no endpoint to move: Amplify's test endpoint is always S3_PORT's.
+ */
+export function runtimeConfigFor(contract: LocalContract, ports: Omit<SandboxPorts, 's3'>): RuntimeConfig {
   const gateway = `http://localhost:${ports.gateway}`;
   return {
     brand: contract.brand ?? defaultBrand,

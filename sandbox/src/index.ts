@@ -5,8 +5,11 @@
  *   cognito   Cognito gateway (user pool + identity pool) in front of cognito-local  :4100
  *   api       product API on SQLite                                                  :4103
  *   analytics analytics sink                                                         :4104
- *   s3        s3rver (fixed: Amplify's test endpoint is http://localhost:20005)      :20005
- *             (with a link emulator on, its proxy takes :20005 and s3rver an internal port)
+ *   s3        s3rver (Amplify's test endpoint is http://localhost:20005)              :20005
+ *             (with a link emulator on, its proxy takes that port and s3rver an internal one)
+ *
+ * Those are the defaults (config/local.json's, and S3_PORT for S3); a caller in Node (the tests)
+ * can ask for any port, 0 for a free one.
  *
  * If any piece dies (its server closes or errors), the others are stopped too and `stopped`
  * resolves with the piece's name: never half a sandbox.
@@ -17,13 +20,13 @@ import type { Server } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet } from 'jose';
-import { utcYearMonth } from '@trailsense/infra/ledger';
+import { countingMonth } from '@trailsense/infra/ledger';
 import type { UploadsApiDeps } from '@trailsense/infra/uploads-api';
 import type { JWK } from 'jose';
 import type { RuntimeConfig } from '@trailsense/shared/config-types';
 import { createAnalytics } from './analytics';
 import { createApi } from './api';
-import { contractPorts, issuerFor, readLocalContract, REPO_ROOT, runtimeConfigFor, S3_PORT } from './config';
+import { contractPorts, issuerFor, readLocalContract, REPO_ROOT, runtimeConfigFor } from './config';
 import type { SandboxPorts } from './config';
 import { openDb } from './db';
 import type { StoredEvent, StoredRefusal } from './db';
@@ -62,7 +65,10 @@ export interface SandboxOptions {
   reset?: boolean;
   /** Print nothing (codes are still recorded for `codes()`). */
   quiet?: boolean;
-  /** Ports for the gateway, API and analytics sink; default config/local.json's; 0 = any free port. */
+  /**
+   * Ports for the gateway, API, analytics sink and S3; default config/local.json's and S3_PORT (the
+   * only S3 port a browser's Amplify reaches); 0 = any free port.
+   */
   ports?: Partial<SandboxPorts>;
   /** The S3 PUT fault switch, e.g. "0.3:503" or "1:400:ExpiredToken"; default `$SANDBOX_S3_PUT_FAULT` or off. */
   s3PutFault?: PutFault | string;
@@ -80,7 +86,8 @@ export type StopReason = { kind: 'stopped' } | { kind: 'piece-died'; piece: Piec
 export interface Sandbox {
   /** The RuntimeConfig (`/config.json` values) for this sandbox's ports; also written to `<dataDir>/config.json`. */
   config: RuntimeConfig;
-  ports: SandboxPorts & { s3: number };
+  /** The ports bound (port 0 resolved). */
+  ports: SandboxPorts;
   dataDir: string;
   /** Codes "sent" to an email (sign-up, resend, forgot password), oldest first. */
   codes(email: string): DeliveredCode[];
@@ -166,12 +173,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const link = toLink(options.link !== undefined ? options.link : process.env['SANDBOX_LINK']);
 
   if (options.reset) {
-    // A sandbox still running on this state holds these ports (S3's always): stop before deleting its state from under it.
+    // A sandbox still running on this state holds these ports: stop before deleting its state from under it.
     const held: [string, number][] = [
       ['Cognito gateway', wanted.gateway],
       ['product API', wanted.api],
       ['analytics sink', wanted.analytics],
-      ['S3', S3_PORT],
+      ['S3', wanted.s3],
     ];
     for (const [piece, port] of held) if (port !== 0) await assertPortFree(piece, port, '; nothing was reset');
     resetDataDir(dataDir);
@@ -233,10 +240,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     listeners.set('cognito', await listenLoopback('Cognito gateway', wanted.gateway, delegate('cognito')));
     listeners.set('api', await listenLoopback('product API', wanted.api, delegate('api')));
     listeners.set('analytics', await listenLoopback('analytics sink', wanted.analytics, delegate('analytics')));
-    s3 = await startS3({ dataDir, bucket: contract.storage.bucket, port: S3_PORT, db, fault, log, link, sessions, ledgerNow });
-    if (link) log(`[s3] link emulator on: ${formatLink(link)}, shared by every connection to :${S3_PORT}`);
+    s3 = await startS3({ dataDir, bucket: contract.storage.bucket, port: wanted.s3, db, fault, log, link, sessions, ledgerNow });
+    if (link) log(`[s3] link emulator on: ${formatLink(link)}, shared by every connection to :${s3.port}`);
 
-    ports = { gateway: listeners.get('cognito')!.port, api: listeners.get('api')!.port, analytics: listeners.get('analytics')!.port };
+    ports = { gateway: listeners.get('cognito')!.port, api: listeners.get('api')!.port, analytics: listeners.get('analytics')!.port, s3: s3.port };
     config = runtimeConfigFor(contract, ports);
     const issuer = issuerFor(config);
     const onCode = (c: DeliveredCode) => log(`[cognito] code for ${c.destination} (${c.source}): ${c.code}`);
@@ -328,7 +335,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           ledgerClock: () => ({ now: new Date(ledgerNow()).toISOString(), offsetMs: ledgerOffsetMs }),
           setRanchUsage: (ranchId, total) => {
             if (typeof ranchId !== 'string' || !db.ranch(ranchId)) return `bad ranch usage: no ranch ${JSON.stringify(ranchId)}`;
-            const month = utcYearMonth(new Date(ledgerNow()));
+            const month = countingMonth(new Date(ledgerNow()));
             if (total === undefined) {
               // Only the reservations go: the count stays.
               db.setMonthTotal(ranchId, month, db.month(ranchId, month).total);
@@ -353,7 +360,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const s3Piece = s3;
   return {
     config,
-    ports: { ...ports, s3: S3_PORT },
+    ports,
     dataDir,
     codes: (email) => cognito.codes.filter((c) => c.destination.toLowerCase() === email.toLowerCase()),
     lastCode: (email) => cognito.codes.filter((c) => c.destination.toLowerCase() === email.toLowerCase()).at(-1)?.code,

@@ -1,7 +1,8 @@
 /**
- * Object storage: s3rver on http://localhost:20005 (the fixed address Amplify's
- * `dangerouslyConnectToHttpEndpointForTesting` sends to), one bucket with CORS for the site, objects
- * on disk under the data directory, and in front of s3rver's own routes:
+ * Object storage: s3rver on the S3 port (by default http://localhost:20005, the fixed address
+ * Amplify's `dangerouslyConnectToHttpEndpointForTesting` sends to; config.ts S3_PORT), one bucket
+ * with CORS for the site, objects on disk under the data directory, and in front of s3rver's own
+ * routes:
  * - authentication and IAM's decision: every request but a CORS preflight must carry a SigV4
  *   signature (sigv4.ts) by the operator's key pair (OPERATOR_CREDENTIALS: allowed everything) or
  *   an identity-pool session's (sessions.ts), then the authenticated role's policy decides for a
@@ -285,6 +286,8 @@ async function answerS3Error(ctx: KoaContext, status: number, xml: string): Prom
 }
 
 export interface S3Piece {
+  /** The port S3 is reached on (the link emulator's when a link is on): the one bound, also for port 0. */
+  port: number;
   /** s3rver's own listener (on the S3 port, or on an internal one behind the link). */
   listener: Listener;
   /** The link emulator in front of s3rver on the S3 port, when a link is on. */
@@ -303,6 +306,7 @@ export interface S3Piece {
 export async function startS3(opts: {
   dataDir: string;
   bucket: string;
+  /** The S3 port; 0 picks a free one (S3Piece.port says which). */
   port: number;
   db: SandboxDb;
   fault: PutFault;
@@ -494,6 +498,7 @@ export async function startS3(opts: {
   // default): a held PUT with a large body would get that answer. The hold limit ends it instead.
   for (const server of listener.servers) server.requestTimeout = HOLD_LIMIT_MS + 60_000;
   return {
+    port: linkProxy ? linkProxy.port : listener.port,
     listener,
     ...(linkProxy ? { front: linkProxy } : {}),
     s3rver,

@@ -5,7 +5,6 @@ import { createSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Sandbox } from '../src/index';
 import { yearMonth } from '../src/index';
-import { S3_PORT } from '../src/config';
 import { rawRequest } from './support/raw-http';
 import { apiGet, passwordTokens, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 
@@ -204,7 +203,7 @@ describe('every loopback server', () => {
     `${sandbox.config.api.baseUrl}/ranches/cedar-creek`,
     (sandbox.config.analytics as { endpoint: string }).endpoint,
     `${sandbox.config.auth.userPoolEndpoint ?? ''}/`,
-    `http://127.0.0.1:${S3_PORT}/`,
+    `http://127.0.0.1:${sandbox.ports.s3}/`,
   ];
 
   it('refuses a request for another host name (DNS rebinding), before the piece sees it', async () => {

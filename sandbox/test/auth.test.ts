@@ -25,7 +25,7 @@ let sandbox: Sandbox;
 
 beforeAll(async () => {
   sandbox = await startTestSandbox();
-  configureAmplify(sandbox.config);
+  configureAmplify(sandbox);
 });
 afterAll(() => stopTestSandbox(sandbox));
 afterEach(() => signOut().catch(() => undefined));

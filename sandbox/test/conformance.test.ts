@@ -40,9 +40,8 @@ import {
 import type { StorageClass } from '@aws-sdk/client-s3';
 import { AuthenticationDetails, CognitoUser, CognitoUserPool } from 'amazon-cognito-identity-js';
 import type { CognitoUserSession } from 'amazon-cognito-identity-js';
-import { S3_PORT } from '../src/config';
 import type { Sandbox } from '../src/index';
-import { seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { s3Endpoint, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { operatorS3 } from './support/sign';
 import { reservedMetadata } from './support/uploads';
 
@@ -105,7 +104,7 @@ async function identityCredentials(idToken: string) {
 function s3For(credentials: Awaited<ReturnType<typeof identityCredentials>>['credentials']): S3Client {
   return new S3Client({
     region: sandbox.config.storage.region,
-    endpoint: `http://localhost:${S3_PORT}`,
+    endpoint: s3Endpoint(sandbox),
     forcePathStyle: true,
     credentials,
     // The SDK's default since 2025 sends a CRC32 trailer in an aws-chunked body; the product's
@@ -490,7 +489,7 @@ describe('what S3 refuses, as the SDK sees it', () => {
   const anonymous = () =>
     new S3Client({
       region: sandbox.config.storage.region,
-      endpoint: `http://localhost:${S3_PORT}`,
+      endpoint: s3Endpoint(sandbox),
       forcePathStyle: true,
       credentials: { accessKeyId: 'unused', secretAccessKey: 'unused' },
       signer: { sign: (request) => Promise.resolve(request) },
@@ -506,7 +505,7 @@ describe('what S3 refuses, as the SDK sees it', () => {
     // Under a slot reserved by the subscriber: the object-created function keeps it.
     const photo = jpegBytes(`private photo ${privateKey}`);
     const ledger = await reservedMetadata(sandbox.config, idToken, 'cedar-creek', photo);
-    await operatorS3(sandbox.config.storage.region).send(
+    await operatorS3(s3Endpoint(sandbox), sandbox.config.storage.region).send(
       new PutObjectCommand({
         Bucket: Bucket(),
         Key: privateKey,

@@ -27,8 +27,8 @@ const objectUrl = (name: string) => `http://localhost:${sandbox.ports.s3}/${sand
 const rawS3Put = () =>
   operatorFetch(`http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/public/cedar-creek/control-test.jpg`, { method: 'PUT', body: 'x' });
 
-/** Waits for a log line (the S3 front logs what it does with a held request). */
-async function logged(pattern: RegExp, timeoutMs = 5000): Promise<string> {
+/** Waits for a log line (the S3 front logs what it does with a held request); a busy machine may take seconds. */
+async function logged(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const line = lines.find((l) => pattern.test(l));
@@ -113,7 +113,7 @@ describe('PUT /_sandbox/s3-put-stall', () => {
     const preflight = await rawRequest(objectUrl('preflight.jpg'), {
       method: 'OPTIONS',
       headers: { Origin: 'http://localhost:3002', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'x-amz-meta-ranchid' },
-      timeoutMs: 5000,
+      timeoutMs: 10_000,
     });
     expect(preflight).toMatchObject({ status: 200, headers: { 'access-control-allow-methods': expect.stringContaining('PUT') } });
     expect(await getJson(controlUrl('s3-put-stall'))).toMatchObject({ pending: 1 });
@@ -201,8 +201,8 @@ describe('bad input to the control port', () => {
     expect((await putTo('s3-put-stall', 'x'.repeat(5000))).status).toBe(400);
     expect((await putTo('api-fault', Buffer.from([0xff, 0xfe, 0x00]).toString('latin1'))).status).toBe(400);
     const url = new URL(controlUrl('api-fault'));
-    expect(await rawRequest(`${url.origin}//`, { method: 'GET', timeoutMs: 5000 })).toMatchObject({ status: 400 });
-    expect(await rawRequest(`${sandbox.config.api.baseUrl}//`, { method: 'GET', timeoutMs: 5000 })).toMatchObject({ status: 400 });
+    expect(await rawRequest(`${url.origin}//`, { method: 'GET', timeoutMs: 10_000 })).toMatchObject({ status: 400 });
+    expect(await rawRequest(`${sandbox.config.api.baseUrl}//`, { method: 'GET', timeoutMs: 10_000 })).toMatchObject({ status: 400 });
     expect(await getJson(controlUrl('s3-put-stall'))).toMatchObject({ pending: 0 });
   });
 });

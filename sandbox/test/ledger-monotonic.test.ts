@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DeleteObjectsCommand } from '@aws-sdk/client-s3';
 import type { Sandbox } from '../src/index';
 import { yearMonth } from '../src/index';
-import { passwordTokens, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { passwordTokens, s3Endpoint, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { operatorFetch, operatorS3 } from './support/sign';
 import { fingerprintOf, ledgerHeaders, reserve, uploadMetrics } from './support/uploads';
 
@@ -44,7 +44,9 @@ it('keeps counting objects after they are deleted', async () => {
 
   const one = await operatorFetch(`http://localhost:${sandbox.ports.s3}/${bucket}/${keys[0]}`, { method: 'DELETE' });
   expect(one.status).toBe(204);
-  const many = await operatorS3().send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.slice(1).map((Key) => ({ Key })) } }));
+  const many = await operatorS3(s3Endpoint(sandbox)).send(
+    new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.slice(1).map((Key) => ({ Key })) } }),
+  );
   expect(many.Deleted?.map((d) => d.Key).sort()).toEqual(keys.slice(1).sort());
   for (const key of keys) {
     expect((await operatorFetch(`http://localhost:${sandbox.ports.s3}/${bucket}/${key}`, { method: 'HEAD' })).status).toBe(404);

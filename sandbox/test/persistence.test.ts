@@ -7,9 +7,8 @@ import { jpegBytes } from '../../test-support/jpeg';
 import { fetchAuthSession, signIn, signOut, signUp, confirmSignUp } from 'aws-amplify/auth';
 import { uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
-import { startSandbox, yearMonth } from '../src/index';
-import { acquireLock, releaseLock } from './support/lock';
-import { apiGet, cognitoCall, configureAmplify, passwordTokens, seedUser, tempDataDir } from './support/sandbox';
+import { PortInUseError, startSandbox, yearMonth } from '../src/index';
+import { apiGet, cognitoCall, configureAmplify, FREE_PORTS, passwordTokens, s3Endpoint, seedUser, tempDataDir } from './support/sandbox';
 import { operatorFetch } from './support/sign';
 import { fingerprintOf, newFingerprints, reserve, uploadsApi } from './support/uploads';
 
@@ -19,19 +18,34 @@ const email = 'returning@trailsense.example';
 const key = `public/cedar-creek/${randomUUID()}.jpg`;
 let sandbox: Sandbox | undefined;
 
-// Fixed ports (not 0): the issuer names the gateway's port, and a restarted sandbox must accept
-// the same tokens, as it does on the developer's machine. Below Linux's ephemeral range
-// (32768–60999): a port in it may be held at that moment as the local end of some other test's
-// outgoing connection, and listening on it then fails.
-const start = (reset = false) =>
-  startSandbox({ dataDir, reset, quiet: true, ports: { gateway: 24100, api: 24103, analytics: 24104 } }).then((s) => {
-    configureAmplify(s.config);
-    return s;
-  });
+/**
+ * The gateway's port is kept across restarts: the issuer names it, and a restarted sandbox must
+ * accept the same tokens, as it does on the developer's machine. Below Linux's ephemeral range
+ * (32768–60999): a port in it may be held at that moment as the local end of some other test's
+ * outgoing connection, and listening on it then fails. Picked at random there, again while taken
+ * (another jest run of this file, a developer's program), so no fixed port is shared. The other
+ * ports are named in nothing kept: any free ones, each start (Amplify is pointed at S3's).
+ */
+let gatewayPort: number | undefined;
+const lowPort = () => 20_000 + Math.floor(Math.random() * 12_000);
+
+async function start(reset = false): Promise<Sandbox> {
+  for (let attempt = 1; ; attempt++) {
+    const gateway = gatewayPort ?? lowPort();
+    try {
+      const started = await startSandbox({ dataDir, reset, quiet: true, ports: { ...FREE_PORTS, gateway } });
+      gatewayPort = gateway;
+      configureAmplify(started);
+      return started;
+    } catch (err) {
+      if (gatewayPort !== undefined || !(err instanceof PortInUseError) || attempt === 20) throw err;
+    }
+  }
+}
 
 /** The object's metadata as the operator reads it (its own key pair: the user's role may not read). */
 async function storedMetadata(): Promise<Record<string, string> | 'not found'> {
-  const res = await operatorFetch(`http://localhost:${sandbox!.ports.s3}/${sandbox!.config.storage.bucket}/${key}`, { method: 'HEAD' });
+  const res = await operatorFetch(`${s3Endpoint(sandbox!)}/${sandbox!.config.storage.bucket}/${key}`, { method: 'HEAD' });
   if (res.status === 404) return 'not found';
   return Object.fromEntries([...res.headers].filter(([name]) => name.startsWith('x-amz-meta-')));
 }
@@ -51,12 +65,10 @@ async function metrics(): Promise<{ total: string; reserved: number }> {
   };
 }
 
-beforeAll(acquireLock);
 afterAll(async () => {
   await signOut().catch(() => undefined);
   await sandbox?.stop();
   rmSync(dataDir, { recursive: true, force: true });
-  releaseLock();
 });
 
 it('keeps users, objects and counts across a restart, and forgets them on reset', async () => {

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import net from 'node:net';
 import type { Sandbox } from '../src/index';
 import { PortInUseError, startSandbox } from '../src/index';
-import { cognitoCall, startTestSandbox, stopTestSandbox, tempDataDir } from './support/sandbox';
+import { cognitoCall, FREE_PORTS, s3Endpoint, startTestSandbox, stopTestSandbox, tempDataDir } from './support/sandbox';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -74,11 +74,11 @@ describe('supervision', () => {
     const scratch = [tempDataDir(), tempDataDir()];
     try {
       // S3's port is taken by the running sandbox, but the API's busy port is found first.
-      const attempt = startSandbox({ dataDir: scratch[0], quiet: true, ports: { gateway: 0, api: port, analytics: 0 } });
+      const attempt = startSandbox({ dataDir: scratch[0], quiet: true, ports: { ...FREE_PORTS, api: port, s3: sandbox.ports.s3 } });
       await expect(attempt).rejects.toThrow(PortInUseError);
       await expect(attempt).rejects.toThrow(`product API cannot listen on port ${port}`);
-      const s3Busy = startSandbox({ dataDir: scratch[1], quiet: true, ports: { gateway: 0, api: 0, analytics: 0 } });
-      await expect(s3Busy).rejects.toThrow('S3 emulator (s3rver) cannot listen on port 20005');
+      const s3Busy = startSandbox({ dataDir: scratch[1], quiet: true, ports: { ...FREE_PORTS, s3: sandbox.ports.s3 } });
+      await expect(s3Busy).rejects.toThrow(`S3 emulator (s3rver) cannot listen on port ${sandbox.ports.s3}`);
     } finally {
       blocker.close();
       for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
@@ -91,6 +91,6 @@ describe('supervision', () => {
     sandbox.crashPiece('api');
     await expect(sandbox.stopped).resolves.toEqual({ kind: 'piece-died', piece: 'api' });
     await expect(fetch(`${sandbox.config.auth.userPoolEndpoint}/health`)).rejects.toThrow();
-    await expect(fetch('http://localhost:20005/')).rejects.toThrow();
+    await expect(fetch(`${s3Endpoint(sandbox)}/`)).rejects.toThrow();
   });
 });

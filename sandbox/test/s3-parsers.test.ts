@@ -9,7 +9,7 @@
  */
 import { jpegBytes } from '../../test-support/jpeg';
 import type { Sandbox } from '../src/index';
-import { passwordTokens, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
+import { passwordTokens, s3Endpoint, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { operatorFetch, operatorS3 } from './support/sign';
 import { reservedMetadata } from './support/uploads';
 import { DeleteObjectsCommand, PutObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -24,14 +24,14 @@ afterAll(() => stopTestSandbox(sandbox));
 
 /** The sandbox's S3 still answers, and a real client's call still works. */
 async function expectS3Alive(): Promise<void> {
-  const list = await operatorS3().send(new ListObjectsV2Command({ Bucket: sandbox.config.storage.bucket, Prefix: 'public/' }));
+  const list = await operatorS3(s3Endpoint(sandbox)).send(new ListObjectsV2Command({ Bucket: sandbox.config.storage.bucket, Prefix: 'public/' }));
   expect(list.$metadata.httpStatusCode).toBe(200);
 }
 
 describe('XML bodies', () => {
   it('a __proto__ element in a DeleteObjects body pollutes nothing and deletes nothing it was not asked to', async () => {
     const key = 'public/cedar-creek/parser-proto.jpg';
-    const s3 = operatorS3();
+    const s3 = operatorS3(s3Endpoint(sandbox));
     // Under a slot the subscriber reserved, so the object-created function keeps it.
     const subscriber = seedUser('subscriber@trailsense.example');
     const { IdToken } = await passwordTokens(sandbox.config, subscriber.email, subscriber.password);

@@ -10,6 +10,8 @@ import { presign, rawHeadersOf, signRequest } from './support/sign';
 // The example credentials of AWS's "Signature Calculations for the Authorization Header" (S3 API reference).
 const EXAMPLE = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
 const USER = { accessKeyId: 'ASIAABCDEFGHIJKLMNOP', secretAccessKey: 'c2VjcmV0IGZvciB0ZXN0cw', sessionToken: 'token+/=' };
+/** Where these requests would go: Amplify's S3 test endpoint (nothing is sent). */
+const HOST = 'localhost:20005';
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 function signedInfo(request: RawRequest): SignedRequestInfo {
@@ -84,25 +86,37 @@ describe('requests the AWS SDK signs', () => {
     ['a sub-resource query', '/bucket/public/r/a.jpg', { uploads: '' }],
     ['an upload part', '/bucket/public/r/a.jpg', { partNumber: '2', uploadId: 'abc/def+ghi=' }],
   ])('header-signed: %s', async (_name, path, query) => {
-    const signed = await signRequest(USER, { method: 'PUT', path, query, headers: { 'x-amz-meta-ranchid': 'cedar-creek', 'content-type': 'image/jpeg' } });
+    const signed = await signRequest(USER, {
+      method: 'PUT',
+      path,
+      host: HOST,
+      query,
+      headers: { 'x-amz-meta-ranchid': 'cedar-creek', 'content-type': 'image/jpeg' },
+    });
     expect(verifies(raw(signed), USER.secretAccessKey)).toBe(true);
     expect(signedInfo(raw(signed)).securityToken).toBe(USER.sessionToken);
   });
 
   it('header-signed with a payload hash', async () => {
-    const signed = await signRequest(USER, { method: 'PUT', path: '/bucket/public/r/a.jpg', payloadHash: EMPTY_SHA256 });
+    const signed = await signRequest(USER, { method: 'PUT', path: '/bucket/public/r/a.jpg', host: HOST, payloadHash: EMPTY_SHA256 });
     expect(verifies(raw(signed), USER.secretAccessKey)).toBe(true);
   });
 
   it('presigned', async () => {
-    const signed = await presign(USER, { method: 'GET', path: '/bucket/public/r/a%20b.jpg', expiresIn: 60 });
+    const signed = await presign(USER, { method: 'GET', path: '/bucket/public/r/a%20b.jpg', host: HOST, expiresIn: 60 });
     expect(signedInfo(raw(signed))).toMatchObject({ kind: 'query', expiresSeconds: 60, securityToken: USER.sessionToken });
     expect(verifies(raw(signed), USER.secretAccessKey)).toBe(true);
   });
 
   it('refuses a tampered request: another key, method, path, query, signed header or secret', async () => {
     const signed = raw(
-      await signRequest(USER, { method: 'PUT', path: '/bucket/public/r/a.jpg', query: { partNumber: '1' }, headers: { 'x-amz-meta-ranchid': 'cedar-creek' } }),
+      await signRequest(USER, {
+        method: 'PUT',
+        path: '/bucket/public/r/a.jpg',
+        host: HOST,
+        query: { partNumber: '1' },
+        headers: { 'x-amz-meta-ranchid': 'cedar-creek' },
+      }),
     );
     expect(verifies({ ...signed, method: 'POST' }, USER.secretAccessKey)).toBe(false);
     expect(verifies({ ...signed, url: signed.url.replace('/r/', '/s/') }, USER.secretAccessKey)).toBe(false);
@@ -112,13 +126,13 @@ describe('requests the AWS SDK signs', () => {
   });
 
   it('header values: trimmed, runs of spaces collapsed, repeated headers joined', async () => {
-    const signed = raw(await signRequest(USER, { method: 'PUT', path: '/bucket/k', headers: { 'x-amz-meta-camera_name': 'North feeder' } }));
+    const signed = raw(await signRequest(USER, { method: 'PUT', path: '/bucket/k', host: HOST, headers: { 'x-amz-meta-camera_name': 'North feeder' } }));
     const spaced = { ...signed, rawHeaders: signed.rawHeaders.map((v) => (v === 'North feeder' ? '  North    feeder ' : v)) };
     expect(verifies(spaced, USER.secretAccessKey)).toBe(true);
   });
 
   it('non-ASCII metadata: the UTF-8 bytes the SDK signed hold, the Latin-1 bytes a browser sends do not (as on S3)', async () => {
-    const signed = raw(await signRequest(USER, { method: 'PUT', path: '/bucket/k', headers: { 'x-amz-meta-camera_name': 'Réservoir' } }));
+    const signed = raw(await signRequest(USER, { method: 'PUT', path: '/bucket/k', host: HOST, headers: { 'x-amz-meta-camera_name': 'Réservoir' } }));
     // Node hands header bytes over one character per byte: UTF-8 "é" arrives as "Ã©", a browser's Latin-1 "é" as "é".
     const asUtf8Bytes = { ...signed, rawHeaders: signed.rawHeaders.map((v) => (v === 'Réservoir' ? Buffer.from('Réservoir', 'utf8').toString('latin1') : v)) };
     const asLatin1Bytes = { ...signed, rawHeaders: signed.rawHeaders.map((v) => (v === 'Réservoir' ? 'Réservoir' : v)) };

@@ -8,8 +8,7 @@ import { ctx } from '../src/gateway/cognito-local';
 import { AtomicJsonDataStoreFactory } from '../src/gateway/json-store';
 import { PortInUseError, startSandbox } from '../src/index';
 import type { Sandbox } from '../src/index';
-import { acquireLock, releaseLock } from './support/lock';
-import { cognitoCall, tempDataDir } from './support/sandbox';
+import { cognitoCall, FREE_PORTS, tempDataDir } from './support/sandbox';
 
 const dirs: string[] = [];
 const newDir = () => {
@@ -69,15 +68,13 @@ describe('AtomicJsonDataStore', () => {
 
 describe('the sandbox', () => {
   let sandbox: Sandbox | undefined;
-  beforeAll(acquireLock);
   afterAll(async () => {
     await sandbox?.stop();
-    releaseLock();
   });
 
   it('keeps the users file parseable through 60 overlapping sign-ups, and starts again on it', async () => {
     const dataDir = newDir();
-    sandbox = await startSandbox({ dataDir, quiet: true, ports: { gateway: 0, api: 0, analytics: 0 } });
+    sandbox = await startSandbox({ dataDir, quiet: true, ports: FREE_PORTS });
     const file = path.join(dataDir, 'cognito', `${sandbox.config.auth.userPoolId}.json`);
     const config = sandbox.config;
     const problems: string[] = [];
@@ -102,7 +99,7 @@ describe('the sandbox', () => {
     expect(problems).toEqual([]);
     await sandbox.stop();
 
-    sandbox = await startSandbox({ dataDir, quiet: true, ports: { gateway: 0, api: 0, analytics: 0 } });
+    sandbox = await startSandbox({ dataDir, quiet: true, ports: FREE_PORTS });
     const users = Object.values((JSON.parse(readFileSync(file, 'utf8')) as { Users: Record<string, { Attributes: { Name: string; Value: string }[] }> }).Users);
     const stored = new Set(users.map((u) => u.Attributes.find((a) => a.Name === 'email')?.Value));
     expect(emails.filter((email) => !stored.has(email))).toEqual([]);
@@ -112,7 +109,7 @@ describe('the sandbox', () => {
 
   it('--reset refuses, deleting nothing, while a sandbox runs on the ports', async () => {
     const dataDir = newDir();
-    sandbox = await startSandbox({ dataDir, quiet: true, ports: { gateway: 0, api: 0, analytics: 0 } });
+    sandbox = await startSandbox({ dataDir, quiet: true, ports: FREE_PORTS });
     const config = sandbox.config;
     const signUp = await cognitoCall(config, 'AWSCognitoIdentityProviderService.SignUp', {
       ClientId: config.auth.userPoolClientId,
@@ -122,9 +119,10 @@ describe('the sandbox', () => {
     });
     expect(signUp.status).toBe(200);
 
-    const second = startSandbox({ dataDir, reset: true, quiet: true, ports: { gateway: 0, api: 0, analytics: 0 } });
+    // The same S3 port, as two sandboxes started by `npm start` have (20005).
+    const second = startSandbox({ dataDir, reset: true, quiet: true, ports: { ...FREE_PORTS, s3: sandbox.ports.s3 } });
     await expect(second).rejects.toThrow(PortInUseError);
-    await expect(second).rejects.toThrow(/S3 cannot listen on port 20005.*; nothing was reset/);
+    await expect(second).rejects.toThrow(new RegExp(`S3 cannot listen on port ${sandbox.ports.s3}.*; nothing was reset`));
     expect(existsSync(path.join(dataDir, 'sandbox.db'))).toBe(true);
     expect(readFileSync(path.join(dataDir, 'cognito', `${config.auth.userPoolId}.json`), 'utf8')).toContain('kept@trailsense.example');
     // The running sandbox still has its user.
@@ -135,7 +133,7 @@ describe('the sandbox', () => {
     expect(again.status).toBe(200);
 
     // A gateway port held by another process is checked as well, before S3's.
-    const third = startSandbox({ dataDir, reset: true, quiet: true, ports: { gateway: sandbox.ports.gateway, api: 0, analytics: 0 } });
+    const third = startSandbox({ dataDir, reset: true, quiet: true, ports: { ...FREE_PORTS, gateway: sandbox.ports.gateway, s3: sandbox.ports.s3 } });
     await expect(third).rejects.toThrow(/Cognito gateway cannot listen .*; nothing was reset/);
     expect(existsSync(path.join(dataDir, 'sandbox.db'))).toBe(true);
   });

@@ -28,7 +28,7 @@ let sandbox: Sandbox;
 
 beforeAll(async () => {
   sandbox = await startTestSandbox();
-  configureAmplify(sandbox.config);
+  configureAmplify(sandbox);
   await signIn({ username: subscriber.email, password: subscriber.password });
 });
 afterAll(async () => {

@@ -32,7 +32,7 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ log: (line) => lines.push(line) });
-  configureAmplify(sandbox.config);
+  configureAmplify(sandbox);
 });
 afterAll(async () => {
   await signOut().catch(() => undefined);
@@ -279,11 +279,14 @@ describe('authentication: every S3 request is signed, as S3 wants it (src/sigv4.
     const bytes = photoBytes();
     await upload(key, 'cedar-creek', bytes);
     const path = `/${sandbox.config.storage.bucket}/${key}`;
-    const operator = await presign(OPERATOR_CREDENTIALS, { method: 'GET', path, expiresIn: 60 });
+    const operator = await presign(OPERATOR_CREDENTIALS, { method: 'GET', path, expiresIn: 60, host: `localhost:${sandbox.ports.s3}` });
     const read = answered(await rawRequest(`http://localhost:${sandbox.ports.s3}${operator.target}`, { method: 'GET', timeoutMs: 10_000 }));
     expect(read).toMatchObject({ status: 200, body: bytes.toString() });
     const { accessKeyId, secretAccessKey, sessionToken } = (await fetchAuthSession()).credentials!;
-    const user = await presign({ accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }, { method: 'GET', path, expiresIn: 60 });
+    const user = await presign(
+      { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
+      { method: 'GET', path, expiresIn: 60, host: `localhost:${sandbox.ports.s3}` },
+    );
     const refused = answered(await rawRequest(`http://localhost:${sandbox.ports.s3}${user.target}`, { method: 'GET', timeoutMs: 10_000 }));
     expect(refused.status).toBe(403);
     expect(refused.body).toContain('<Code>AccessDenied</Code>');

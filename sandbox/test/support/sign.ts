@@ -7,7 +7,6 @@ import { createHash, createHmac } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { S3_PORT } from '../../src/config';
 import { OPERATOR_CREDENTIALS } from '../../src/s3';
 import { rawRequest } from './raw-http';
 import type { RawAnswer, RawOptions } from './raw-http';
@@ -48,7 +47,8 @@ export interface ToSign {
   headers?: Record<string, string>;
   /** Default: UNSIGNED-PAYLOAD. */
   payloadHash?: string;
-  host?: string;
+  /** The Host the request goes to (signed): `localhost:<the sandbox's S3 port>` for a running sandbox. */
+  host: string;
   region?: string;
   date?: Date;
 }
@@ -74,7 +74,7 @@ function signer(credentials: Credentials, region: string): SignatureV4 {
 
 /** A header-signed request, as the SDK signs it. */
 export async function signRequest(credentials: Credentials, request: ToSign): Promise<Signed> {
-  const host = request.host ?? `localhost:${S3_PORT}`;
+  const host = request.host;
   const headers = { host, 'x-amz-content-sha256': request.payloadHash ?? 'UNSIGNED-PAYLOAD', ...request.headers };
   const signed = await signer(credentials, request.region ?? 'us-east-2').sign(
     { method: request.method, protocol: 'http:', hostname: host.split(':')[0] as string, path: request.path, query: request.query ?? {}, headers },
@@ -85,7 +85,7 @@ export async function signRequest(credentials: Credentials, request: ToSign): Pr
 
 /** A presigned URL's target (path and query), as the SDK presigns it. */
 export async function presign(credentials: Credentials, request: ToSign & { expiresIn?: number }): Promise<Signed> {
-  const host = request.host ?? `localhost:${S3_PORT}`;
+  const host = request.host;
   const presigned = await signer(credentials, request.region ?? 'us-east-2').presign(
     {
       method: request.method,
@@ -109,9 +109,9 @@ export async function presign(credentials: Credentials, request: ToSign & { expi
 /** Node's rawHeaders for a header record. */
 export const rawHeadersOf = (headers: Record<string, string>): string[] => Object.entries(headers).flat();
 
-/** The operator's S3 client against the sandbox's S3 (path style). */
-export function operatorS3(region = 'us-east-2'): S3Client {
-  return new S3Client({ region, endpoint: `http://localhost:${S3_PORT}`, forcePathStyle: true, credentials: OPERATOR_CREDENTIALS });
+/** The operator's S3 client against a sandbox's S3 endpoint (path style; support/sandbox.ts s3Endpoint). */
+export function operatorS3(endpoint: string, region = 'us-east-2'): S3Client {
+  return new S3Client({ region, endpoint, forcePathStyle: true, credentials: OPERATOR_CREDENTIALS });
 }
 
 /** fetch() signed with the operator's key (headers: UNSIGNED-PAYLOAD). */
