@@ -155,10 +155,10 @@ export function openSqlite(file: string) {
   };
 }
 
-export function openDb(file: string) {
-  const db = openSqlite(file);
-  db.exec('PRAGMA journal_mode = WAL');
-  db.exec('PRAGMA foreign_keys = ON');
+type Sqlite = ReturnType<typeof openSqlite>;
+
+/** Brings the schema up to MIGRATIONS' last version, one transaction per version. */
+function migrate(db: Sqlite): void {
   const version = db.prepare<[], { user_version: number }>('PRAGMA user_version').get()?.user_version ?? 0;
   for (let v = version; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
@@ -166,13 +166,58 @@ export function openDb(file: string) {
       db.exec(`PRAGMA user_version = ${v + 1}`);
     })();
   }
+}
 
+/** The database at `file`, created or migrated, and what each piece reads and writes in it. */
+export function openDb(file: string) {
+  const db = openSqlite(file);
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA foreign_keys = ON');
+  migrate(db);
+  return {
+    raw: db,
+    close: () => db.close(),
+    ...productQueries(db),
+    ...ledgerQueries(db),
+    ...sessionQueries(db),
+    ...eventQueries(db),
+    ...userPoolQueries(db),
+  };
+}
+
+/** The product API's reads (ranches, cameras, subscriptions) and the seed's markers. */
+function productQueries(db: Sqlite) {
   const stmt = {
     getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
     setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     ranch: db.prepare<[string], { id: string; name: string; max_monthly_uploads: number }>('SELECT * FROM ranches WHERE id = ?'),
     cameras: db.prepare<[string], Camera>('SELECT id, name FROM cameras WHERE ranch_id = ? ORDER BY position'),
     entitlements: db.prepare<[string], { level: string; expires_date: string }>('SELECT level, expires_date FROM subscriptions WHERE email = ? ORDER BY level'),
+  };
+  return {
+    getMeta: (key: string) => stmt.getMeta.get(key)?.value,
+    setMeta: (key: string, value: string) => void stmt.setMeta.run(key, value),
+    ranch(id: string): Ranch | undefined {
+      const row = stmt.ranch.get(id);
+      return row && { id: row.id, name: row.name, maxMonthlyUploads: row.max_monthly_uploads };
+    },
+    cameras: (ranchId: string): Camera[] => stmt.cameras.all(ranchId),
+    entitlements: (email: string): Entitlement[] => stmt.entitlements.all(email).map((r) => ({ level: r.level, expiresDate: r.expires_date })),
+  };
+}
+
+/** Parses a JSON column, or gives `fallback` when it does not parse. */
+function parsedOr<T>(json: string, fallback: T): T {
+  try {
+    return JSON.parse(json) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+/** The upload ledger's records (src/ledger.ts) and the object-created function's refusals. */
+function ledgerQueries(db: Sqlite) {
+  const stmt = {
     month: db.prepare<[string, string], { total: number; holds: string; version: number }>(
       'SELECT total, holds, version FROM months WHERE ranch_id = ? AND yearmo = ?',
     ),
@@ -191,65 +236,17 @@ export function openDb(file: string) {
     hasPhotoSize: db.prepare<[string, number], { n: number }>('SELECT 1 AS n FROM photos WHERE ranch_id = ? AND size = ? LIMIT 1'),
     hasPhoto: db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM photos WHERE ranch_id = ? AND fingerprint = ?'),
     insertRefusal: db.prepare('INSERT INTO refusals (bucket, key, ranch_id, claimed_ranch_id, yearmo, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-    addSession: db.prepare('INSERT INTO sessions (access_key_id, secret_access_key, token, identity_id, tags, expires_at_seconds) VALUES (?, ?, ?, ?, ?, ?)'),
-    session: db.prepare<[string], { secret_access_key: string; token: string; identity_id: string; tags: string; expires_at_seconds: number }>(
-      'SELECT * FROM sessions WHERE access_key_id = ?',
-    ),
-    pruneSessions: db.prepare('DELETE FROM sessions WHERE expires_at_seconds < ?'),
     refusals: db.prepare<
       [],
       { bucket: string; key: string; ranch_id: string | null; claimed_ranch_id: string | null; yearmo: string; reason: string; at: string }
     >('SELECT * FROM refusals ORDER BY id'),
-    insertEvent: db.prepare('INSERT INTO events (name, ranchid, key, upload_count, failure_count, data, received_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-    events: db.prepare<[], EventRow>('SELECT * FROM events ORDER BY id'),
-    eventsByRanch: db.prepare<[string], EventRow>('SELECT * FROM events WHERE ranchid = ? ORDER BY id'),
-    signOut: db.prepare('INSERT INTO sign_outs (sub, at_seconds) VALUES (?, ?) ON CONFLICT (sub) DO UPDATE SET at_seconds = excluded.at_seconds'),
-    signedOutAt: db.prepare<[string], { at_seconds: number }>('SELECT at_seconds FROM sign_outs WHERE sub = ?'),
-    revoke: db.prepare('INSERT INTO revoked_tokens (jti, at_seconds) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING'),
-    pruneRevoked: db.prepare('DELETE FROM revoked_tokens WHERE at_seconds < ?'),
-    isRevoked: db.prepare<[string], { n: number }>('SELECT 1 AS n FROM revoked_tokens WHERE jti = ?'),
   };
-
-  const toEvent = (row: EventRow): StoredEvent => {
-    if (row.name === 'imageUpload') {
-      return {
-        id: row.id,
-        receivedAt: row.received_at,
-        name: 'imageUpload',
-        ranchid: row.ranchid ?? '',
-        key: row.key ?? '',
-        uploadCount: row.upload_count ?? 0,
-      };
-    }
-    if (row.name === 'uploadFailure') {
-      return { id: row.id, receivedAt: row.received_at, name: 'uploadFailure', ranchid: row.ranchid ?? '', failureCount: row.failure_count ?? 0 };
-    }
-    // Stored by addEvent from an event the sink validated (src/analytics.ts).
-    return { ...(JSON.parse(row.data ?? '{}') as MonitoringEvent), id: row.id, receivedAt: row.received_at };
-  };
-
   return {
-    raw: db,
-    close: () => db.close(),
-    getMeta: (key: string) => stmt.getMeta.get(key)?.value,
-    setMeta: (key: string, value: string) => void stmt.setMeta.run(key, value),
-    ranch(id: string): Ranch | undefined {
-      const row = stmt.ranch.get(id);
-      return row && { id: row.id, name: row.name, maxMonthlyUploads: row.max_monthly_uploads };
-    },
-    cameras: (ranchId: string): Camera[] => stmt.cameras.all(ranchId),
-    entitlements: (email: string): Entitlement[] => stmt.entitlements.all(email).map((r) => ({ level: r.level, expiresDate: r.expires_date })),
     /** A ranch-month of the ledger (infra/src/ledger/rules.ts's MonthState); EMPTY_MONTH when it has no row. */
     month(ranchId: string, yearmo: string): MonthState {
       const row = stmt.month.get(ranchId, yearmo);
       if (!row) return EMPTY_MONTH;
-      let holds: MonthState['holds'] = {};
-      try {
-        holds = JSON.parse(row.holds) as MonthState['holds'];
-      } catch {
-        holds = {};
-      }
-      return { total: row.total, holds, version: row.version };
+      return { total: row.total, holds: parsedOr<MonthState['holds']>(row.holds, {}), version: row.version };
     },
     writeMonth: (ranchId: string, yearmo: string, state: MonthState) =>
       void stmt.writeMonth.run(ranchId, yearmo, state.total, JSON.stringify(state.holds), state.version),
@@ -262,12 +259,7 @@ export function openDb(file: string) {
     /** A retired reservation's record (infra/src/ledger/port.ts), or null. */
     reservation(ranchId: string, id: string): Hold | null {
       const row = stmt.reservation.get(ranchId, id);
-      if (!row) return null;
-      try {
-        return JSON.parse(row.hold) as Hold;
-      } catch {
-        return null;
-      }
+      return row ? parsedOr<Hold | null>(row.hold, null) : null;
     },
     recordReservation: (ranchId: string, id: string, hold: Hold) => void stmt.recordReservation.run(ranchId, id, JSON.stringify(hold)),
     /** How the ledger refused an object, or null when it did not. */
@@ -279,6 +271,30 @@ export function openDb(file: string) {
       void stmt.insertPhoto.run(ranchId, fingerprint, size, key, at),
     hasPhotoSize: (ranchId: string, size: number) => stmt.hasPhotoSize.get(ranchId, size) !== undefined,
     hasPhoto: (ranchId: string, fingerprint: string) => stmt.hasPhoto.get(ranchId, fingerprint) !== undefined,
+    recordRefusal: (r: StoredRefusal) => void stmt.insertRefusal.run(r.bucket, r.key, r.ranchId, r.claimedRanchId ?? null, r.yearmo, r.reason, r.at),
+    refusals: (): StoredRefusal[] =>
+      stmt.refusals.all().map((r) => ({
+        bucket: r.bucket,
+        key: r.key,
+        ranchId: r.ranch_id,
+        ...(r.claimed_ranch_id === null ? {} : { claimedRanchId: r.claimed_ranch_id }),
+        yearmo: r.yearmo,
+        reason: r.reason,
+        at: r.at,
+      })),
+  };
+}
+
+/** The identity pool's credential sessions (src/sessions.ts), which S3 checks requests against. */
+function sessionQueries(db: Sqlite) {
+  const stmt = {
+    addSession: db.prepare('INSERT INTO sessions (access_key_id, secret_access_key, token, identity_id, tags, expires_at_seconds) VALUES (?, ?, ?, ?, ?, ?)'),
+    session: db.prepare<[string], { secret_access_key: string; token: string; identity_id: string; tags: string; expires_at_seconds: number }>(
+      'SELECT * FROM sessions WHERE access_key_id = ?',
+    ),
+    pruneSessions: db.prepare('DELETE FROM sessions WHERE expires_at_seconds < ?'),
+  };
+  return {
     /** Records an identity-pool session; sessions expired a day before `nowSeconds` are dropped. */
     addSession(session: StoredSession, nowSeconds: number): void {
       stmt.pruneSessions.run(nowSeconds - 86_400);
@@ -305,17 +321,36 @@ export function openDb(file: string) {
         }
       );
     },
-    recordRefusal: (r: StoredRefusal) => void stmt.insertRefusal.run(r.bucket, r.key, r.ranchId, r.claimedRanchId ?? null, r.yearmo, r.reason, r.at),
-    refusals: (): StoredRefusal[] =>
-      stmt.refusals.all().map((r) => ({
-        bucket: r.bucket,
-        key: r.key,
-        ranchId: r.ranch_id,
-        ...(r.claimed_ranch_id === null ? {} : { claimedRanchId: r.claimed_ranch_id }),
-        yearmo: r.yearmo,
-        reason: r.reason,
-        at: r.at,
-      })),
+  };
+}
+
+/** A stored event row as the event it was. */
+function toEvent(row: EventRow): StoredEvent {
+  if (row.name === 'imageUpload') {
+    return {
+      id: row.id,
+      receivedAt: row.received_at,
+      name: 'imageUpload',
+      ranchid: row.ranchid ?? '',
+      key: row.key ?? '',
+      uploadCount: row.upload_count ?? 0,
+    };
+  }
+  if (row.name === 'uploadFailure') {
+    return { id: row.id, receivedAt: row.received_at, name: 'uploadFailure', ranchid: row.ranchid ?? '', failureCount: row.failure_count ?? 0 };
+  }
+  // Stored by addEvent from an event the sink validated (src/analytics.ts).
+  return { ...(JSON.parse(row.data ?? '{}') as MonitoringEvent), id: row.id, receivedAt: row.received_at };
+}
+
+/** The analytics sink's events (src/analytics.ts): the upload events in columns, the monitoring events whole. */
+function eventQueries(db: Sqlite) {
+  const stmt = {
+    insertEvent: db.prepare('INSERT INTO events (name, ranchid, key, upload_count, failure_count, data, received_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    events: db.prepare<[], EventRow>('SELECT * FROM events ORDER BY id'),
+    eventsByRanch: db.prepare<[string], EventRow>('SELECT * FROM events WHERE ranchid = ? ORDER BY id'),
+  };
+  return {
     addEvent(event: AnalyticsEvent, receivedAt: string): number {
       const info =
         event.name === 'imageUpload'
@@ -326,6 +361,19 @@ export function openDb(file: string) {
       return Number(info.lastInsertRowid);
     },
     events: (ranchid?: string): StoredEvent[] => (ranchid === undefined ? stmt.events.all() : stmt.eventsByRanch.all(ranchid)).map(toEvent),
+  };
+}
+
+/** The user pool's global sign-outs and revoked refresh tokens (src/gateway/user-pool.ts). */
+function userPoolQueries(db: Sqlite) {
+  const stmt = {
+    signOut: db.prepare('INSERT INTO sign_outs (sub, at_seconds) VALUES (?, ?) ON CONFLICT (sub) DO UPDATE SET at_seconds = excluded.at_seconds'),
+    signedOutAt: db.prepare<[string], { at_seconds: number }>('SELECT at_seconds FROM sign_outs WHERE sub = ?'),
+    revoke: db.prepare('INSERT INTO revoked_tokens (jti, at_seconds) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING'),
+    pruneRevoked: db.prepare('DELETE FROM revoked_tokens WHERE at_seconds < ?'),
+    isRevoked: db.prepare<[string], { n: number }>('SELECT 1 AS n FROM revoked_tokens WHERE jti = ?'),
+  };
+  return {
     recordSignOut: (sub: string, atSeconds: number) => void stmt.signOut.run(sub, atSeconds),
     signedOutAt: (sub: string): number | undefined => stmt.signedOutAt.get(sub)?.at_seconds,
     /** Records a refresh token's id as revoked (ids older than a refresh token lives are dropped). */
