@@ -8,8 +8,8 @@
  *   an identity-pool session's (sessions.ts), then the authenticated role's policy decides for a
  *   session (s3-access.ts); refused as S3 refuses, and s3rver gets the request under its own key;
  * - the object-created function itself (infra/src/object-created/handler.ts) on s3rver's
- *   ObjectCreated events, with sandbox adapters: s3rver's store, the SQLite ledger (src/ledger.ts),
- *   the ranches; a deleted object stays counted, as in production;
+ *   ObjectCreated events, with sandbox adapters (s3-object-created.ts): s3rver's store, the SQLite
+ *   ledger (src/ledger.ts), the ranches; a deleted object stays counted, as in production;
  * - the PUT switches: stall (hold the next N PUTs unanswered) and fault (fail a share of them);
  * - S3's US-ASCII rule for user metadata (`x-amz-meta-*`).
  * With a link (`link.ts`), s3rver listens on an internal loopback port instead and the link
@@ -19,16 +19,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
 import S3rver from '@20minutes/s3rver';
 import type { KoaContext, KoaMiddleware } from '@20minutes/s3rver';
-import { TaggingConfiguration } from '@20minutes/s3rver/lib/models/config';
-import { encodeEventKey, handleObjectCreated } from '@trailsense/infra/object-created';
-import type { ObjectCreatedDeps } from '@trailsense/infra/object-created';
-import { bucketPolicyDenial, RANCH_OBJECT_TAG, UPLOAD_EXPOSED_HEADERS } from '@trailsense/infra/upload-access';
+import { bucketPolicyDenial, UPLOAD_EXPOSED_HEADERS } from '@trailsense/infra/upload-access';
 import type { ObjectWrite } from '@trailsense/infra/upload-access';
 import type { SandboxDb } from './db';
 import { faultXml, NO_FAULT, s3ErrorXml, shouldFail } from './fault';
 import type { PutFault } from './fault';
 import { SITE_ORIGINS } from './http-util';
-import { sqliteLedger, sqliteRanches } from './ledger';
 import type { LinkSpec } from './link';
 import { startLinkProxy } from './link-proxy';
 import type { LinkProxy } from './link-proxy';
@@ -36,16 +32,14 @@ import { listenLoopback } from './listen';
 import type { Listener } from './listen';
 import { actionOf, isAllowed, unsafeKeyReason } from './s3-access';
 import type { Principal } from './s3-access';
+import { runObjectCreated } from './s3-object-created';
+import type { ObjectCreatedRuns } from './s3-object-created';
 import type { SessionRegistry } from './sessions';
 import { readLocalContract } from './config';
 import { amzDateMs, parseSignedRequest, scopeRefusal, signatureMatches, unsignedAmzHeaders } from './sigv4';
 import type { RawRequest } from './sigv4';
 import { createPutStall, HOLD_LIMIT_MS, holdUntilClosed } from './stall';
-import type { PutStallState } from './stall';
-
-function xmlEscape(text: string): string {
-  return text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] as string);
-}
+import type { PutStall, PutStallState } from './stall';
 
 /** Bucket CORS: what Amplify's uploadData needs from the site's origins (ETag for multipart). */
 export function corsXml(origins: readonly string[]): string {
@@ -58,13 +52,6 @@ export function corsXml(origins: readonly string[]): string {
     '<MaxAgeSeconds>3000</MaxAgeSeconds>',
     '</CORSRule></CORSConfiguration>',
   ].join('');
-}
-
-export function taggingXml(tags: Record<string, string>): string {
-  const tagSet = Object.entries(tags)
-    .map(([k, v]) => `<Tag><Key>${xmlEscape(k)}</Key><Value>${xmlEscape(v)}</Value></Tag>`)
-    .join('');
-  return `<Tagging><TagSet>${tagSet}</TagSet></Tagging>`;
 }
 
 /** PutObject and UploadPart: a PUT on an object key that is not a subresource call (?tagging, ?acl). */
@@ -303,100 +290,33 @@ export interface S3Piece {
   stop(): Promise<void>;
 }
 
-export async function startS3(opts: {
-  dataDir: string;
-  bucket: string;
-  /** The S3 port; 0 picks a free one (S3Piece.port says which). */
-  port: number;
-  db: SandboxDb;
+/** The PUT switches the front applies: stall (hold the next N PUTs unanswered) and fault (fail a share of them). */
+interface PutSwitches {
+  stall: PutStall;
   fault: PutFault;
+  /** PUTs the fault switch has failed so far. */
+  injected: number;
+}
+
+/**
+ * The middleware in front of s3rver's own routes, in S3's order: a stalled connection never
+ * reaches S3; then what the sandbox cannot store or does not emulate; the signature and the
+ * role's policy (accessRefusal); the US-ASCII metadata; the bucket policy; the fault switch; then
+ * s3rver, whose parser errors become MalformedXML, and the object-created function before the
+ * answer.
+ */
+function createFront(opts: {
+  switches: PutSwitches;
+  objectCreated: ObjectCreatedRuns;
+  sessions: SessionRegistry | undefined;
+  bucket: string;
+  now: () => number;
   log: (line: string) => void;
-  /** Put s3rver behind an emulated shared uplink (default: none, s3rver on `port` itself). */
-  link?: LinkSpec | null;
-  /** The identity pool's sessions; without it only the operator's key is known. */
-  sessions?: SessionRegistry;
-  /** Milliseconds since the epoch (default Date.now): credential expiry and signature times. */
-  now?: () => number;
-  /** The ledger's clock (default `now`): the object-created function's month and reservation expiry (a test may set it apart). */
-  ledgerNow?: () => number;
-}): Promise<S3Piece> {
-  const now = opts.now ?? (() => Date.now());
-  const ledgerNow = opts.ledgerNow ?? now;
-  const s3rver = new S3rver({
-    directory: path.join(opts.dataDir, 's3'),
-    silent: true,
-    vhostBuckets: false,
-    // Verified already, with the caller's real secret (accessRefusal below).
-    allowMismatchedSignatures: true,
-    configureBuckets: [{ name: opts.bucket, configs: [corsXml(SITE_ORIGINS)] }],
-  });
-  await s3rver.configureBuckets();
-  let fault = opts.fault ?? NO_FAULT;
-  let injected = 0;
-  const stall = createPutStall();
-  const pending = new Set<Promise<void>>();
-
-  // The object-created function's ports on this sandbox (production: infra/src/object-created/aws.ts).
-  const objectCreatedDeps: ObjectCreatedDeps = {
-    objects: {
-      async head(bucket, key) {
-        let stored: Record<string, unknown>;
-        try {
-          stored = await s3rver.store.getMetadata(bucket, key);
-        } catch (err) {
-          if ((err as { code?: string }).code === 'ENOENT') return null;
-          throw err;
-        }
-        const user: Record<string, string> = {};
-        for (const [name, value] of Object.entries(stored)) {
-          if (name.startsWith('x-amz-meta-') && typeof value === 'string') user[name.slice('x-amz-meta-'.length)] = value;
-        }
-        const contentType = stored['content-type'];
-        return { metadata: user, size: Number(stored['content-length'] ?? 0), contentType: typeof contentType === 'string' ? contentType : '' };
-      },
-      async firstBytes(bucket, key, count) {
-        const object = await s3rver.store.getObject(bucket, key, { start: 0, end: count - 1 });
-        if (!object) return null;
-        // No content: an empty object (its range is not satisfiable).
-        if (!object.content) return new Uint8Array();
-        const chunks: Buffer[] = [];
-        for await (const chunk of object.content) chunks.push(Buffer.from(chunk));
-        return new Uint8Array(Buffer.concat(chunks).subarray(0, count));
-      },
-      async putRanchTag(bucket, key, ranchId) {
-        await s3rver.store.putSubresource(bucket, key, TaggingConfiguration.validate(taggingXml({ [RANCH_OBJECT_TAG]: ranchId })));
-      },
-      async remove(bucket, key) {
-        await s3rver.store.deleteSubresource(bucket, key, 'tagging');
-        await s3rver.store.deleteObject(bucket, key);
-      },
-    },
-    ledger: sqliteLedger(opts.db),
-    ranches: sqliteRanches(opts.db),
-    clock: { now: () => new Date(ledgerNow()) },
-    log: (line) => opts.log(`[s3] object-created ${JSON.stringify(line)}`),
-  };
-
-  s3rver.on('event', (event) => {
-    // As S3 delivers it: the key URL-encoded.
-    const records = event.Records.map((record) => ({
-      eventName: record.eventName,
-      s3: { bucket: { name: record.s3.bucket.name }, object: { key: encodeEventKey(record.s3.object.key) } },
-    }));
-    const work = handleObjectCreated({ Records: records }, objectCreatedDeps).catch((err: unknown) =>
-      opts.log(`[s3] object-created function failed: ${err instanceof Error ? err.message : String(err)}`),
-    );
-    pending.add(work);
-    void work.finally(() => pending.delete(work));
-  });
-  s3rver.on('error', (err) => {
-    if ((err.status ?? 500) >= 500) opts.log(`[s3] ${err.stack ?? err.message}`);
-  });
-
-  // Order: a stalled connection never reaches S3; S3 checks the signature before anything else.
-  const front: KoaMiddleware = async (ctx, next) => {
+}): KoaMiddleware {
+  const { switches } = opts;
+  return async (ctx, next) => {
     const objectPut = isObjectPut(ctx);
-    if (objectPut && stall.take()) {
+    if (objectPut && switches.stall.take()) {
       opts.log(`[s3] stall switch: holding ${ctx.method} ${ctx.path} unanswered`);
       const end = await holdUntilClosed(ctx.req.socket);
       // No answer, ever: Koa must not write one either.
@@ -428,7 +348,7 @@ export async function startS3(opts: {
         headers: ctx.headers,
         raw: { method: ctx.req.method ?? ctx.method, url: ctx.req.url ?? ctx.path, rawHeaders: ctx.req.rawHeaders },
       };
-      const refusal = accessRefusal(request, opts.sessions, opts.bucket, now());
+      const refusal = accessRefusal(request, opts.sessions, opts.bucket, opts.now());
       if (refusal) {
         await answerS3Error(ctx, refusal.status, s3ErrorXml(refusal.code, refusal.message, refusal.details));
         opts.log(`[s3] ${ctx.method} ${ctx.path} -> ${refusal.status} ${refusal.code}: ${refusal.why}`);
@@ -457,8 +377,9 @@ export async function startS3(opts: {
         return;
       }
     }
-    if (objectPut && shouldFail(fault)) {
-      injected++;
+    if (objectPut && shouldFail(switches.fault)) {
+      const fault = switches.fault;
+      switches.injected++;
       await answerS3Error(ctx, fault.status, faultXml(fault.status, fault.code));
       opts.log(`[s3] fault switch: ${ctx.method} ${ctx.path} -> ${fault.status}${fault.code ? ` ${fault.code}` : ''}`);
       return;
@@ -476,10 +397,19 @@ export async function startS3(opts: {
     // The hook runs before the client hears "200", so a caller that reads upload-metrics or the
     // tags right after its upload resolves sees them (production's function is asynchronous;
     // being sooner than AWS is harmless here).
-    if (pending.size > 0) await Promise.allSettled([...pending]);
+    const pending = opts.objectCreated.pending();
+    if (pending.length > 0) await Promise.allSettled(pending);
   };
-  s3rver.middleware.unshift(front);
+}
 
+/**
+ * s3rver listening on the S3 port, or with a link on an internal loopback port behind the link
+ * emulator's proxy on the S3 port (link-proxy.ts).
+ */
+async function listenS3(
+  s3rver: S3rver,
+  opts: { port: number; link?: LinkSpec | null; log: (line: string) => void },
+): Promise<{ listener: Listener; linkProxy?: LinkProxy }> {
   let listener: Listener;
   let linkProxy: LinkProxy | undefined;
   if (opts.link) {
@@ -497,17 +427,54 @@ export async function startS3(opts: {
   // Node answers 408 to a request whose body has not all arrived after requestTimeout (5 min by
   // default): a held PUT with a large body would get that answer. The hold limit ends it instead.
   for (const server of listener.servers) server.requestTimeout = HOLD_LIMIT_MS + 60_000;
+  return linkProxy ? { listener, linkProxy } : { listener };
+}
+
+export async function startS3(opts: {
+  dataDir: string;
+  bucket: string;
+  /** The S3 port; 0 picks a free one (S3Piece.port says which). */
+  port: number;
+  db: SandboxDb;
+  fault: PutFault;
+  log: (line: string) => void;
+  /** Put s3rver behind an emulated shared uplink (default: none, s3rver on `port` itself). */
+  link?: LinkSpec | null;
+  /** The identity pool's sessions; without it only the operator's key is known. */
+  sessions?: SessionRegistry;
+  /** Milliseconds since the epoch (default Date.now): credential expiry and signature times. */
+  now?: () => number;
+  /** The ledger's clock (default `now`): the object-created function's month and reservation expiry (a test may set it apart). */
+  ledgerNow?: () => number;
+}): Promise<S3Piece> {
+  const now = opts.now ?? (() => Date.now());
+  const s3rver = new S3rver({
+    directory: path.join(opts.dataDir, 's3'),
+    silent: true,
+    vhostBuckets: false,
+    // Verified already, with the caller's real secret (accessRefusal above).
+    allowMismatchedSignatures: true,
+    configureBuckets: [{ name: opts.bucket, configs: [corsXml(SITE_ORIGINS)] }],
+  });
+  await s3rver.configureBuckets();
+  const switches: PutSwitches = { stall: createPutStall(), fault: opts.fault ?? NO_FAULT, injected: 0 };
+  const objectCreated = runObjectCreated(s3rver, { db: opts.db, log: opts.log, ledgerNow: opts.ledgerNow ?? now });
+  s3rver.on('error', (err) => {
+    if ((err.status ?? 500) >= 500) opts.log(`[s3] ${err.stack ?? err.message}`);
+  });
+  s3rver.middleware.unshift(createFront({ switches, objectCreated, sessions: opts.sessions, bucket: opts.bucket, now, log: opts.log }));
+  const { listener, linkProxy } = await listenS3(s3rver, opts);
   return {
     port: linkProxy ? linkProxy.port : listener.port,
     listener,
     ...(linkProxy ? { front: linkProxy } : {}),
     s3rver,
     setPutFault: (next) => {
-      fault = next;
+      switches.fault = next;
     },
-    injectedFaults: () => injected,
-    stallPuts: (count) => stall.set(count),
-    putStall: () => stall.state(),
+    injectedFaults: () => switches.injected,
+    stallPuts: (count) => switches.stall.set(count),
+    putStall: () => switches.stall.state(),
     stop: async () => {
       await linkProxy?.close();
       await listener.close();
