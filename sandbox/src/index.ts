@@ -20,7 +20,6 @@ import type { Server } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet } from 'jose';
-import { countingMonth } from '@trailsense/infra/ledger';
 import type { UploadsApiDeps } from '@trailsense/infra/uploads-api';
 import type { JWK } from 'jose';
 import type { RuntimeConfig } from '@trailsense/shared/config-types';
@@ -28,8 +27,9 @@ import { createAnalytics } from './analytics';
 import { createApi } from './api';
 import { contractPorts, issuerFor, readLocalContract, REPO_ROOT, runtimeConfigFor } from './config';
 import type { SandboxPorts } from './config';
+import { createControl } from './control';
 import { openDb } from './db';
-import type { StoredEvent, StoredRefusal } from './db';
+import type { SandboxDb, StoredEvent, StoredRefusal } from './db';
 import { formatApiFault, NO_FAULT, parseApiFault, parsePutFault } from './fault';
 import type { ApiFault, PutFault } from './fault';
 import { ctx as cognitoCtx, startCognitoLocal, writePoolFiles } from './gateway/cognito-local';
@@ -40,12 +40,14 @@ import { createUserPool } from './gateway/user-pool';
 import { formatLink, parseLink } from './link';
 import type { LinkSpec } from './link';
 import { sqliteLedger, sqliteRanches } from './ledger';
+import { createLedgerClock } from './ledger-clock';
 import { assertPortFree, listenLoopback } from './listen';
 import type { Listener } from './listen';
 import { startS3 } from './s3';
 import type { S3Piece } from './s3';
 import { seedDatabase, SEED_USERS } from './seed';
 import { createSessionRegistry } from './sessions';
+import type { SessionRegistry } from './sessions';
 import { parseStallCount } from './stall';
 
 export type { RuntimeConfig, SandboxPorts, PutFault, ApiFault, DeliveredCode, StoredEvent, StoredRefusal, LinkSpec };
@@ -160,48 +162,26 @@ function readPublicJwk(): JWK {
   return (JSON.parse(readFileSync(file, 'utf8')) as { jwk: JWK }).jwk;
 }
 
-export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const dataDir = path.resolve(options.dataDir ?? DEFAULT_DATA_DIR);
-  const log = options.log ?? (options.quiet ? () => undefined : (line: string) => console.log(line));
-  const contract = readLocalContract();
-  const wanted: SandboxPorts = { ...contractPorts(contract), ...options.ports };
-  let fault = toFault(options.s3PutFault ?? process.env['SANDBOX_S3_PUT_FAULT']);
-  let apiFault: ApiFault = {};
-  // The upload ledger's clock: real time unless a test sets it (the ledger-clock control).
-  let ledgerOffsetMs = 0;
-  const ledgerNow = () => Date.now() + ledgerOffsetMs;
-  const link = toLink(options.link !== undefined ? options.link : process.env['SANDBOX_LINK']);
+/** Deletes the state for --reset, after checking that no sandbox still runs on these ports (a `0` is not checked). */
+async function resetState(dataDir: string, wanted: SandboxPorts): Promise<void> {
+  // A sandbox still running on this state holds these ports: stop before deleting its state from under it.
+  const held: [string, number][] = [
+    ['Cognito gateway', wanted.gateway],
+    ['product API', wanted.api],
+    ['analytics sink', wanted.analytics],
+    ['S3', wanted.s3],
+  ];
+  for (const [piece, port] of held) if (port !== 0) await assertPortFree(piece, port, '; nothing was reset');
+  resetDataDir(dataDir);
+}
 
-  if (options.reset) {
-    // A sandbox still running on this state holds these ports: stop before deleting its state from under it.
-    const held: [string, number][] = [
-      ['Cognito gateway', wanted.gateway],
-      ['product API', wanted.api],
-      ['analytics sink', wanted.analytics],
-      ['S3', wanted.s3],
-    ];
-    for (const [piece, port] of held) if (port !== 0) await assertPortFree(piece, port, '; nothing was reset');
-    resetDataDir(dataDir);
-  }
-  mkdirSync(dataDir, { recursive: true });
-  const now = new Date();
-  const db = openDb(path.join(dataDir, 'sandbox.db'));
-  seedDatabase(db, now);
-  // Identity-pool sessions: issued by the gateway, checked by the S3 piece (src/s3-access.ts).
-  const sessions = createSessionRegistry(db);
-  const ids = { userPoolId: contract.auth.userPoolId, clientId: contract.auth.userPoolClientId };
-  writePoolFiles(path.join(dataDir, 'cognito'), ids, SEED_USERS, now);
-
-  // Listen first (with handlers filled in below) so a busy port stops start-up before any work,
-  // and so port 0 resolves to the real port the issuer must name.
+/**
+ * The pieces' listeners and their supervision: each listens before its handler is filled in (so a
+ * busy port stops start-up before any work, and port 0 resolves to the real port the issuer must
+ * name); once supervised, any piece that closes or fails stops them all, and `stopped` says why.
+ */
+function createSupervisor(db: SandboxDb, log: (line: string) => void) {
   const handlers = new Map<PieceName, RequestListener>();
-  const delegate =
-    (piece: PieceName): RequestListener =>
-    (req, res) => {
-      const h = handlers.get(piece);
-      if (h) return h(req, res);
-      res.writeHead(503).end();
-    };
   const listeners = new Map<PieceName, Listener>();
   let s3: S3Piece | undefined;
   let stopping = false;
@@ -233,143 +213,156 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
   }
 
+  return {
+    stopped,
+    shutdown,
+    /** Listens for an HTTP piece; its requests get 503 until `handle` gives it its handler. Returns the port bound. */
+    async listen(piece: Exclude<PieceName, 's3'>, name: string, port: number): Promise<number> {
+      const listener = await listenLoopback(name, port, (req, res) => {
+        const h = handlers.get(piece);
+        if (h) return h(req, res);
+        res.writeHead(503).end();
+      });
+      listeners.set(piece, listener);
+      return listener.port;
+    },
+    handle: (piece: Exclude<PieceName, 's3'>, handler: RequestListener) => void handlers.set(piece, handler),
+    /** The S3 piece, stopped with the others. */
+    addS3(piece: S3Piece): void {
+      s3 = piece;
+    },
+    /** From now on a piece that dies stops the whole sandbox. */
+    superviseAll(): void {
+      for (const [piece, listener] of listeners) supervise(piece, listener);
+      if (!s3) return;
+      supervise('s3', s3.listener);
+      if (s3.front) supervise('s3', s3.front);
+    },
+    crash(piece: PieceName): void {
+      const listener = piece === 's3' ? s3?.listener : listeners.get(piece);
+      for (const server of listener?.servers ?? []) server.close();
+      if (piece === 's3') for (const server of s3?.front?.servers ?? []) server.close();
+    },
+  };
+}
+
+/**
+ * The Cognito gateway's handler: cognito-local on `<dataDir>/cognito` with the user pool and the
+ * identity pool in front (gateway/), their tokens issued by the gateway's own URL.
+ */
+async function startCognito(opts: {
+  dataDir: string;
+  ids: { userPoolId: string; clientId: string };
+  identityPoolId: string;
+  config: RuntimeConfig;
+  db: SandboxDb;
+  sessions: SessionRegistry;
+  log: (line: string) => void;
+}): Promise<{ codes: DeliveredCode[]; handler: RequestListener }> {
+  const { ids, db, log } = opts;
+  const issuer = issuerFor(opts.config);
+  const onCode = (c: DeliveredCode) => log(`[cognito] code for ${c.destination} (${c.source}): ${c.code}`);
+  const cognito = await startCognitoLocal({ dir: path.join(opts.dataDir, 'cognito'), ids, issuerDomain: opts.config.auth.userPoolEndpoint!, onCode });
+  const publicJwk = readPublicJwk();
+  const localKeys = createLocalJWKSet({ keys: [publicJwk] });
+  const userPool = createUserPool({
+    cognito,
+    db,
+    userPoolId: ids.userPoolId,
+    clientId: ids.clientId,
+    issuer,
+    keys: localKeys,
+    onCode: (c) => {
+      cognito.codes.push(c);
+      onCode(c);
+    },
+  });
+  const identityPool = createIdentityPool({
+    identityPoolId: opts.identityPoolId,
+    clientId: ids.clientId,
+    issuer,
+    keys: localKeys,
+    sessions: opts.sessions,
+    serverSideTokenCheck: serverSideTokenCheck({
+      userActive: async (sub) => {
+        const user = await cognito.pool.getUserByUsername(cognitoCtx, sub);
+        return user !== null && user.Enabled !== false;
+      },
+      signedOutAt: (sub) => db.signedOutAt(sub),
+      isTokenRevoked: (jti) => db.isTokenRevoked(jti),
+    }),
+  });
+  return { codes: cognito.codes, handler: createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk, userPool, identityPool, log }) };
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const dataDir = path.resolve(options.dataDir ?? DEFAULT_DATA_DIR);
+  const log = options.log ?? (options.quiet ? () => undefined : (line: string) => console.log(line));
+  const contract = readLocalContract();
+  const wanted: SandboxPorts = { ...contractPorts(contract), ...options.ports };
+  const fault = toFault(options.s3PutFault ?? process.env['SANDBOX_S3_PUT_FAULT']);
+  let apiFault: ApiFault = {};
+  const apiFaultSwitch = { get: () => apiFault, set: (next: ApiFault) => void (apiFault = next) };
+  const ledgerClock = createLedgerClock();
+  const link = toLink(options.link !== undefined ? options.link : process.env['SANDBOX_LINK']);
+
+  if (options.reset) await resetState(dataDir, wanted);
+  mkdirSync(dataDir, { recursive: true });
+  const now = new Date();
+  const db = openDb(path.join(dataDir, 'sandbox.db'));
+  seedDatabase(db, now);
+  // Identity-pool sessions: issued by the gateway, checked by the S3 piece (src/s3-access.ts).
+  const sessions = createSessionRegistry(db);
+  const ids = { userPoolId: contract.auth.userPoolId, clientId: contract.auth.userPoolClientId };
+  writePoolFiles(path.join(dataDir, 'cognito'), ids, SEED_USERS, now);
+
+  const supervisor = createSupervisor(db, log);
   let config: RuntimeConfig;
   let ports: SandboxPorts;
-  let cognito: Awaited<ReturnType<typeof startCognitoLocal>>;
+  let codes: DeliveredCode[];
+  let s3: S3Piece;
   try {
-    listeners.set('cognito', await listenLoopback('Cognito gateway', wanted.gateway, delegate('cognito')));
-    listeners.set('api', await listenLoopback('product API', wanted.api, delegate('api')));
-    listeners.set('analytics', await listenLoopback('analytics sink', wanted.analytics, delegate('analytics')));
-    s3 = await startS3({ dataDir, bucket: contract.storage.bucket, port: wanted.s3, db, fault, log, link, sessions, ledgerNow });
+    const gateway = await supervisor.listen('cognito', 'Cognito gateway', wanted.gateway);
+    const api = await supervisor.listen('api', 'product API', wanted.api);
+    const analytics = await supervisor.listen('analytics', 'analytics sink', wanted.analytics);
+    s3 = await startS3({ dataDir, bucket: contract.storage.bucket, port: wanted.s3, db, fault, log, link, sessions, ledgerNow: ledgerClock.now });
+    supervisor.addS3(s3);
     if (link) log(`[s3] link emulator on: ${formatLink(link)}, shared by every connection to :${s3.port}`);
 
-    ports = { gateway: listeners.get('cognito')!.port, api: listeners.get('api')!.port, analytics: listeners.get('analytics')!.port, s3: s3.port };
+    ports = { gateway, api, analytics, s3: s3.port };
     config = runtimeConfigFor(contract, ports);
+    const cognito = await startCognito({ dataDir, ids, identityPoolId: contract.auth.identityPoolId, config, db, sessions, log });
+    codes = cognito.codes;
+    supervisor.handle('cognito', cognito.handler);
     const issuer = issuerFor(config);
-    const onCode = (c: DeliveredCode) => log(`[cognito] code for ${c.destination} (${c.source}): ${c.code}`);
-    cognito = await startCognitoLocal({ dir: path.join(dataDir, 'cognito'), ids, issuerDomain: config.auth.userPoolEndpoint!, onCode });
-    const publicJwk = readPublicJwk();
-    const localKeys = createLocalJWKSet({ keys: [publicJwk] });
-    const userPool = createUserPool({
-      cognito,
-      db,
-      userPoolId: ids.userPoolId,
-      clientId: ids.clientId,
-      issuer,
-      keys: localKeys,
-      onCode: (c) => {
-        cognito.codes.push(c);
-        onCode(c);
-      },
-    });
-    const cognitoUsers = cognito;
-    const identityPool = createIdentityPool({
-      identityPoolId: contract.auth.identityPoolId,
-      clientId: ids.clientId,
-      issuer,
-      keys: localKeys,
-      sessions,
-      serverSideTokenCheck: serverSideTokenCheck({
-        userActive: async (sub) => {
-          const user = await cognitoUsers.pool.getUserByUsername(cognitoCtx, sub);
-          return user !== null && user.Enabled !== false;
-        },
-        signedOutAt: (sub) => db.signedOutAt(sub),
-        isTokenRevoked: (jti) => db.isTokenRevoked(jti),
-      }),
-    });
-    handlers.set('cognito', createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk, userPool, identityPool, log }));
     // The API trusts only what the pool publishes, like an API Gateway authorizer.
     const remoteKeys = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
     const uploads: UploadsApiDeps = {
       ledger: sqliteLedger(db),
       ranches: sqliteRanches(db),
-      clock: { now: () => new Date(ledgerNow()) },
+      clock: { now: () => new Date(ledgerClock.now()) },
       newId: () => randomBytes(16).toString('base64url'),
     };
-    handlers.set('api', createApi({ db, uploads, keys: remoteKeys, issuer, clientId: ids.clientId, log, fault: () => apiFault }));
-    const s3ForControl = s3;
-    handlers.set(
-      'analytics',
-      createAnalytics({
-        db,
-        log,
-        control: {
-          setPutFault: (spec) => {
-            const parsed = parsePutFault(spec === '' ? '0' : spec);
-            if (typeof parsed === 'string') return parsed;
-            fault = parsed;
-            s3ForControl.setPutFault(parsed);
-            return undefined;
-          },
-          injectedFaults: () => s3ForControl.injectedFaults(),
-          stallPuts: (spec) => {
-            const count = parseStallCount(spec);
-            if (typeof count === 'string') return count;
-            s3ForControl.stallPuts(count);
-            return undefined;
-          },
-          putStall: () => s3ForControl.putStall(),
-          setApiFault: (spec) => {
-            const parsed = parseApiFault(spec);
-            if (typeof parsed === 'string') return parsed;
-            apiFault = parsed;
-            return undefined;
-          },
-          apiFault: () => apiFault,
-          setLedgerClock: (spec) => {
-            if (spec === '') {
-              ledgerOffsetMs = 0;
-              return undefined;
-            }
-            const at = Date.parse(spec);
-            // A whole ISO 8601 time with its zone, on a real day (Date.parse would roll 02-30 over to March).
-            const day = spec.slice(0, 10);
-            const realDay = !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day;
-            if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(spec) || !realDay || Number.isNaN(at)) {
-              return `bad ledger clock "${spec}": expected an ISO 8601 time with its zone (2026-11-01T04:30:00Z), or nothing for the real time`;
-            }
-            ledgerOffsetMs = at - Date.now();
-            return undefined;
-          },
-          ledgerClock: () => ({ now: new Date(ledgerNow()).toISOString(), offsetMs: ledgerOffsetMs }),
-          setRanchUsage: (ranchId, total) => {
-            if (typeof ranchId !== 'string' || !db.ranch(ranchId)) return `bad ranch usage: no ranch ${JSON.stringify(ranchId)}`;
-            const month = countingMonth(new Date(ledgerNow()));
-            if (total === undefined) {
-              // Only the reservations go: the count stays.
-              db.setMonthTotal(ranchId, month, db.month(ranchId, month).total);
-              return undefined;
-            }
-            if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) return 'bad ranch usage: total must be a whole number ≥ 0';
-            db.setMonthTotal(ranchId, month, total);
-            return undefined;
-          },
-        },
-      }),
-    );
+    supervisor.handle('api', createApi({ db, uploads, keys: remoteKeys, issuer, clientId: ids.clientId, log, fault: apiFaultSwitch.get }));
+    supervisor.handle('analytics', createAnalytics({ db, log, control: createControl({ s3, db, ledgerClock, apiFault: apiFaultSwitch }) }));
     writeFileSync(path.join(dataDir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
   } catch (err) {
-    await shutdown({ kind: 'stopped' });
+    await supervisor.shutdown({ kind: 'stopped' });
     throw err;
   }
-  for (const [piece, listener] of listeners) supervise(piece, listener);
-  supervise('s3', s3.listener);
-  if (s3.front) supervise('s3', s3.front);
+  supervisor.superviseAll();
 
   const s3Piece = s3;
+  const codesFor = (email: string) => codes.filter((c) => c.destination.toLowerCase() === email.toLowerCase());
   return {
     config,
     ports,
     dataDir,
-    codes: (email) => cognito.codes.filter((c) => c.destination.toLowerCase() === email.toLowerCase()),
-    lastCode: (email) => cognito.codes.filter((c) => c.destination.toLowerCase() === email.toLowerCase()).at(-1)?.code,
+    codes: codesFor,
+    lastCode: (email) => codesFor(email).at(-1)?.code,
     analyticsEvents: (ranchid) => db.events(ranchid),
     refusals: () => db.refusals(),
-    setPutFault: (next) => {
-      fault = toFault(next);
-      s3Piece.setPutFault(fault);
-    },
+    setPutFault: (next) => s3Piece.setPutFault(toFault(next)),
     injectedFaults: () => s3Piece.injectedFaults(),
     stallPuts: (count) => {
       const parsed = parseStallCount(String(count));
@@ -377,17 +370,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       s3Piece.stallPuts(parsed);
     },
     heldPuts: () => s3Piece.putStall().held,
-    setApiFault: (next) => {
-      apiFault = toApiFault(next);
-    },
+    setApiFault: (next) => apiFaultSwitch.set(toApiFault(next)),
     link,
     linkBytesSent: () => s3Piece.front?.link.sent ?? 0,
-    stopped,
-    crashPiece: (piece) => {
-      const listener = piece === 's3' ? s3Piece.listener : listeners.get(piece);
-      for (const server of listener?.servers ?? []) server.close();
-      if (piece === 's3') for (const server of s3Piece.front?.servers ?? []) server.close();
-    },
-    stop: () => shutdown({ kind: 'stopped' }),
+    stopped: supervisor.stopped,
+    crashPiece: (piece) => supervisor.crash(piece),
+    stop: () => supervisor.shutdown({ kind: 'stopped' }),
   };
 }
