@@ -53,7 +53,7 @@ import { parseStallCount } from './stall';
 export type { RuntimeConfig, SandboxPorts, PutFault, ApiFault, DeliveredCode, StoredEvent, StoredRefusal, LinkSpec };
 export { parseLink, formatLink } from './link';
 export { PortInUseError } from './listen';
-export { SEED_USERS, SEED_RANCHES, yearMonth } from './seed';
+export { SEED_USERS, SEED_RANCHES, countingMonth } from './seed';
 export { S3_PORT } from './config';
 
 export const DEFAULT_DATA_DIR = path.join(REPO_ROOT, '.sandbox-data');

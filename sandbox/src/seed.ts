@@ -81,8 +81,8 @@ export const SEED_USERS: readonly SeedUser[] = [
   },
 ];
 
-/** YYYY_MM of a date in UTC: the month uploads count in (infra/src/ledger/rules.ts). */
-export const yearMonth = countingMonth;
+/** YYYY_MM of a date in UTC: the month uploads count in (the wire's, shared/src/uploads/wire.ts). */
+export { countingMonth };
 
 /** Subscription rows relative to `now`: active until mid-next-year, lapsed mid-last-month. */
 export function seedSubscriptions(now: Date): { email: string; level: string; expiresDate: string }[] {
@@ -99,7 +99,7 @@ export function seedDatabase(db: SandboxDb, now: Date): void {
   if (db.getMeta('seeded_at')) return;
   const raw = db.raw;
   raw.transaction(() => {
-    const month = yearMonth(now);
+    const month = countingMonth(now);
     for (const ranch of SEED_RANCHES) {
       raw.prepare('INSERT INTO ranches (id, name, max_monthly_uploads) VALUES (?, ?, ?)').run(ranch.id, ranch.name, ranch.maxMonthlyUploads);
       ranch.cameras.forEach((name, i) =>

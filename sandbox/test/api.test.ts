@@ -4,7 +4,7 @@
 import { createSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Sandbox } from '../src/index';
-import { yearMonth } from '../src/index';
+import { countingMonth } from '../src/index';
 import { rawRequest } from './support/raw-http';
 import { apiGet, passwordTokens, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 
@@ -14,7 +14,7 @@ const lapsed = seedUser('lapsed@trailsense.example');
 const noRanch = seedUser('noranch@trailsense.example');
 let sandbox: Sandbox;
 let subscriberTokens: { IdToken: string; AccessToken: string };
-const month = yearMonth(new Date());
+const month = countingMonth(new Date());
 
 /** A token signed with cognito-local's own key: valid signature, claims of our choosing. */
 function signedToken(claims: Record<string, unknown>): string {

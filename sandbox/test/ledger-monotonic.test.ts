@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DeleteObjectsCommand } from '@aws-sdk/client-s3';
 import type { Sandbox } from '../src/index';
-import { yearMonth } from '../src/index';
+import { countingMonth } from '../src/index';
 import { passwordTokens, s3Endpoint, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { operatorFetch, operatorS3 } from './support/sign';
 import { fingerprintOf, ledgerHeaders, reserve, uploadMetrics } from './support/uploads';
@@ -23,7 +23,7 @@ const photo = () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), random
 
 it('keeps counting objects after they are deleted', async () => {
   const { IdToken } = await passwordTokens(sandbox.config, subscriber.email, subscriber.password);
-  const yearmo = yearMonth(new Date());
+  const yearmo = countingMonth(new Date());
   const total = async () => Number((await uploadMetrics(sandbox.config, IdToken, RANCH, yearmo)).total || 0);
   const before = await total();
 

@@ -7,7 +7,7 @@ import { jpegBytes } from '../../test-support/jpeg';
 import { fetchAuthSession, signIn, signOut, signUp, confirmSignUp } from 'aws-amplify/auth';
 import { uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
-import { PortInUseError, startSandbox, yearMonth } from '../src/index';
+import { PortInUseError, startSandbox, countingMonth } from '../src/index';
 import { apiGet, cognitoCall, configureAmplify, FREE_PORTS, passwordTokens, s3Endpoint, seedUser, tempDataDir } from './support/sandbox';
 import { operatorFetch } from './support/sign';
 import { fingerprintOf, newFingerprints, reserve, uploadsApi } from './support/uploads';
@@ -59,7 +59,7 @@ async function held(reservation: string): Promise<boolean | 'unknown'> {
 
 async function metrics(): Promise<{ total: string; reserved: number }> {
   const token = (await fetchAuthSession()).tokens!.idToken!.toString();
-  return (await apiGet(sandbox!.config, `/ranches/cedar-creek/upload-metrics?yearmo=${yearMonth(new Date())}`, token)).json as {
+  return (await apiGet(sandbox!.config, `/ranches/cedar-creek/upload-metrics?yearmo=${countingMonth(new Date())}`, token)).json as {
     total: string;
     reserved: number;
   };

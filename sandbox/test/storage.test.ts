@@ -13,7 +13,7 @@ import { jpegBytes } from '../../test-support/jpeg';
 import { fetchAuthSession, signIn, signOut } from 'aws-amplify/auth';
 import { uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
-import { yearMonth } from '../src/index';
+import { countingMonth } from '../src/index';
 import { installFileReader } from './support/file-reader';
 import type { RawAnswer } from './support/raw-http';
 import { apiGet, configureAmplify, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
@@ -40,7 +40,7 @@ afterEach(() => sandbox.setPutFault('0'));
 const idToken = async () => (await fetchAuthSession()).tokens!.idToken!.toString();
 
 async function metricsTotal(): Promise<string> {
-  const res = await apiGet(sandbox.config, `/ranches/cedar-creek/upload-metrics?yearmo=${yearMonth(new Date())}`, await idToken());
+  const res = await apiGet(sandbox.config, `/ranches/cedar-creek/upload-metrics?yearmo=${countingMonth(new Date())}`, await idToken());
   expect(res.status).toBe(200);
   return res.json['total'] as string;
 }

@@ -1,5 +1,5 @@
 /**
- * Trust on the server (docs/architecture.md#trust-on-the-server), with the real aws-amplify v6
+ * Trust on the server (infra/docs/server.md#trust-on-the-server), with the real aws-amplify v6
  * client: the S3 front refuses what the identity pool's authenticated role may not do, and the
  * object-created function (infra/src/object-created/handler.ts, run by the sandbox) counts, tags,
  * or removes and records what was stored. Uploads are sent as the uploader sends them, under a
@@ -13,7 +13,7 @@ import { jpegBytes } from '../../test-support/jpeg';
 import { fetchAuthSession, signIn, signOut } from 'aws-amplify/auth';
 import { downloadData, list, remove, uploadData } from 'aws-amplify/storage';
 import type { Sandbox } from '../src/index';
-import { yearMonth } from '../src/index';
+import { countingMonth } from '../src/index';
 import { OPERATOR_CREDENTIALS } from '../src/s3';
 import { installFileReader } from './support/file-reader';
 import { rawRequest } from './support/raw-http';
@@ -49,7 +49,7 @@ const idToken = async () => (await fetchAuthSession()).tokens!.idToken!.toString
 const ownRanch = async () => (await fetchAuthSession()).tokens!.idToken!.payload['custom:ranchid'] as string | undefined;
 
 async function metricsTotal(ranchId: string): Promise<string> {
-  const res = await apiGet(sandbox.config, `/ranches/${ranchId}/upload-metrics?yearmo=${yearMonth(new Date())}`, await idToken());
+  const res = await apiGet(sandbox.config, `/ranches/${ranchId}/upload-metrics?yearmo=${countingMonth(new Date())}`, await idToken());
   expect(res.status).toBe(200);
   return res.json['total'] as string;
 }

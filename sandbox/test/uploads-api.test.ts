@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Sandbox } from '../src/index';
-import { yearMonth } from '../src/index';
+import { countingMonth } from '../src/index';
 import { jpegBytes } from '../../test-support/jpeg';
 import { passwordTokens, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { operatorFetch, signedRawRequest } from './support/sign';
@@ -71,7 +71,7 @@ const ask = (user: keyof typeof ids, ranchId: string, fingerprints: readonly str
   askReservation(sandbox.config, ids[user], ranchId, fingerprints, yearmo);
 const metrics = (user: keyof typeof ids, ranchId: string, yearmo: string) => uploadMetrics(sandbox.config, ids[user], ranchId, yearmo);
 /** The month photos count in now, by the ledger's clock. */
-const ledgerMonth = async () => yearMonth(new Date((await ledgerClock(sandbox)).now));
+const ledgerMonth = async () => countingMonth(new Date((await ledgerClock(sandbox)).now));
 /** A well-formed reservation id no one was granted. */
 const madeUpReservation = (yearmo: string) => `r-${yearmo}-${'A'.repeat(22)}`;
 
@@ -103,10 +103,10 @@ async function putPhoto(
 }
 
 describe('what the uploads API refuses', () => {
-  const id = () => madeUpReservation(yearMonth(new Date()));
+  const id = () => madeUpReservation(countingMonth(new Date()));
   /** One request on each route (a reservation id that is well-formed, so the method and the token are what decide). */
   const routes = (ranchId: string): [string, string, unknown?][] => [
-    ['GET', `/ranches/${ranchId}/upload-metrics?yearmo=${yearMonth(new Date())}`],
+    ['GET', `/ranches/${ranchId}/upload-metrics?yearmo=${countingMonth(new Date())}`],
     ['POST', `/ranches/${ranchId}/reservations`, { fingerprints: newFingerprints(1) }],
     ['POST', `/ranches/${ranchId}/reservations/${id()}/renew`],
     ['DELETE', `/ranches/${ranchId}/reservations/${id()}`],
@@ -641,7 +641,7 @@ describe('the ledger control endpoints', () => {
     const reset = await ledgerClock(sandbox);
     expect(reset.offsetMs).toBe(0);
     expect(Math.abs(Date.parse(reset.now) - Date.now())).toBeLessThan(5_000);
-    expect((await metrics('free', MESQUITE, yearMonth(new Date()))).month).toBe(yearMonth(new Date()));
+    expect((await metrics('free', MESQUITE, countingMonth(new Date()))).month).toBe(countingMonth(new Date()));
     // Tokens and signatures keep the real time: a reservation still works after all that.
     expect((await ask('subscriber', CEDAR, newFingerprints(1))).status).toBe(200);
   });

@@ -1,7 +1,7 @@
 /**
  * The object-created function's decisions, as a pure core over ports (infra/docs/server.md#trust-on-the-server).
  * Production wires the ports to S3 and DynamoDB (aws.ts, src/ledger/dynamo.ts, lambda.ts); the
- * sandbox wires them to s3rver and SQLite (sandbox/src/s3.ts) and runs this very code on its
+ * sandbox wires them to s3rver and SQLite (sandbox/src/s3-object-created.ts) and runs this very code on its
  * object-created events.
  *
  * Per `ObjectCreated:*` record:
