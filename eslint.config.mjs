@@ -5,12 +5,15 @@
 //   nothing imports the sandbox, and the sandbox reaches shared through its package;
 // - every package an app imports is declared in that app's own package.json (hoisting would
 //   otherwise hide a missing one until another app's dependency moves);
-// - type-only imports are marked so, which keeps them out of the bundles.
+// - type-only imports are marked so, which keeps them out of the bundles;
+// - the source holds its shape: no import circles, files of at most 400 lines and functions of at
+//   most 150 (blank lines and comments not counted), the uploader's layers (model/ and services/
+//   import nothing above them), and the upload journal reached through its one owner.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import jsxA11y from 'eslint-plugin-jsx-a11y';
-import { importX } from 'eslint-plugin-import-x';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 
 const PACKAGES = ['shared', 'shell', 'auth-remote', 'uploader-remote', 'sandbox', 'infra', 'webpack'];
@@ -28,6 +31,25 @@ function refuse(names, message) {
 }
 
 const climbing = (message) => ({ regex: `^(\\.\\./)+(${PACKAGES.join('|')})/`, message });
+
+const REMOTES = ['auth-remote', 'uploader-remote'];
+/** The product's source files (not its tests, tools or benchmarks). */
+const SOURCE = ['{shared,shell,auth-remote,uploader-remote,sandbox,infra}/src/**/*.{ts,tsx}', 'infra/bin/**/*.ts', 'webpack/*.js', 'scripts/*.mjs'];
+
+/** What a remote may not import: the shell, the other remote, the sandbox, another workspace by path. */
+function remotePatterns(remote) {
+  return [
+    ...refuse(
+      ['shell', ...REMOTES.filter((other) => other !== remote)],
+      'A remote depends on the shared package only, never on the shell or the other remote: each is released alone.',
+    ),
+    ...refuse(['sandbox'], 'The sandbox is a local backend; apps talk to it over the network only.'),
+    climbing('Reach another workspace through its package (@trailsense/…), not a relative path.'),
+  ];
+}
+
+/** Patterns refusing imports of the named sibling layers of a feature (`../controller/…`). */
+const above = (layers, message) => [{ regex: `^(\\.\\./)+(${layers.join('|')})(/|$)`, message }];
 
 export default tseslint.config(
   {
@@ -50,6 +72,12 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
+    // TypeScript sources import each other without extensions: resolved as the bundler does.
+    settings: {
+      'import-x/extensions': importX.flatConfigs.typescript.settings['import-x/extensions'],
+      'import-x/parsers': importX.flatConfigs.typescript.settings['import-x/parsers'],
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'] })],
+    },
     rules: {
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-import-type-side-effects': 'error',
@@ -144,24 +172,67 @@ export default tseslint.config(
       ],
     },
   },
-  ...['auth-remote', 'uploader-remote'].map((remote, _, remotes) => ({
+  ...REMOTES.map((remote) => ({
     files: [`${remote}/**/*.{ts,tsx}`],
+    rules: { 'no-restricted-imports': ['error', { patterns: remotePatterns(remote) }] },
+  })),
+  // The uploader's layers (docs/architecture.md#the-uploaders-layers): model/ is pure rules and
+  // imports no other layer; services/ (the browser and the network) may use the model only.
+  // (A later block's no-restricted-imports replaces an earlier one's: the remote's patterns are repeated.)
+  {
+    files: ['uploader-remote/src/features/upload/model/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            ...refuse(
-              ['shell', ...remotes.filter((other) => other !== remote)],
-              'A remote depends on the shared package only, never on the shell or the other remote: each is released alone.',
-            ),
-            ...refuse(['sandbox'], 'The sandbox is a local backend; apps talk to it over the network only.'),
-            climbing('Reach another workspace through its package (@trailsense/…), not a relative path.'),
+            ...remotePatterns('uploader-remote'),
+            ...above(['controller', 'services', 'hooks', 'components'], 'model/ is pure rules: it imports no other layer.'),
           ],
         },
       ],
     },
-  })),
+  },
+  {
+    files: ['uploader-remote/src/features/upload/services/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...remotePatterns('uploader-remote'),
+            ...above(['controller', 'hooks', 'components'], 'services/ serves the layers above it and imports only the model.'),
+          ],
+        },
+      ],
+    },
+  },
+  // The upload journal has one owner in the controller (controller/batch-journal.ts): every read
+  // and write goes through it, so its failures are handled in one place.
+  {
+    files: ['uploader-remote/src/features/upload/{controller,hooks,components}/**/*.{ts,tsx}'],
+    ignores: ['uploader-remote/src/features/upload/controller/batch-journal.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "MemberExpression[property.name='journal'][object.property.name='services'], MemberExpression[property.name='journal'][object.name='services']",
+          message: 'Reach the upload journal through BatchJournal (controller/batch-journal.ts), its one owner.',
+        },
+      ],
+    },
+  },
+  // Size and circles: source only (tests may be longer). No exception is granted here; a file
+  // that needs one carries an eslint-disable comment with its reason.
+  {
+    files: SOURCE,
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 150, skipBlankLines: true, skipComments: true }],
+    },
+  },
   {
     files: ['sandbox/**/*.ts'],
     languageOptions: { globals: { ...globals.node } },
