@@ -18,6 +18,16 @@ import type { S3Emulator } from './support/s3-emulator';
 const REPO = path.resolve(__dirname, '..', '..');
 const PRODUCTION_CONFIG = path.join(REPO, 'config', 'production.example.json');
 
+/**
+ * What one run of the command (a Node process compiling bin/deploy.ts with tsx) may take: about
+ * 0.6 s on a quiet 2-core machine, 2.5 s with both cores busy (four CPU-bound processes beside the
+ * run); a run still going after this is killed and its test fails saying so.
+ */
+const RUN_LIMIT_MS = 60_000;
+/** The most runs one test makes ("refuses bad arguments…"): each test gets the time of that many. */
+const MOST_RUNS_PER_TEST = 4;
+jest.setTimeout(MOST_RUNS_PER_TEST * RUN_LIMIT_MS + 30_000);
+
 describe('parseDeployArgs', () => {
   const parse = (args: string[], env: NodeJS.ProcessEnv = {}) => parseDeployArgs(args, { INIT_CWD: '/srv/checkout', ...env }, '/repo');
 
@@ -121,9 +131,13 @@ describe('the command line', () => {
     promisify(execFile)(process.execPath, [path.join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(REPO, 'infra', 'bin', 'deploy.ts'), ...args], {
       cwd: REPO,
       env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_PROFILE: '', INIT_CWD: REPO },
+      timeout: RUN_LIMIT_MS,
     }).then(
       (out) => ({ code: 0, stdout: out.stdout, stderr: out.stderr }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+      (error: { code: number | null; killed?: boolean; stdout: string; stderr: string }) => {
+        if (error.killed) throw new Error(`deploy ${args.join(' ')} did not finish within ${RUN_LIMIT_MS / 1000} s (killed); its stderr:\n${error.stderr}`);
+        return { code: error.code, stdout: error.stdout, stderr: error.stderr };
+      },
     );
 
   test('deploys a build and prints what it did', async () => {

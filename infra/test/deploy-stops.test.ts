@@ -27,6 +27,11 @@ import type { FixtureRelease, FixtureShell } from './support/fixture-release';
 import { emulatorDeploy, startS3Emulator } from './support/s3-emulator';
 import type { S3Emulator } from './support/s3-emulator';
 
+// A test here runs one deploy per write of a release (dozens), each against the emulator's own
+// process: 3–9 s on a quiet 2-core machine, up to 54 s with both cores busy (four CPU-bound
+// processes beside the run) — too close to the run's 60 s. Five minutes each.
+jest.setTimeout(300_000);
+
 let s3: S3Emulator;
 let work: string;
 let shellHost: string;

@@ -3,7 +3,9 @@
  * about conditional writes, which the deploy lock (src/deploy/lock.ts) relies on: `If-None-Match:
  * *` on a key that holds an object is 412 PreconditionFailed, `If-Match` with another ETag is 412
  * and on a missing key 404, and a conditional write that meets another write of the key still
- * under way is 409 ConditionalRequestConflict — through plain HTTP and through the AWS SDK.
+ * under way is 409 ConditionalRequestConflict — through plain HTTP and through the AWS SDK. And
+ * as S3 does, it replaces an object whole (support/s3rver-process.cjs): while a new body is on its
+ * way, readers get the previous object, entire.
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -80,9 +82,10 @@ test('a conditional write that meets another write of the key still under way: 4
     answerFirst(res.statusCode ?? 0);
   });
   first.write('01234');
-  // The emulator has the first write once the key's object directory appears in a listing... or
-  // simply once the first request reached it: give it a moment.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Wait until the emulator is storing the first write (however long a busy machine takes to get
+  // there): a fixed pause could end before the first request reached it, and the second write
+  // would then find no write under way and succeed.
+  while (!s3.storing('race')) await new Promise((resolve) => setTimeout(resolve, 10));
   const second = await put('race', 'other body', { 'If-None-Match': '*' });
   expect(second.status).toBe(409);
   expect(second.body).toContain('<Code>ConditionalRequestConflict</Code>');
@@ -90,4 +93,22 @@ test('a conditional write that meets another write of the key still under way: 4
   expect(await firstStatus).toBe(200);
   expect(await read('race')).toBe('0123456789');
   expect((await put('race', 'late', { 'If-None-Match': '*' })).status).toBe(412);
+});
+
+test('an object being replaced is read whole: the previous one until the new one is complete', async () => {
+  expect((await put('replaced', 'previous body')).status).toBe(200);
+  let answerWrite!: (status: number) => void;
+  const writeStatus = new Promise<number>((resolve) => (answerWrite = resolve));
+  const writing = http.request(new URL(s3.url('replaced')), { method: 'PUT', headers: { 'Content-Length': '8' } }, (res) => {
+    res.resume();
+    answerWrite(res.statusCode ?? 0);
+  });
+  writing.write('next');
+  while (!s3.storing('replaced')) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(await read('replaced')).toBe('previous body');
+  const head = await fetch(s3.url('replaced'), { method: 'HEAD' });
+  expect(head.headers.get('content-length')).toBe(String('previous body'.length));
+  writing.end('body');
+  expect(await writeStatus).toBe(200);
+  expect(await read('replaced')).toBe('nextbody');
 });

@@ -1,10 +1,11 @@
 /**
  * An S3 emulator for the deploy tests: s3rver (the sandbox's S3, sandbox/src/s3.ts), as its own
- * process on an ephemeral loopback port with one empty bucket, path-style, storing objects in a
- * temporary folder. Its own process rather than the sandbox's S3 piece: that piece runs the upload
- * bucket's object-created function on every new object, and the tests need a plain hosting
- * bucket. s3rver answers GET and HEAD with the Content-Type and Cache-Control an object was put
- * with, so a browser can load a site from it.
+ * process (s3rver-process.cjs: an object is replaced whole, at once, as S3 does) on an ephemeral
+ * loopback port with one empty bucket, path-style, storing objects in a temporary folder. Its own
+ * process rather than the sandbox's S3 piece: that piece runs the upload bucket's object-created
+ * function on every new object, and the tests need a plain hosting bucket. s3rver answers GET and
+ * HEAD with the Content-Type and Cache-Control an object was put with, so a browser can load a site
+ * from it.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +18,12 @@ export interface S3Emulator {
   bucket: string;
   /** A bucket object's URL (path-style). */
   url(key: string): string;
+  /**
+   * Whether an upload of `key` is under way: its body streams into a file of its own in the
+   * uploads directory (s3rver-process.cjs), opened only after a conditional write registered itself
+   * as in progress (patches/@20minutes+s3rver+4.0.4.patch). Read only: looking changes nothing.
+   */
+  storing(key: string): boolean;
   stop(): Promise<void>;
 }
 
@@ -31,15 +38,27 @@ export function emulatorDeploy(s3: S3Emulator, prefix = '') {
   return { target: { bucket: s3.bucket, prefix }, endpoint: s3.endpoint, region: 'us-east-1', credentials: S3RVER_KEYS, keep: 2, dryRun: false };
 }
 
-// The fork's package names a bin it does not ship (bin/s3rver.js); its command-line program is
-// lib/cli.js, a commander program that the bin would run.
-const RUN_CLI = `require(${JSON.stringify(require.resolve('@20minutes/s3rver/lib/cli'))}).parseAsync(process.argv.slice(1), { from: 'user' })`;
-
 export async function startS3Emulator(bucket = 'hosting'): Promise<S3Emulator> {
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-deploy-s3-'));
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'trailsense-deploy-s3-'));
+  // The objects, and the uploads under way beside them: on the same file system, as each takes
+  // its key's place by a rename.
+  const [directory, uploads] = [path.join(base, 'objects'), path.join(base, 'uploads')];
   const child = spawn(
     process.execPath,
-    ['-e', RUN_CLI, '--', '--directory', directory, '--address', '127.0.0.1', '--port', '0', '--no-vhost-buckets', '--configure-bucket', bucket],
+    [
+      path.join(__dirname, 's3rver-process.cjs'),
+      require.resolve('@20minutes/s3rver/lib/cli'),
+      uploads,
+      '--directory',
+      directory,
+      '--address',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--no-vhost-buckets',
+      '--configure-bucket',
+      bucket,
+    ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -64,13 +83,14 @@ export async function startS3Emulator(bucket = 'hosting'): Promise<S3Emulator> {
     endpoint,
     bucket,
     url: (key) => `${endpoint}/${bucket}/${key}`,
+    storing: (key) => fs.readdirSync(uploads).some((name) => name.endsWith(`-${encodeURIComponent(`${bucket}/${key}`)}`)),
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill();
         await exited;
       }
-      fs.rmSync(directory, { recursive: true, force: true });
+      fs.rmSync(base, { recursive: true, force: true });
     },
   };
 }
