@@ -42,6 +42,10 @@ module.exports = {
   // their tests got the default 5 s, which spawning a CLI or a JVM request storm can exceed on a
   // busy 2-core machine). A test that hangs still fails, after a minute.
   testTimeout: 60_000,
+  // Two workers even on a 2-core machine (jest's default there is one): most test files wait on
+  // servers, emulators and fake clocks more than they compute, and every sandbox a test starts
+  // takes ports of its own (sandbox/README.md), so files run side by side.
+  maxWorkers: 2,
   projects: [
     web('shared'),
     web('shell'),

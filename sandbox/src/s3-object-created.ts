@@ -30,7 +30,7 @@ export interface ObjectCreatedOptions {
   ledgerNow: () => number;
 }
 
-/** The object-created function's ports on this sandbox (production: infra/src/object-created/aws.ts). */
+/** The object-created function's ports on this sandbox (production: infra/src/object-created/aws.ts for S3, infra/src/ledger/ranches.ts for the ranches). */
 export function objectCreatedDeps(s3rver: S3rver, opts: ObjectCreatedOptions): ObjectCreatedDeps {
   return {
     objects: {
