@@ -4,9 +4,9 @@
 // suites. Exits non-zero if anything failed. SKIP_BUILD=1 reuses existing builds (handy while
 // iterating on tests).
 //
-// Two lanes at once, then the browser tests alone: jest in one (on a 2-core machine it runs one
-// worker), the static checks and the builds in the other (each mostly one thread). Each step's
-// output is printed whole when it ends, so the two lanes' lines never interleave.
+// Two lanes at once, then the browser tests alone: jest and then the builds in one, the static
+// checks (each mostly one thread) in the other, so both cores work. Each step's output is printed
+// whole when it ends, so the two lanes' lines never interleave.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -69,7 +69,8 @@ function readJson(file) {
 const jestFile = path.join(results, 'jest.json');
 fs.rmSync(jestFile, { force: true });
 
-async function checksAndBuilds() {
+/** The static checks, one after another. */
+async function checks() {
   // Each check counts as one: its own output names every problem.
   for (const [name, command, args] of [
     ['typecheck', 'npm', ['run', 'typecheck', '--silent']],
@@ -79,10 +80,15 @@ async function checksAndBuilds() {
   ]) {
     if (!(await step(name, command, args))) totals.failed += 1;
   }
+}
+
+/** The unit and integration tests, then the production builds the browser tests need. */
+async function testsAndBuilds() {
+  await step('unit and integration tests', 'npx', ['jest', '--ci', '--json', `--outputFile=${jestFile}`]);
   return process.env.SKIP_BUILD === '1' || step('production builds', 'npm', ['run', 'build', '--silent']);
 }
 
-const [, built] = await Promise.all([step('unit and integration tests', 'npx', ['jest', '--ci', '--json', `--outputFile=${jestFile}`]), checksAndBuilds()]);
+const [built] = await Promise.all([testsAndBuilds(), checks()]);
 const jest = readJson(jestFile);
 if (jest) {
   totals.passed += jest.numPassedTests;
