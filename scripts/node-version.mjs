@@ -10,11 +10,7 @@ import { pathToFileURL } from 'node:url';
 export function nodeVersionProblem(version, command) {
   const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number);
   if ((major === 22 && minor >= 15) || major === 24 || major >= 26) return null;
-  return [
-    `TrailSense needs Node 22.15 or newer (22.15+, 24 or 26; CI runs 26), and this is Node ${version.replace(/^v/, '')}.`,
-    `Run the command with Node 26 through scripts/node26.sh, which installs it into tools/node26/ once:`,
-    `  scripts/node26.sh npm ${command}`,
-  ].join('\n');
+  return `TrailSense needs Node 22.15+, 24 or 26 and this is Node ${version.replace(/^v/, '')}: run \`scripts/node26.sh npm ${command}\` (it brings Node 26 into tools/node26/ once).`;
 }
 
 /** Exits with the message when this Node is too old for `npm <command>`. */
