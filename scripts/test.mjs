@@ -23,14 +23,18 @@ const totals = { passed: 0, failed: 0, skipped: 0 };
 const problems = [];
 
 /** Runs one step; its output is kept and printed whole, with its name and time, when it ends. */
-function step(name, command, args, env = {}) {
+function step(name, command, args) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: repo, env: { ...process.env, ...env, FORCE_COLOR: '0' } });
+    const child = spawn(command, args, { cwd: repo, env: { ...process.env, FORCE_COLOR: '0' } });
     const output = [];
     child.stdout.on('data', (chunk) => output.push(chunk));
     child.stderr.on('data', (chunk) => output.push(chunk));
+    let finished = false;
+    // A process that cannot start reports 'error' and may then 'close' too: one report.
     const finish = (status, error) => {
+      if (finished) return;
+      finished = true;
       console.log(`\n=== ${name}: ${command} ${args.join(' ')} (${Math.round((Date.now() - started) / 1000)} s)`);
       process.stdout.write(Buffer.concat(output));
       if (error) console.log(String(error));
@@ -47,11 +51,14 @@ function liveStep(name, command, args) {
   console.log(`\n=== ${name}: ${command} ${args.join(' ')}`);
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: repo, stdio: 'inherit' });
+    let failedToStart = false;
     child.on('error', (error) => {
+      failedToStart = true;
       problems.push(`${name} could not start: ${error.message}`);
       resolve(false);
     });
     child.on('close', (code, signal) => {
+      if (failedToStart) return;
       if (code !== 0) problems.push(`${name} exited with ${code ?? signal}`);
       resolve(code === 0);
     });
