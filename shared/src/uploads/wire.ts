@@ -19,6 +19,38 @@ export function formatFingerprint(size: number, hex: string): string {
   return `v1-${size}-${hex.slice(0, FINGERPRINT_HEX_CHARS)}`;
 }
 
+/** The bytes hashed at each end of a file (the fingerprint samples them: `sampleRanges`). */
+export const FINGERPRINT_SAMPLE_BYTES = 64 * 1024;
+
+/** A half-open byte range [start, end) of a file, as `Blob.slice(start, end)` and an HTTP Range (`bytes=start-(end-1)`) take it. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * The ranges of a `size`-byte file that its fingerprint hashes, in order: the first and the last
+ * `FINGERPRINT_SAMPLE_BYTES`, or the whole file in one range when both would overlap or touch
+ * (size ≤ 128 KiB), so no byte is hashed twice. An empty file has one empty range. The uploader
+ * hashes them from the file; the server from the stored object, to check that an original is the
+ * photo its copy claimed to be.
+ */
+export function sampleRanges(size: number): ByteRange[] {
+  if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`Invalid file size: ${size}`);
+  if (size <= 2 * FINGERPRINT_SAMPLE_BYTES) return [{ start: 0, end: size }];
+  return [
+    { start: 0, end: FINGERPRINT_SAMPLE_BYTES },
+    { start: size - FINGERPRINT_SAMPLE_BYTES, end: size },
+  ];
+}
+
+/** The 8-byte little-endian encoding of the size that starts the hashed bytes (SHA-256 over it, then the samples in order). */
+export function sizePrefix(size: number): Uint8Array {
+  const bytes = new Uint8Array(8);
+  new DataView(bytes.buffer).setBigUint64(0, BigInt(size), true);
+  return bytes;
+}
+
 /** The file size a fingerprint names. */
 export function sizeOfFingerprint(fingerprint: string): number {
   return Number(fingerprint.split('-')[1]);
@@ -38,7 +70,19 @@ export const METADATA = {
   cameraMake: 'camera_make',
   cameraModel: 'camera_model',
   cameraSerial: 'camera_serial',
+  form: 'photo_form',
 } as const;
+
+/**
+ * How a photo travelled (the `photo_form` metadata): `copy` — a smaller JPEG the browser made of
+ * it ("Send smaller copies"), `original` — the camera's file as it is. An object without the key
+ * is an original (uploaders from before copies). Either way the `fingerprint` is the original
+ * file's: a photo is one photo, and counts once, whatever form reached the ranch first.
+ */
+export type PhotoForm = 'copy' | 'original';
+
+/** The forms, as the metadata spells them. */
+export const PHOTO_FORMS: readonly PhotoForm[] = ['copy', 'original'];
 
 // The uploads API's answers (infra/src/uploads-api/handler.ts builds them; the uploader reads them).
 
@@ -65,8 +109,13 @@ export interface ReservationResponse {
   reservation: string | null;
   /** The month the granted photos count in. */
   yearmo: string;
-  /** Fingerprints the ranch already has (from any device of any member). */
+  /** Fingerprints the ranch already has (from any device of any member), as a copy or an original. */
   known: string[];
+  /**
+   * Of `known`, those the ranch has only as smaller copies: their originals may be sent without a
+   * slot and are not counted again (absent from servers before copies: none).
+   */
+  copies?: string[];
   /** Fingerprints granted a slot, in the order asked. */
   granted: string[];
   expiresAt: string | null;
@@ -75,8 +124,10 @@ export interface ReservationResponse {
 
 /** POST /ranches/{ranchid}/photo-lookups. */
 export interface PhotoLookupResponse {
-  /** The fingerprints asked that the ranch has. */
+  /** The fingerprints asked that the ranch has (as a copy or an original). */
   known: string[];
+  /** Of `known`, those the ranch has only as smaller copies (absent from servers before copies: none). */
+  copies?: string[];
   /** The file sizes asked that some photo of the ranch has. */
   knownSizes: number[];
 }

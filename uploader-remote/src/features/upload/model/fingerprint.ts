@@ -23,35 +23,8 @@ import { FINGERPRINT_HEX_CHARS, formatFingerprint } from '@trailsense/shared/upl
  * collide. The `v1` prefix lets a later scheme coexist with stored v1 fingerprints.
  */
 
-/** The bytes hashed at each end of a file. */
-export const FINGERPRINT_SAMPLE_BYTES = 64 * 1024;
-
-/** A half-open byte range [start, end) of a file, as `Blob.slice(start, end)` takes it. */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
-
-/**
- * The ranges of a `size`-byte file that are hashed, in order: the first and the last
- * `FINGERPRINT_SAMPLE_BYTES`, or the whole file in one range when both would overlap or touch
- * (size ≤ 128 KiB), so no byte is hashed twice. An empty file has one empty range.
- */
-export function sampleRanges(size: number): ByteRange[] {
-  if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`Invalid file size: ${size}`);
-  if (size <= 2 * FINGERPRINT_SAMPLE_BYTES) return [{ start: 0, end: size }];
-  return [
-    { start: 0, end: FINGERPRINT_SAMPLE_BYTES },
-    { start: size - FINGERPRINT_SAMPLE_BYTES, end: size },
-  ];
-}
-
-/** The 8-byte little-endian encoding of the size that starts the hashed bytes. */
-export function sizePrefix(size: number): Uint8Array {
-  const bytes = new Uint8Array(8);
-  new DataView(bytes.buffer).setBigUint64(0, BigInt(size), true);
-  return bytes;
-}
+// The sampled ranges and the size prefix are the wire's: the server hashes a stored original the same way.
+export { FINGERPRINT_SAMPLE_BYTES, sampleRanges, sizePrefix, type ByteRange } from '@trailsense/shared/uploads-wire';
 
 /** The fingerprint for a file's size and the SHA-256 digest of its size prefix and samples. */
 export function fingerprintFromDigest(size: number, digest: ArrayBuffer): string {
