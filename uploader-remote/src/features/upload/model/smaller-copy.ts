@@ -1,0 +1,60 @@
+/**
+ * "Send smaller copies" (docs/product.md#smaller-copies): what a copy is and when one is worth
+ * sending. Pure, so the rules are testable without a browser; the worker that makes copies
+ * (services/files/copy.worker.ts, pooled by services/files/copy-maker.ts) applies them.
+ */
+
+/** The copy's longest edge, in pixels: chosen by measurement (bench/copy-quality.ts, docs/performance.md). */
+export const COPY_LONG_EDGE = 2048;
+
+/** The copy's JPEG quality (0–1, as `OffscreenCanvas.convertToBlob` takes it): chosen by measurement (bench/copy-quality.ts). */
+export const COPY_QUALITY = 0.8;
+
+/**
+ * A copy is sent only when it is smaller than this share of the original. A copy loses pixels and
+ * every EXIF tag but the few copied (exif-writer.ts); a copy at 80 % or more of the original saves
+ * at most a fifth of the upload's time, which is not worth that. Real copies of 12–20 MP photos are
+ * a tenth to a fifth of the original (docs/performance.md#smaller-copies), so a copy this large
+ * means the original was already small or heavily compressed.
+ */
+export const WORTH_SENDING_RATIO = 0.8;
+
+/** What became of one photo asked for a copy. */
+export type CopyResult =
+  /** A smaller JPEG of the photo, oriented upright, with the original's capture time, make and model in its EXIF. */
+  | { kind: 'copy'; blob: Blob; width: number; height: number }
+  /**
+   * The original is sent instead: it is no larger than a copy would be (`small`), the copy came
+   * out no smaller (`not-smaller`), the browser could not decode it (`undecodable`), or no copy
+   * can be made here (`unavailable`: no worker could be started, the browser has no
+   * OffscreenCanvas or JPEG encoder, or the worker making this copy crashed).
+   */
+  | { kind: 'original'; reason: 'small' | 'not-smaller' | 'undecodable' | 'unavailable' };
+
+export interface CopySize {
+  width: number;
+  height: number;
+}
+
+/**
+ * The copy's size for an (upright) original of `width` × `height`: the longer edge becomes
+ * `longEdge`, the other keeps the aspect, rounded, at least 1 px. Null when the original's longer
+ * edge is already no more than `longEdge` (a copy is never upscaled: the original is sent), or the
+ * size is not a real one (zero, negative, not finite).
+ */
+export function copyDimensions(width: number, height: number, longEdge: number = COPY_LONG_EDGE): CopySize | null {
+  if (!(Number.isFinite(width) && Number.isFinite(height) && width > 0 && height > 0)) return null;
+  const long = Math.max(width, height);
+  if (long <= longEdge) return null;
+  const short = Math.max(1, Math.round((Math.min(width, height) * longEdge) / long));
+  return width >= height ? { width: longEdge, height: short } : { width: short, height: longEdge };
+}
+
+/**
+ * Whether a copy of `copyBytes` is worth sending instead of an original of `originalBytes`: it must
+ * be smaller than WORTH_SENDING_RATIO of it. False for sizes that are not real (≤ 0, not finite).
+ */
+export function worthSending(originalBytes: number, copyBytes: number): boolean {
+  if (!(Number.isFinite(originalBytes) && Number.isFinite(copyBytes) && originalBytes > 0 && copyBytes > 0)) return false;
+  return copyBytes < originalBytes * WORTH_SENDING_RATIO;
+}
