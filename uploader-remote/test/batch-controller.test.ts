@@ -395,7 +395,7 @@ describe('BatchController: sending', () => {
     t.controller.setCamera('Windmill Tank');
     await uploadAll(t, photos(2));
     // Each with its upload slot's reservation and its fingerprint, for the server to count and know it by.
-    const slot = { reservation: expect.stringMatching(/^r-\d{4}_\d{2}-/) as unknown, fingerprint: expect.stringMatching(/^v1-/) as unknown };
+    const slot = { reservation: expect.stringMatching(/^r-\d{4}_\d{2}-/) as unknown, fingerprint: expect.stringMatching(/^v1-/) as unknown, form: 'original' };
     expect([...t.world.stored.values()]).toEqual([
       { level: 'public', cameraName: 'Windmill Tank', ranchId: 'mesquite-flats', ...slot },
       { level: 'public', cameraName: 'Windmill Tank', ranchId: 'mesquite-flats', ...slot },

@@ -83,6 +83,9 @@ describe('batchOutcomeEvent', () => {
       hiddenMs: 3000,
       skippedDuplicates: 0,
       stopped: false,
+      smallerCopies: false,
+      copies: 0,
+      bytesSaved: 0,
     });
     expect(parseMonitoringEvent(event)).toEqual({ ok: true, event });
   });

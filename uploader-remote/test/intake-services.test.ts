@@ -125,7 +125,7 @@ describe('selectionFacts', () => {
   });
 
   it('says nothing of an empty list, and no estimate without a measured speed', () => {
-    expect(selectionFacts([], now, 1000)).toEqual({ summary: null, mixedCameras: null, clock: null, cameras: [] });
+    expect(selectionFacts([], now, 1000)).toEqual({ summary: null, mixedCameras: null, clock: null, cameras: [], estimates: null });
     expect(selectionFacts([listed('A.JPG', 40 * 1024, null)], now, null).summary).toBe('1 photo · 40 KB');
   });
 });

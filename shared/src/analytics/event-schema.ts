@@ -82,6 +82,9 @@ const SCHEMAS: Record<(typeof MONITORING_EVENT_NAMES)[number], readonly Field[]>
     ['hiddenMs', isCount, 'a non-negative integer'],
     ['skippedDuplicates', isCount, 'a non-negative integer'],
     ['stopped', (v) => typeof v === 'boolean', 'true or false'],
+    ['smallerCopies', (v) => typeof v === 'boolean', 'true or false', true],
+    ['copies', isCount, 'a non-negative integer', true],
+    ['bytesSaved', isCount, 'a non-negative integer', true],
   ],
   clientError: [
     ['kind', oneOf(ERROR_KINDS), `one of ${ERROR_KINDS.join(', ')}`],

@@ -53,6 +53,12 @@ export interface BatchOutcomeEvent {
   skippedDuplicates: number;
   /** Stop was pressed. */
   stopped: boolean;
+  /** "Send smaller copies" was on for the batch (absent from uploaders before copies: off). */
+  smallerCopies?: boolean;
+  /** Of `photos`, those sent as smaller copies. */
+  copies?: number;
+  /** The originals' bytes less their copies' (what copies spared the link), bytes. */
+  bytesSaved?: number;
 }
 
 /** Where a client error came from (docs/monitoring.md#clienterror). */

@@ -134,6 +134,12 @@ export interface FakeWorld {
   failUsage: boolean;
   /** The fake uploads API: photos the ranch has on the server (by fingerprint), from any device. */
   serverPhotos: Set<string>;
+  /** Of `serverPhotos`, those the ranch has only as smaller copies. */
+  serverCopies: Set<string>;
+  /** The bytes each PUT sent, by key (the copy's for a copy). */
+  bodies: Map<string, Blob>;
+  /** Copies asked of the fake copy maker, by the original's size. */
+  copiesMade: number[];
   /** Slots granted and not used yet (they count against the ceiling, like the server's live reservations). */
   heldSlots: number;
   /** Every reservation call's fingerprints, in order. */
@@ -192,6 +198,9 @@ export function fakeServices(
     usageTotal: 985,
     failUsage: false,
     serverPhotos: new Set(),
+    serverCopies: new Set(),
+    bodies: new Map(),
+    copiesMade: [],
     heldSlots: 0,
     reservations: [],
     released: [],
@@ -219,7 +228,10 @@ export function fakeServices(
         if (server.failUsage) throw new Error('Request failed with status 500');
         return { total: String(server.usageTotal), yearmo, month: server.serverMonth ?? countingMonth(now()), reserved: 0, ceiling: ceiling() };
       },
-      lookupPhotos: async (_ranchId, fingerprints) => ({ known: fingerprints.filter((f) => server.serverPhotos.has(f)) }),
+      lookupPhotos: async (_ranchId, fingerprints) => ({
+        known: fingerprints.filter((f) => server.serverPhotos.has(f)),
+        copies: fingerprints.filter((f) => server.serverCopies.has(f)),
+      }),
       lookupSizes: async (_ranchId, sizes) => {
         const held = new Set([...server.serverPhotos].map((f) => Number(f.split('-')[1])));
         return { knownSizes: sizes.filter((s) => held.has(s)) };
@@ -236,6 +248,7 @@ export function fakeServices(
           reservation: granted.length > 0 ? `r-${month}-fakereservation${++reservationCount}` : null,
           yearmo: month,
           known,
+          copies: known.filter((f) => server.serverCopies.has(f)),
           granted,
           expiresAt: granted.length > 0 ? new Date(now().getTime() + 900_000).toISOString() : null,
           lifetimeSeconds: 900,
@@ -253,21 +266,39 @@ export function fakeServices(
     analytics: { track: async (e) => void world.tracked.push(e) },
     journal,
     prober: fakeProber,
+    // A copy an eighth of the photo's size (at least 1 byte); files of 1 KB or less are "small".
+    copies: {
+      make: async (file, _exif, signal) => {
+        signal?.throwIfAborted();
+        world.copiesMade.push(file.size);
+        if (file.size <= 1024) return { kind: 'original', reason: 'small' };
+        return { kind: 'copy', blob: new Blob([new Uint8Array(Math.max(1, Math.floor(file.size / 8)))], { type: 'image/jpeg' }), width: 2048, height: 1536 };
+      },
+      dispose: () => undefined,
+    },
     prefs: options.prefs ?? storedPreferences(mapStorage()),
     thumbnails: thumbnailCache(async () => null),
     upload: (target, job, { signal, onProgress }) =>
       new Promise<void>((resolve, reject) => {
         world.puts.push(job.key);
+        world.bodies.set(job.key, job.file);
         const done = () => world.pending.delete(job.id);
         const succeed = () => {
           done();
           const { photo: exif, ...where } = target;
           world.stored.set(job.key, where);
           if (exif) world.photos.set(job.key, exif);
+          const fingerprint = target.fingerprint;
+          // The original of a photo the ranch has as a copy: not counted again (infra/docs/server.md#the-ledger).
+          if (fingerprint && target.form !== 'copy' && server.serverCopies.has(fingerprint)) {
+            server.serverCopies.delete(fingerprint);
+            return resolve();
+          }
           server.usageTotal++;
           // The server counts it against its slot, and knows the photo from now on.
           if (target.reservation) server.heldSlots = Math.max(0, server.heldSlots - 1);
-          if (target.fingerprint) server.serverPhotos.add(target.fingerprint);
+          if (fingerprint) server.serverPhotos.add(fingerprint);
+          if (fingerprint && target.form === 'copy') server.serverCopies.add(fingerprint);
           resolve();
         };
         if (world.autoAnswer) return void Promise.resolve().then(succeed);

@@ -13,9 +13,14 @@ import {
   quotaMessage,
   readingMessage,
   resumeOfferMessage,
+  SEND_COPIES_LABEL,
+  sendCopiesNote,
   sessionPauseMessage,
   subscriptionMessage,
+  SUGGEST_COPIES,
 } from '../model/messages';
+import { COPY_SPEEDUP } from '../model/photo-forms';
+import { COPY_LONG_EDGE } from '../model/smaller-copy';
 import { remainingOf, usedOf } from '../model/quota';
 import type { selectionFacts } from '../model/selection';
 import { progressDetail } from '../model/speed-meter';
@@ -241,5 +246,50 @@ export function KeepAwake({ services, status, keepAwake, setKeepAwake, sending }
         {keepAwakeNote(status, keepAwake, sending)}
       </span>
     </p>
+  );
+}
+
+interface SmallerCopiesProps {
+  controller: Pick<BatchController, 'setSendCopies'>;
+  sendCopies: boolean;
+  running: boolean;
+  /** "Originals: about 21 h · Smaller copies: about 3 h" when the originals would take hours, else null. */
+  estimates: string | null;
+}
+
+/**
+ * "Send smaller copies" (docs/product.md#smaller-copies): the choice, its one line, and — when the
+ * originals would take hours at the recent speed — both estimates, with the suggestion while it
+ * is off. The uploader never switches by itself.
+ */
+export function SmallerCopies({ controller, sendCopies, running, estimates }: SmallerCopiesProps) {
+  return (
+    <div className={styles.copies}>
+      <p className={`${styles.field} ${styles.check}`}>
+        <input
+          id="uploader-copies"
+          type="checkbox"
+          checked={sendCopies}
+          aria-describedby="uploader-copies-note"
+          onChange={(e) => controller.setSendCopies(e.currentTarget.checked)}
+          disabled={running}
+        />{' '}
+        <label htmlFor="uploader-copies">{SEND_COPIES_LABEL}</label>
+      </p>
+      <p id="uploader-copies-note" className={styles.copiesNote}>
+        {sendCopiesNote(COPY_SPEEDUP, COPY_LONG_EDGE)}
+      </p>
+      {estimates && (
+        <p className={styles.copiesNote} data-testid="copies-estimates">
+          {estimates}
+          {!sendCopies && (
+            <>
+              <br />
+              <strong>{SUGGEST_COPIES}</strong>
+            </>
+          )}
+        </p>
+      )}
+    </div>
   );
 }

@@ -13,7 +13,7 @@ import type { UploaderServices } from '../services/uploader-services';
 import { ConfirmDialog } from './confirm-dialog';
 import { DropZone, usePageDrop, type Dropped } from './drop-zone';
 import { FileList } from './file-list';
-import { AccountStatus, BatchStatus, KeepAwake, Pickers, ResumeOfferPanel } from './uploader-panels';
+import { AccountStatus, BatchStatus, KeepAwake, Pickers, ResumeOfferPanel, SmallerCopies } from './uploader-panels';
 import styles from './uploader.module.css';
 
 const NO_FACTS = selectionFacts([], 0, null);
@@ -99,8 +99,8 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
   // One pass over the list per change of it, and none while a batch runs (every progress flush
   // changes the list, and the summary and notices are for before Upload).
   const facts = useMemo(
-    () => (running ? NO_FACTS : selectionFacts(queue.files, services.now().getTime(), state.recentSpeed)),
-    [running, queue.files, state.recentSpeed, services],
+    () => (running ? NO_FACTS : selectionFacts(queue.files, services.now().getTime(), state.recentSpeed, state.sendCopies)),
+    [running, queue.files, state.recentSpeed, state.sendCopies, services],
   );
 
   // Stable, so the list's memoised rows do not re-render on every progress flush.
@@ -164,6 +164,7 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
           {facts.summary}
         </p>
       )}
+      <SmallerCopies controller={controller} sendCopies={state.sendCopies} running={running} estimates={facts.estimates} />
       <div className={styles.actions}>
         <button
           type="button"

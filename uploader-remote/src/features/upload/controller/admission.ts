@@ -1,4 +1,6 @@
 import type { JournalEntry, JournalTarget } from '../model/journal-records';
+import { keyFor, onRecord, type PhotoForm } from '../model/photo-forms';
+import type { CopyAhead } from './copy-ahead';
 import type { PhotoExif } from '../model/photo-exif';
 import type { ListedFile } from '../model/upload-queue';
 import type { UploadTarget } from '../services/upload/amplify-storage';
@@ -11,8 +13,19 @@ import type { UploaderIdentity, UploaderStore } from './uploader-state';
 
 /** A photo admitted to the running batch: decided once, before its first byte is sent. */
 export interface SentFile {
-  /** The object key: the journal's when it had the photo (a resend overwrites the same object), else the listed one. */
+  /**
+   * The object key: the journal's when it had the photo (a resend overwrites the same object),
+   * else the listed one — with `-copy` for a copy (model/photo-forms.ts keyFor).
+   */
   key: string;
+  /** Sent as a smaller copy or as the original. */
+  form: PhotoForm;
+  /** The copy's bytes, for a copy (kept for retries until it went up). */
+  copy?: Blob;
+  /** The bytes sent: the copy's, or the original's. */
+  bytes: number;
+  /** Whether it counts against the month: not an original sent after its copy (the ranch has it counted). */
+  counted: boolean;
   /** Where it goes, with the reservation and fingerprint the server checks it against. */
   target: UploadTarget;
   /** Its journal entry as recorded before sending. */
@@ -32,6 +45,8 @@ export interface AdmissionInput {
   batchId: string;
   /** The files Upload was pressed with (others are found in the list). */
   files: readonly ListedFile[];
+  /** "Send smaller copies" as it was when Upload was pressed, with the batch's copies; null: originals. */
+  copies: CopyAhead | null;
 }
 
 /**
@@ -69,7 +84,7 @@ export class Admissions {
 
   /** The engine's admission of one job (services/upload/upload-engine.ts `admit`). */
   readonly admit = async (job: UploadJob): Promise<Verdict> => {
-    const { intake, journal, slots, batchId, services, identity } = this.input;
+    const { intake, journal, slots, batchId, services, identity, copies } = this.input;
     const file = this.fileOf(job.id);
     if (!file) return { go: false, reason: 'unreadable' };
     const probe = await intake.probe(file.id, file.file);
@@ -77,7 +92,9 @@ export class Admissions {
     if (!probe.isJpeg) return { go: false, reason: 'not-jpeg' };
     // Asked again just before sending: another tab may have sent it meanwhile.
     const known = await journal.entry(probe.fingerprint);
-    if (known?.status === 'uploaded') return { go: false, reason: 'already-uploaded' };
+    if (onRecord({ entry: known, known: false, copyOnly: false, asked: false, sendCopies: copies !== null }) === 'had') {
+      return { go: false, reason: 'already-uploaded' };
+    }
     const key = known?.key ?? file.key;
     const target = known?.target ?? file.target ?? this.targetFor(undefined);
     const entry: JournalEntry = {
@@ -87,8 +104,8 @@ export class Admissions {
     // The server's word last: a slot to send it with, or the ranch has it already (sent from
     // another device or browser), or no slot is left this month.
     const slot = await slots.take(probe.fingerprint);
-    if (slot.kind === 'known') {
-      await journal.recordUploaded(entry, services.now().getTime());
+    if (slot.kind === 'known' || (slot.kind === 'copy' && copies !== null)) {
+      await journal.recordUploaded(slot.kind === 'copy' ? { ...entry, form: 'copy' } : entry, services.now().getTime());
       return { go: false, reason: 'already-uploaded' };
     }
     if (slot.kind === 'limit') return { go: false, notSent: 'limit' };
@@ -97,19 +114,57 @@ export class Admissions {
       return { go: false, notSent: 'unavailable' };
     }
     intake.claim(file.id);
-    this.admitted.set(file.id, {
-      key,
-      target: { ...target, ranchId: identity.ranchId, reservation: slot.reservation, fingerprint: probe.fingerprint },
-      entry,
+    // The ranch has only its copy: the original goes without a slot, and is not counted again.
+    const reservation = slot.kind === 'slot' ? { reservation: slot.reservation } : {};
+    const made = slot.kind === 'slot' && copies !== null ? await this.copyOf(file, probe.exif) : null;
+    const form: PhotoForm = made ? 'copy' : 'original';
+    const sent: SentFile = {
+      key: keyFor(key, form),
+      form,
+      ...(made ? { copy: made } : {}),
+      bytes: made?.size ?? file.size,
+      counted: slot.kind === 'slot',
+      target: { ...target, ranchId: identity.ranchId, ...reservation, fingerprint: probe.fingerprint, form },
+      entry: { ...entry, form },
       exif: probe.exif,
-    });
-    await journal.write([entry]);
-    return { go: true, key };
+    };
+    this.admitted.set(file.id, sent);
+    await journal.write([sent.entry]);
+    return { go: true, key: sent.key };
   };
+
+  /** The photo's smaller copy, or null when its original goes instead (smaller already, undecodable, or the copy failed). */
+  private async copyOf(file: ListedFile, exif: PhotoExif | null): Promise<Blob | null> {
+    try {
+      const made = await this.input.copies!.take(file, exif);
+      return made.kind === 'copy' ? made.blob : null;
+    } catch (error) {
+      // Nothing is lost: the original is sent.
+      this.input.services.logError('Could not make a smaller copy', error);
+      return null;
+    }
+  }
 
   /** What a job is sent with: its admission's target and EXIF. */
   uploadTarget(id: string): UploadTarget & { photo: PhotoExif | null } {
     const sent = this.admitted.get(id);
     return { ...(sent?.target ?? this.targetFor(id)), photo: sent?.exif ?? null };
+  }
+
+  /** The job as it is sent: a copy's bytes instead of the file's. */
+  bodyOf(job: UploadJob): UploadJob {
+    const copy = this.admitted.get(job.id)?.copy;
+    return copy ? { ...job, file: copy } : job;
+  }
+
+  /** The bytes a job sends (the copy's for a copy), once admitted; else its file's. */
+  bytesOf(id: string): number | undefined {
+    return this.admitted.get(id)?.bytes;
+  }
+
+  /** A job went up or failed for good: its copy's bytes are not needed again. */
+  settled(id: string): void {
+    const sent = this.admitted.get(id);
+    if (sent?.copy) delete sent.copy;
   }
 }

@@ -48,7 +48,7 @@ export class BatchController {
     readonly identity: UploaderIdentity,
     options: ControllerOptions,
   ) {
-    const store = new UploaderStore(initialUploaderState(services.prefs.recentSpeed()));
+    const store = new UploaderStore(initialUploaderState(services.prefs.recentSpeed(), services.prefs.sendCopies()));
     this.store = store;
     this.journal = new BatchJournal(store, services, { owner: identity.owner, ranchId: identity.ranchId });
     this.choice = new CameraChoice(store, services, identity.ranchId, this.journal);
@@ -60,7 +60,10 @@ export class BatchController {
       () => this.choice.suggest(),
       (files) => this.run.join(files),
       {
-        photos: (fingerprints) => services.uploads.lookupPhotos(identity.ranchId, fingerprints).then((answer) => new Set(answer.known)),
+        photos: (fingerprints) =>
+          services.uploads
+            .lookupPhotos(identity.ranchId, fingerprints)
+            .then((answer) => ({ known: new Set(answer.known), copies: new Set(answer.copies ?? []) })),
         sizes: (sizes) => services.uploads.lookupSizes(identity.ranchId, sizes).then((answer) => new Set(answer.knownSizes)),
       },
     );
@@ -109,6 +112,12 @@ export class BatchController {
 
   setTraining(training: boolean): void {
     this.choice.setTraining(training);
+  }
+
+  /** "Send smaller copies": remembered on this browser; the next batch sends as it says (a running one keeps its choice). */
+  setSendCopies(on: boolean): void {
+    this.store.set({ sendCopies: on });
+    this.services.prefs.setSendCopies(on);
   }
 
   /**

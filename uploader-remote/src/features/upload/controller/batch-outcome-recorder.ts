@@ -2,6 +2,7 @@ import { batchOutcomeEvent, EMPTY_TALLY, sawVisibility, tallyEvent, VISIBLE_SO_F
 import type { EngineEvent } from '../model/upload-queue';
 import type { WakeLockPort } from '../services/browser/wake-lock';
 import type { BatchOutcomeEvent } from '@trailsense/shared';
+import type { SentFile } from './admission';
 
 /**
  * Follows one running batch for its outcome event (model/batch-outcome.ts): each engine event
@@ -18,6 +19,7 @@ export class BatchOutcomeRecorder {
     private readonly now: () => number,
     private readonly page: Pick<WakeLockPort, 'visible' | 'onVisible'>,
     private readonly sizeOf: (id: string) => number,
+    private readonly smallerCopies = false,
   ) {
     this.startedAt = now();
     this.look();
@@ -28,15 +30,17 @@ export class BatchOutcomeRecorder {
     this.hidden = sawVisibility(this.hidden, this.page.visible(), this.now());
   }
 
-  track(event: EngineEvent): void {
+  /** `sent`: what was decided for the event's photo (a copy carries its original's size). */
+  track(event: EngineEvent, sent?: Pick<SentFile, 'form' | 'entry'>): void {
     this.look();
-    this.tally = tallyEvent(this.tally, event, event.type === 'succeeded' ? this.sizeOf(event.id) : 0);
+    const original = sent?.form === 'copy' ? sent.entry.size : undefined;
+    this.tally = tallyEvent(this.tally, event, event.type === 'succeeded' ? this.sizeOf(event.id) : 0, original);
   }
 
   /** The batch ended: its event. */
   finish(stopped: boolean): BatchOutcomeEvent {
     this.look();
     this.unsubscribe();
-    return batchOutcomeEvent(this.tally, { startedAt: this.startedAt, endedAt: this.now(), hidden: this.hidden, stopped });
+    return batchOutcomeEvent(this.tally, { startedAt: this.startedAt, endedAt: this.now(), hidden: this.hidden, stopped, smallerCopies: this.smallerCopies });
   }
 }

@@ -3,14 +3,14 @@ import { milestoneWithTimeLeft, SpeedMeter } from '../model/speed-meter';
 import type { EngineEvent, ListedFile } from '../model/upload-queue';
 import type { SpeedEstimate } from './uploader-state';
 
-/** The bytes of the first `count` listed files still to send (failed ones are not sent again). */
-export function bytesLeftOf(files: readonly ListedFile[], count: number): number {
+/** The bytes of the first `count` listed files still to send (failed ones are not sent again); `weigh` says what one sends (its size by default). */
+export function bytesLeftOf(files: readonly ListedFile[], count: number, weigh: (file: ListedFile) => number = (f) => f.size): number {
   let bytesLeft = 0;
   let counted = 0;
   for (const f of files) {
     if (counted >= count) break;
     if (f.status.kind === 'failed' || f.status.kind === 'not-sent') continue;
-    bytesLeft += f.size;
+    bytesLeft += weigh(f);
     counted++;
   }
   return bytesLeft;
@@ -27,12 +27,17 @@ export class BatchProgress {
   private sentBytes = 0;
   private quarter: number;
 
-  /** `sizeOf`: a file's size by id; `uploaded` of `total` were sent before this batch began. */
+  /**
+   * `sizeOf`: the bytes a file sends, by id; `uploaded` of `total` were sent before this batch
+   * began; `weigh`: what a photo still listed is expected to send (a typical copy when copies are
+   * sent), its size when absent.
+   */
   constructor(
     private readonly sizeOf: (id: string) => number,
     now: number,
     uploaded: number,
     private readonly total: number,
+    private readonly weigh?: (file: ListedFile) => number,
   ) {
     this.meter.reset(now);
     this.quarter = progressQuarter(uploaded, total);
@@ -57,7 +62,7 @@ export class BatchProgress {
     let moving = 0;
     for (const bytes of this.inFlight.values()) moving += bytes;
     this.meter.sample(now, this.sentBytes + moving);
-    const bytesLeft = bytesLeftOf(files, left);
+    const bytesLeft = bytesLeftOf(files, left, this.weigh);
     const bytesPerSecond = this.meter.rate();
     return { bytesPerSecond, secondsLeft: bytesPerSecond ? this.meter.timeLeft(Math.max(0, bytesLeft - moving)) : null };
   }

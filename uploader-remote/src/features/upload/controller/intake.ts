@@ -6,11 +6,22 @@ import { walkDirectoryHandle, type DirectoryHandleLike, type FoundFile, type Wal
 import type { UploaderServices } from '../services/uploader-services';
 import type { BatchJournal } from './batch-journal';
 import { errorText, type ChosenFile, type UploaderStore } from './uploader-state';
+import { onRecord, type OnRecord } from '../model/photo-forms';
+
+/** What the ranch has of some photos: any form (`known`), and of those, only a smaller copy (`copies`). */
+export interface ServerPhotos {
+  known: ReadonlySet<string>;
+  copies: ReadonlySet<string>;
+  /** Whether the server answered (else nothing is known of these photos). */
+  asked: boolean;
+}
+
+const NOT_ASKED: ServerPhotos = { known: new Set(), copies: new Set(), asked: false };
 
 /** What the server is asked while a card is checked (the uploads API's photo lookups). */
 export interface ServerLookups {
-  /** Which of these photos the ranch has. */
-  photos(fingerprints: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Which of these photos the ranch has, and which only as smaller copies. */
+  photos(fingerprints: readonly string[]): Promise<Omit<ServerPhotos, 'asked'>>;
   /** Which of these file sizes some photo of the ranch has. */
   sizes(sizes: readonly number[]): Promise<ReadonlySet<number>>;
 }
@@ -57,12 +68,26 @@ export class Intake {
   ) {}
 
   /** The server's answer for a chunk's photos; a failure is logged and leaves the decision to the upload's own reservation. */
-  private async askServer(probes: readonly FileProbe[]): Promise<ReadonlySet<string>> {
+  private async askServer(probes: readonly FileProbe[]): Promise<ServerPhotos> {
     const fingerprints = probes.flatMap((p) => (p.kind === 'ok' && p.isJpeg ? [p.fingerprint] : []));
-    if (fingerprints.length === 0) return new Set();
-    return this.server.photos(fingerprints).catch((error: unknown) => {
-      this.services.logError('Could not ask which photos the ranch already has', error);
-      return new Set<string>();
+    if (fingerprints.length === 0) return NOT_ASKED;
+    return this.server.photos(fingerprints).then(
+      (answer): ServerPhotos => ({ ...answer, asked: true }),
+      (error: unknown) => {
+        this.services.logError('Could not ask which photos the ranch already has', error);
+        return NOT_ASKED;
+      },
+    );
+  }
+
+  /** What the ranch has of one photo (model/photo-forms.ts), by the journal and the server, for the choice on screen now. */
+  private recordOf(fingerprint: string, entry: JournalEntry | undefined, server: ServerPhotos): OnRecord {
+    return onRecord({
+      entry,
+      known: server.known.has(fingerprint),
+      copyOnly: server.copies.has(fingerprint),
+      asked: server.asked,
+      sendCopies: this.store.getState().sendCopies,
     });
   }
 
@@ -229,10 +254,11 @@ export class Intake {
         const probe = probes[i]!;
         if (probe.kind === 'unreadable') verdicts.push({ id: file.id, ok: false, reason: 'unreadable' });
         else if (!probe.isJpeg) verdicts.push({ id: file.id, ok: false, reason: 'not-jpeg' });
-        else if (onServer.has(probe.fingerprint)) verdicts.push({ id: file.id, ok: false, reason: 'already-uploaded' });
+        else if (this.recordOf(probe.fingerprint, undefined, onServer) === 'had') verdicts.push({ id: file.id, ok: false, reason: 'already-uploaded' });
         else if (this.isListedAlready(probe.fingerprint, file.id, stillListed)) verdicts.push({ id: file.id, ok: false, reason: 'duplicate' });
         else {
-          verdicts.push({ id: file.id, ok: true, fingerprint: probe.fingerprint, exif: probe.exif });
+          const upgrade = this.recordOf(probe.fingerprint, undefined, onServer) === 'upgrade';
+          verdicts.push({ id: file.id, ok: true, fingerprint: probe.fingerprint, exif: probe.exif, ...(upgrade ? { upgrade: true as const } : {}) });
           this.listedFingerprints.set(probe.fingerprint, file.id);
           // Still listed (not removed or cleared meanwhile) and not already taken by an upload,
           // whose own record (with its target) must not be replaced: recorded as waiting.
@@ -274,7 +300,8 @@ export class Intake {
         if (probe.kind === 'unreadable') return void skipped.push({ name: file.name, reason: 'unreadable' });
         if (!probe.isJpeg) return void skipped.push({ name: file.name, reason: 'not-jpeg' });
         const entry = journaled.get(probe.fingerprint);
-        if (entry?.status === 'uploaded' || onServer.has(probe.fingerprint)) return void skipped.push({ name: file.name, reason: 'already-uploaded' });
+        const record = this.recordOf(probe.fingerprint, entry, onServer);
+        if (record === 'had') return void skipped.push({ name: file.name, reason: 'already-uploaded' });
         if (seen.has(probe.fingerprint) || this.isListedAlready(probe.fingerprint, ids[i]!, stillListed)) {
           return void skipped.push({ name: file.name, reason: 'duplicate' });
         }
@@ -284,6 +311,7 @@ export class Intake {
           ...this.listed(file, { kind: 'waiting' }, { fingerprint: probe.fingerprint, ...(entry ? { entry } : {}) }),
           id: ids[i]!,
           exif: probe.exif,
+          ...(record === 'upgrade' ? { upgrade: true as const } : {}),
         };
         add.push(listed);
         entries.push(this.journal.entryFor(listed, probe.fingerprint, batchId));

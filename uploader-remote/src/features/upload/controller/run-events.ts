@@ -50,7 +50,8 @@ export class RunTally {
 /** Each photo sent counts against the allowance at once, here and in this member's other tabs. */
 export function shareSuccesses(account: AccountSync, tabs: UploaderServices['tabs'], identity: UploaderIdentity, now: () => number): RunListener {
   return (event, sent) => {
-    if (event.type !== 'succeeded' || !sent) return;
+    // An original sent after its copy was counted with the copy.
+    if (event.type !== 'succeeded' || !sent?.counted) return;
     const at = now();
     account.recordSuccesses(at, 1);
     tabs.post({ type: 'uploaded', owner: identity.owner, ranchId: identity.ranchId, at, count: 1 });

@@ -3,8 +3,12 @@ import { ApiRequestError } from '../services/api/api-client';
 import { nextSlice } from '../model/slice-plan';
 import { errorText } from './uploader-state';
 
-/** What the server said of one photo: a slot to send it with, already had, or no slot. */
-export type SlotAnswer = { kind: 'slot'; reservation: string } | { kind: 'known' } | { kind: 'limit' } | { kind: 'unavailable'; reason: string };
+/**
+ * What the server said of one photo: a slot to send it with, already had (`known`; `copy`: had
+ * only as a smaller copy, so its original may go without a slot), or no slot.
+ */
+export type SlotAnswer =
+  { kind: 'slot'; reservation: string } | { kind: 'known' } | { kind: 'copy' } | { kind: 'limit' } | { kind: 'unavailable'; reason: string };
 
 /** Where a batch gets its photos' slots. */
 export interface Slots {
@@ -56,6 +60,8 @@ interface Held {
 export class SlotBroker implements Slots {
   private readonly granted = new Map<string, string>();
   private readonly known = new Set<string>();
+  /** Of `known`, the photos the ranch has only as smaller copies. */
+  private readonly copies = new Set<string>();
   private readonly refused = new Set<string>();
   /** Photos given a slot: still "waiting" in the list until the engine's next flush, never asked for again. */
   private readonly taken = new Set<string>();
@@ -72,7 +78,7 @@ export class SlotBroker implements Slots {
     // Only this photo's own asks count: waiting behind another photo's ask (whose slice may not
     // hold this one, e.g. before the background checks have its fingerprint) is not a try.
     for (let asked = 0; ;) {
-      if (this.known.has(fingerprint)) return { kind: 'known' };
+      if (this.known.has(fingerprint)) return this.copies.has(fingerprint) ? { kind: 'copy' } : { kind: 'known' };
       const reservation = this.granted.get(fingerprint);
       if (reservation !== undefined) {
         this.granted.delete(fingerprint);
@@ -108,6 +114,7 @@ export class SlotBroker implements Slots {
     const asked = this.deps.now();
     const answer = await this.withRetries(() => this.deps.api.reserve(this.deps.ranchId, slice));
     for (const f of answer.known) this.known.add(f);
+    for (const f of answer.copies ?? []) if (this.known.has(f)) this.copies.add(f);
     const granted = new Set(answer.granted);
     if (answer.reservation !== null && answer.granted.length > 0) {
       for (const f of answer.granted) this.granted.set(f, answer.reservation);

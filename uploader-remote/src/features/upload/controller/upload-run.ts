@@ -9,6 +9,8 @@ import { runBatch, type BatchResult, type RunningBatch } from '../services/uploa
 import type { UploaderServices } from '../services/uploader-services';
 import type { AccountSync } from './account-sync';
 import { Admissions } from './admission';
+import { CopyAhead } from './copy-ahead';
+import { copyBytesOf } from '../model/photo-forms';
 import type { BatchJournal } from './batch-journal';
 import { BatchOutcomeRecorder } from './batch-outcome-recorder';
 import { BatchProgress } from './batch-progress';
@@ -21,6 +23,18 @@ import type { ControllerOptions, PauseReason, UploaderIdentity, UploaderStore } 
 /** The fingerprints of the listed photos still waiting to be sent, in list order (the next slices come from them). */
 function* upcomingFingerprints(files: readonly ListedFile[]): Iterable<string> {
   for (const f of files) if (f.status.kind === 'waiting' && f.fingerprint !== undefined) yield f.fingerprint;
+}
+
+/** Listed originals of photos the ranch has as copies, still to send: they use no allowance. */
+function upgradesWaiting(files: readonly ListedFile[]): number {
+  let n = 0;
+  for (const f of files) if (f.upgrade && f.status.kind !== 'failed') n++;
+  return n;
+}
+
+/** What a listed photo is expected to send when copies are sent: a typical copy, or itself when smaller or an original after its copy. */
+function expectedBytes(file: ListedFile): number {
+  return file.upgrade ? file.size : copyBytesOf([file.size]);
 }
 
 /** The listed photos' average size (a slice's photos are like these). */
@@ -43,6 +57,8 @@ interface Run {
   /** Aborts the slot broker's waits when the batch ends. */
   sliceSleep: AbortController;
   admissions: Admissions;
+  /** The batch's copies when it sends smaller copies (copy-ahead.ts), else null. */
+  copies: CopyAhead | null;
   events: RunEvents;
   /** When the computer last woke (or the page resumed). */
   wokeAt: number;
@@ -191,24 +207,33 @@ export class UploadRun {
     const before = store.getState().queue;
     const sizes = new Map(files.map((f) => [f.id, f.size]));
     const sizeOf = (id: string) => sizes.get(id) ?? store.getState().queue.files.find((f) => f.id === id)?.size ?? 0;
-    const progress = new BatchProgress(sizeOf, now(), before.uploaded, before.total);
+    // What each photo sends: its copy's bytes once admitted as a copy (so the speed measured is the link's).
+    let admissions: Admissions | null = null;
+    const bytesOf = (id: string) => admissions?.bytesOf(id) ?? sizeOf(id);
+    const sendCopies = store.getState().sendCopies;
+    const progress = new BatchProgress(bytesOf, now(), before.uploaded, before.total, sendCopies ? expectedBytes : undefined);
     this.progress = progress;
-    const outcome = new BatchOutcomeRecorder(now, services.wakeLock, sizeOf);
+    const outcome = new BatchOutcomeRecorder(now, services.wakeLock, bytesOf, sendCopies);
     const tally = new RunTally(before.uploaded, before.failures);
     const screen = new RunScreen(store, services.timers, now, progress, tally, () => limit - (tally.uploaded - before.uploaded));
     const sliceSleep = new AbortController();
     const slots = this.slotsFor(progress, now, sliceSleep.signal);
-    const admissions = new Admissions({ store, services, identity, journal: this.journal, intake: this.intake, slots, batchId, files });
-    const events = new RunEvents((id) => admissions.sent(id));
-    events.subscribe((event) => {
+    const copies = sendCopies ? new CopyAhead({ maker: services.copies, upcoming: () => store.getState().queue.files }) : null;
+    admissions = new Admissions({ store, services, identity, journal: this.journal, intake: this.intake, slots, batchId, files, copies });
+    const admitted = admissions;
+    const events = new RunEvents((id) => admitted.sent(id));
+    events.subscribe((event, sent) => {
       progress.track(event);
-      outcome.track(event);
+      outcome.track(event, sent);
     });
     events.subscribe(tally.listener);
     events.subscribe(shareSuccesses(this.account, services.tabs, identity, now));
     events.subscribe(recordInJournal(this.journal, now));
     events.subscribe(reportToAnalytics(services.analytics, identity.ranchId, tally));
     events.subscribe(screen.listener);
+    events.subscribe((event) => {
+      if (event.type === 'succeeded' || event.type === 'failed') admitted.settled(event.id);
+    });
     // After a sleep (or a frozen page resumed), the connections in flight are dead and may hang:
     // they start again at once, and for a while failures burn no attempt (model/retry.ts).
     const cameraName = store.getState().choices.camera;
@@ -221,7 +246,8 @@ export class UploadRun {
       screen,
       slots,
       sliceSleep,
-      admissions,
+      admissions: admitted,
+      copies,
       events,
       cameraName,
       wokeAt: Number.NEGATIVE_INFINITY,
@@ -259,13 +285,14 @@ export class UploadRun {
       files.map((f) => ({ id: f.id, key: f.key, file: f.file })),
       {
         concurrency: this.options.concurrency,
-        limit,
+        limit: limit + upgradesWaiting(files),
         retry: services.retry,
         stallMs: this.options.stallMs ?? services.stallMs,
-        allowance: () => remainingOf(store.getState().allowance) ?? 0,
+        // Originals of photos the ranch has as copies use no allowance.
+        allowance: () => (remainingOf(store.getState().allowance) ?? 0) + upgradesWaiting(store.getState().queue.files),
       },
       {
-        upload: (job, context) => services.upload(run.admissions.uploadTarget(job.id), job, context),
+        upload: (job, context) => services.upload(run.admissions.uploadTarget(job.id), run.admissions.bodyOf(job), context),
         refreshCredentials: async (signal) => {
           try {
             await services.refreshCredentials(signal);
@@ -298,6 +325,7 @@ export class UploadRun {
     const { services, store, identity } = this;
     void services.analytics.track(run.outcome.finish(result.stopped));
     run.stopWakes();
+    run.copies?.stop();
     run.screen.flush();
     // Slots not used go back to the ranch at once (else they lapse with their reservation).
     run.sliceSleep.abort();

@@ -51,6 +51,8 @@ export interface UploaderState {
   speed: SpeedEstimate | null;
   /** The speed of recent batches on this browser (bytes/s), for the summary's estimate. */
   recentSpeed: number | null;
+  /** "Send smaller copies" (docs/product.md#smaller-copies): remembered per browser, off by default. */
+  sendCopies: boolean;
 }
 
 /** Who the controller uploads for. */
@@ -80,7 +82,7 @@ export type ChosenFile = File | FoundFile;
 export const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** The screen's state before anything is known: the recent speed is the one thing read at once. */
-export function initialUploaderState(recentSpeed: number | null): UploaderState {
+export function initialUploaderState(recentSpeed: number | null, sendCopies = false): UploaderState {
   return {
     queue: initialQueueState,
     subscription: { kind: 'loading' },
@@ -95,6 +97,7 @@ export function initialUploaderState(recentSpeed: number | null): UploaderState 
     reading: null,
     speed: null,
     recentSpeed,
+    sendCopies,
   };
 }
 

@@ -34,6 +34,11 @@ export interface JournalEntry {
    * the same object instead of making a second one elsewhere.
    */
   target?: JournalTarget;
+  /**
+   * The form it was admitted (or uploaded) in: a smaller copy or the original (model/photo-forms.ts).
+   * Absent: the original (entries from before copies).
+   */
+  form?: 'copy' | 'original';
   /** ms since the epoch of the last change. */
   updatedAt: number;
   uploadedAt?: number;

@@ -193,3 +193,24 @@ export function keepAwakeNote(status: 'unsupported' | 'off' | 'held' | 'waiting'
 
 /** The overlay while files are dragged over the page. */
 export const DROP_ANYWHERE = 'Drop photos or a folder to add them';
+
+/** The "Send smaller copies" choice (docs/product.md#smaller-copies). */
+export const SEND_COPIES_LABEL = 'Send smaller copies';
+
+/** Its one line: what it does, from the measured sizes (model/photo-forms.ts COPY_SPEEDUP, model/smaller-copy.ts COPY_LONG_EDGE). */
+export function sendCopiesNote(speedup: number, longEdge: number): string {
+  return `About ${formatCount(speedup)}× faster. Photos are resized to ${formatCount(longEdge)} px; the originals stay on your card.`;
+}
+
+/** Photos the ranch has only as smaller copies, listed to send their originals: "3 photos the ranch has as smaller copies: sent as originals, already counted." */
+export function upgradeNotice(count: number): string {
+  return `${formatCount(count)} ${count === 1 ? 'photo' : 'photos'} the ranch has as smaller copies: sent as originals, already counted.`;
+}
+
+/** Both estimates, when the originals would take hours: "Originals: about 21 h · Smaller copies: about 3 h". */
+export function estimatesLine(originals: string, copies: string): string {
+  return `Originals: ${originals} · Smaller copies: ${copies}`;
+}
+
+/** The suggestion beside both estimates; the uploader never switches by itself. */
+export const SUGGEST_COPIES = 'Sending the originals would take hours at your recent speed. Tick “Send smaller copies” to send this card sooner.';

@@ -20,6 +20,8 @@ export interface SelectionFacts {
   cameras: number;
   /** The recent upload speed, when one was measured. */
   bytesPerSecond?: number | null;
+  /** The bytes that will actually be sent (fewer than `bytes` when smaller copies are sent); `bytes` when absent. */
+  sendBytes?: number;
 }
 
 const SEPARATOR = ' · ';
@@ -68,7 +70,7 @@ export function selectionSummary(input: SelectionFacts): string {
   if (range !== null) parts.push(range);
   if (cameras > 0) parts.push(`${formatCount(cameras)} ${cameras === 1 ? 'camera' : 'cameras'}`);
   if (typeof bytesPerSecond === 'number' && Number.isFinite(bytesPerSecond) && bytesPerSecond > 0 && bytes >= 0) {
-    parts.push(`${durationText(bytes / bytesPerSecond)} at your recent speed`);
+    parts.push(`${durationText((input.sendBytes ?? bytes) / bytesPerSecond)} at your recent speed`);
   }
   return parts.join(SEPARATOR);
 }

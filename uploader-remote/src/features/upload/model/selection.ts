@@ -1,7 +1,9 @@
 import { cameraKey, groupCameras, mixedCameraNotice, type CameraGroup } from './camera-match';
 import { clockNotice, clockProblem, type ClockFinding, type ClockProblem } from './clock-check';
 import { captureDate, type PhotoExif } from './photo-exif';
-import { selectionSummary } from './selection-summary';
+import { copyBytesOf, SUGGEST_COPIES_AFTER_S } from './photo-forms';
+import { durationText, selectionSummary } from './selection-summary';
+import { estimatesLine } from './messages';
 import type { ListedFile } from './upload-queue';
 
 /** What the screen says about the listed photos before Upload: one pass over the list. */
@@ -13,6 +15,11 @@ export interface SelectionFacts {
   /** Photos whose camera clock looks wrong, named in one notice, or null. */
   clock: string | null;
   cameras: CameraGroup[];
+  /**
+   * "Originals: about 21 h · Smaller copies: about 3 h" when the originals would take more than a
+   * few hours at the recent speed (docs/product.md#smaller-copies), else null.
+   */
+  estimates: string | null;
 }
 
 /**
@@ -47,9 +54,10 @@ function clockOf(known: Parsed, taken: Date, now: number): ClockProblem | null {
  * the cameras and the clocks, from what the EXIF said (files still being read count by size only).
  * `bytesPerSecond` is the recent speed, for the estimate; `now` decides what is "in the future".
  */
-export function selectionFacts(files: readonly ListedFile[], now: number, bytesPerSecond: number | null): SelectionFacts {
-  if (files.length === 0) return { summary: null, mixedCameras: null, clock: null, cameras: [] };
+export function selectionFacts(files: readonly ListedFile[], now: number, bytesPerSecond: number | null, sendCopies = false): SelectionFacts {
+  if (files.length === 0) return { summary: null, mixedCameras: null, clock: null, cameras: [], estimates: null };
   let bytes = 0;
+  let copyBytes = 0;
   let first: Date | undefined;
   let last: Date | undefined;
   const problems: ClockFinding[] = [];
@@ -57,6 +65,8 @@ export function selectionFacts(files: readonly ListedFile[], now: number, bytesP
   const cameraCounts = new Map<string, { exif: PhotoExif; count: number }>();
   for (const file of files) {
     bytes += file.size;
+    // An original sent after its copy is sent whole whatever the choice.
+    copyBytes += file.upgrade ? file.size : copyBytesOf([file.size]);
     if (!file.exif) continue;
     const known = facts(file.exif);
     const { taken, camera } = known;
@@ -78,8 +88,19 @@ export function selectionFacts(files: readonly ListedFile[], now: number, bytesP
   const cameras = groupCameras([...cameraCounts.values()].map((c) => c.exif))
     .map((group) => ({ ...group, count: cameraCounts.get(group.key)!.count }))
     .sort((a, b) => b.count - a.count);
+  const speed = typeof bytesPerSecond === 'number' && Number.isFinite(bytesPerSecond) && bytesPerSecond > 0 ? bytesPerSecond : null;
+  const slow = speed !== null && bytes / speed > SUGGEST_COPIES_AFTER_S;
   return {
-    summary: selectionSummary({ count: files.length, bytes, ...(first ? { first } : {}), ...(last ? { last } : {}), cameras: cameras.length, bytesPerSecond }),
+    summary: selectionSummary({
+      count: files.length,
+      bytes,
+      sendBytes: sendCopies ? copyBytes : bytes,
+      ...(first ? { first } : {}),
+      ...(last ? { last } : {}),
+      cameras: cameras.length,
+      bytesPerSecond,
+    }),
+    estimates: slow ? estimatesLine(durationText(bytes / speed), durationText(copyBytes / speed)) : null,
     mixedCameras: mixedCameraNotice(cameras),
     clock: clockNotice(problems),
     cameras,

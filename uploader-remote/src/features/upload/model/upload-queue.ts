@@ -1,7 +1,15 @@
 import type { JournalTarget } from './journal-records';
 import type { SkippedFile } from './file-filter';
 import type { PhotoExif } from './photo-exif';
-import { notSentAtLimitNotice, notSentUnavailableNotice, progressPercent, skippedNotice, OVER_ALLOWANCE_ADVICE, storageErrorMessage } from './messages';
+import {
+  notSentAtLimitNotice,
+  notSentUnavailableNotice,
+  progressPercent,
+  skippedNotice,
+  upgradeNotice,
+  OVER_ALLOWANCE_ADVICE,
+  storageErrorMessage,
+} from './messages';
 
 /** One file's state in the list (docs/style.md#where-logic-lives): a discriminated union, not flags. */
 export type FileStatus =
@@ -37,6 +45,11 @@ export interface ListedFile {
   exif?: PhotoExif | null;
   /** The level and camera it was first sent with (from the journal): a resend keeps them. */
   target?: JournalTarget;
+  /**
+   * The ranch has this photo only as a smaller copy, and originals are sent now: its original
+   * goes without an upload slot and is not counted again (model/photo-forms.ts).
+   */
+  upgrade?: true;
 }
 
 /** Why a listed file is dropped without being sent. */
@@ -58,7 +71,8 @@ export type EngineEvent =
 
 /** What reading a listed file's first bytes and fingerprint decided. */
 export type CheckVerdict =
-  { id: string; ok: true; fingerprint: string; exif?: PhotoExif | null; key?: string; target?: JournalTarget } | { id: string; ok: false; reason: DropReason };
+  | { id: string; ok: true; fingerprint: string; exif?: PhotoExif | null; key?: string; target?: JournalTarget; upgrade?: true }
+  | { id: string; ok: false; reason: DropReason };
 
 export type Batch = { kind: 'idle' } | { kind: 'running'; stopping: boolean };
 
@@ -205,12 +219,19 @@ function dropFiles(state: QueueState, dropped: readonly { file: ListedFile; reas
 export function noticeOf(skipped: readonly SkippedFile[], files: readonly ListedFile[]): string | null {
   let limit = 0;
   let unavailable = 0;
+  let upgrades = 0;
   for (const f of files) {
+    if (f.upgrade) upgrades++;
     if (f.status.kind !== 'not-sent') continue;
     if (f.status.reason === 'limit') limit++;
     else unavailable++;
   }
-  const parts = [skippedNotice(skipped), limit > 0 ? notSentAtLimitNotice(limit) : null, unavailable > 0 ? notSentUnavailableNotice(unavailable) : null];
+  const parts = [
+    skippedNotice(skipped),
+    upgrades > 0 ? upgradeNotice(upgrades) : null,
+    limit > 0 ? notSentAtLimitNotice(limit) : null,
+    unavailable > 0 ? notSentUnavailableNotice(unavailable) : null,
+  ];
   const text = parts.filter((p): p is string => p !== null).join(' ');
   return text === '' ? null : text;
 }
@@ -239,10 +260,14 @@ function applyVerdicts(state: QueueState, verdicts: readonly CheckVerdict[]): Qu
         ...(verdict.exif !== undefined ? { exif: verdict.exif } : {}),
         ...(verdict.key ? { key: verdict.key } : {}),
         ...(verdict.target ? { target: verdict.target } : {}),
+        ...(verdict.upgrade ? { upgrade: true as const } : {}),
       },
     ];
   });
-  return changed ? dropFiles({ ...state, files }, dropped) : settleChecks(state);
+  if (!changed) return settleChecks(state);
+  // Originals of photos sent before as copies are news for the notice, even when nothing was dropped.
+  const notice = verdicts.some((v) => v.ok && v.upgrade) ? noticeOf(state.skipped, files) : state.notice;
+  return dropFiles({ ...state, files, notice }, dropped);
 }
 
 /** The list, counters and batch of the uploader (docs/product.md#uploader-list-and-batch). Pure. */
@@ -266,7 +291,8 @@ export function queueReducer(state: QueueState, action: QueueAction): QueueState
       const held = state.checks.kind === 'running' ? Math.max(0, state.checks.held - action.resolved) : 0;
       const skipped = [...state.skipped, ...action.skipped];
       const checks: Checks = state.checks.kind === 'running' ? { ...state.checks, held } : state.checks;
-      return settleChecks({ ...state, files, total: state.total + action.files.length, checks, skipped, notice: skippedNotice(skipped) });
+      const notice = action.files.some((f) => f.upgrade) ? noticeOf(skipped, files) : skippedNotice(skipped);
+      return settleChecks({ ...state, files, total: state.total + action.files.length, checks, skipped, notice });
     }
     case 'file-removed': {
       if (running(state)) return state;
@@ -318,7 +344,8 @@ export const percentOf = (state: QueueState): number => progressPercent(state.up
  * needs a click to be asked. An unknown allowance (`null`) disables it: it never fails open.
  */
 export function canUpload(state: QueueState, remaining: number | null): boolean {
-  return state.batch.kind === 'idle' && state.files.length > 0 && remaining !== null && remaining > 0;
+  // Originals of photos the ranch has as copies use no allowance: they may go when none is left.
+  return state.batch.kind === 'idle' && state.files.length > 0 && remaining !== null && (remaining > 0 || state.files.some((f) => f.upgrade));
 }
 
 /**
@@ -327,8 +354,15 @@ export function canUpload(state: QueueState, remaining: number | null): boolean 
  */
 export type UploadPlan = { kind: 'upload' } | { kind: 'confirm'; remaining: number; listed: number } | { kind: 'none' };
 
+/** The listed photos that will count against the month: all but the originals of photos the ranch has as copies. */
+export function countedOf(files: readonly ListedFile[]): number {
+  let n = 0;
+  for (const f of files) if (!f.upgrade) n++;
+  return n;
+}
+
 export function planUpload(state: QueueState, remaining: number | null): UploadPlan {
   if (!canUpload(state, remaining) || remaining === null) return { kind: 'none' };
-  const listed = state.files.length;
+  const listed = countedOf(state.files);
   return listed > remaining ? { kind: 'confirm', remaining, listed } : { kind: 'upload' };
 }

@@ -9,6 +9,7 @@ import { browserLocks, browserNetwork, browserSession, browserTabs } from './bro
 import { browserNotifications } from './browser/end-notification';
 import { browserWakeLock } from './browser/wake-lock';
 import { createWorkerProber } from './files/file-prober';
+import { createCopyMaker } from './files/copy-maker';
 import { createBackgroundClock } from './clock/background-clock';
 import { DEFAULT_STALL_MS } from './upload/upload-engine';
 import { thumbnailCache } from './files/thumbnail-cache';
@@ -32,6 +33,7 @@ export function realUploaderServices(config: RuntimeConfig): UploaderServices {
     analytics: createAnalytics(config.analytics),
     journal: openUploadJournal(),
     prober,
+    copies: createCopyMaker(),
     prefs: storedPreferences(pageStorage()),
     thumbnails: thumbnailCache((file, signal) => prober.thumbnail(file, signal)),
     upload: amplifyUpload,

@@ -5,6 +5,7 @@ import type { UploadJournal } from './journal/upload-journal';
 import type { RetryPolicy } from '../model/retry';
 import type { UploadTarget } from './upload/amplify-storage';
 import type { FileProber } from './files/file-prober';
+import type { CopyMaker } from './files/copy-maker';
 import type { ThumbnailSource } from './files/thumbnail-cache';
 import type { WakeSource } from './clock/background-clock';
 import type { Timers, UploadJob } from './upload/upload-engine';
@@ -65,6 +66,8 @@ export interface UploaderServices {
   prober: FileProber;
   /** Remembered cameras and the recent upload speed (localStorage). */
   prefs: UploaderPreferences;
+  /** Smaller copies of photos, made in workers ("Send smaller copies": services/files/copy-maker.ts). */
+  copies: CopyMaker;
   /** Thumbnails of the rows on screen (made by the prober, kept for scrolling back). */
   thumbnails: ThumbnailSource;
   upload: (target: UploadTarget, job: UploadJob, context: { onProgress: (fraction: number) => void; signal: AbortSignal }) => Promise<void>;

@@ -36,7 +36,7 @@ export interface ProductApi {
 export interface UploadsApi {
   getUploadMetrics(ranchId: string, yearmo: string): Promise<UploadMetricsResponse>;
   /** Which of the photos the ranch already has, reserving nothing. */
-  lookupPhotos(ranchId: string, fingerprints: readonly string[]): Promise<Pick<PhotoLookupResponse, 'known'>>;
+  lookupPhotos(ranchId: string, fingerprints: readonly string[]): Promise<Pick<PhotoLookupResponse, 'known' | 'copies'>>;
   /** Which of these file sizes some photo of the ranch has (a file of another size cannot be one it has). */
   lookupSizes(ranchId: string, sizes: readonly number[]): Promise<Pick<PhotoLookupResponse, 'knownSizes'>>;
   /** Slots for the photos the ranch does not have yet (as many as its ceiling allows). */

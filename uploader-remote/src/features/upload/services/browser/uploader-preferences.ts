@@ -20,6 +20,9 @@ export interface UploaderPreferences {
   /** Whether the computer is kept awake while a batch sends (default yes). */
   keepAwake(): boolean;
   setKeepAwake(keep: boolean): void;
+  /** "Send smaller copies" (default no). */
+  sendCopies(): boolean;
+  setSendCopies(on: boolean): void;
   /** Whether this browser was asked for notifications already (asked once, when a batch starts). */
   notificationsAsked(): boolean;
   setNotificationsAsked(): void;
@@ -33,6 +36,7 @@ const SPEED_ITEM = 'trailsense:upload-speed';
 const reservationsItem = (ranchId: string) => `trailsense:reservations:${ranchId}`;
 const KEEP_AWAKE_ITEM = 'trailsense:keep-awake';
 const NOTIFICATIONS_ASKED_ITEM = 'trailsense:notifications-asked';
+const SEND_COPIES_ITEM = 'trailsense:send-copies';
 
 /** The part of Storage used (tests pass a Map-backed one). */
 export type PreferenceStorage = Pick<Storage, 'getItem' | 'setItem'>;
@@ -86,6 +90,8 @@ export function storedPreferences(storage: PreferenceStorage | null): UploaderPr
     },
     keepAwake: () => read(KEEP_AWAKE_ITEM) !== false,
     setKeepAwake: (keep) => write(KEEP_AWAKE_ITEM, keep),
+    sendCopies: () => read(SEND_COPIES_ITEM) === true,
+    setSendCopies: (on) => write(SEND_COPIES_ITEM, on),
     notificationsAsked: () => read(NOTIFICATIONS_ASKED_ITEM) === true,
     setNotificationsAsked: () => write(NOTIFICATIONS_ASKED_ITEM, true),
   };

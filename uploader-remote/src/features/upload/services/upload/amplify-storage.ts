@@ -1,7 +1,7 @@
 import { fetchAuthSession } from 'aws-amplify/auth';
 import type * as AmplifyStorage from 'aws-amplify/storage';
 import { uploadKey } from '@trailsense/shared/object-key';
-import { METADATA } from '@trailsense/shared/uploads-wire';
+import { METADATA, type PhotoForm } from '@trailsense/shared/uploads-wire';
 import { encodeMetadataValue } from '../../model/metadata-encoding';
 import { isAlreadyStored } from '../../model/retry';
 import type { PhotoExif } from '../../model/photo-exif';
@@ -23,11 +23,14 @@ export interface UploadTarget {
   reservation?: string;
   /** The photo's content fingerprint (model/fingerprint.ts): the ranch's photos are known by it on every device. */
   fingerprint?: string;
+  /** Sent as a smaller copy or as the original (model/photo-forms.ts); absent: the original. */
+  form?: PhotoForm;
 }
 
 /**
  * The object metadata of an upload: ranchid and camera_name always (the seed's contract), the
- * upload slot's reservation and the photo's fingerprint (infra/src/object-created/handler.ts), and
+ * upload slot's reservation, the photo's fingerprint and its form (`photo_form`: copy or
+ * original; infra/src/object-created/handler.ts), and
  * from the photo's EXIF capture_time (the camera's local time as written, with its offset when the
  * camera recorded one: "2024-10-03T05:12:44" or "2024-10-03T05:12:44-05:00"), camera_make,
  * camera_model and camera_serial when present. Every value US-ASCII (model/metadata-encoding.ts).
@@ -40,6 +43,7 @@ export function uploadMetadata(target: UploadTarget): Record<string, string> {
   // ASCII by construction (r-YYYY_MM-…, v1-<size>-<hex>): the object-created function reads them as sent.
   if (target.reservation) metadata[METADATA.reservation] = target.reservation;
   if (target.fingerprint) metadata[METADATA.fingerprint] = target.fingerprint;
+  if (target.form) metadata[METADATA.form] = target.form;
   const photo = target.photo;
   if (!photo) return metadata;
   if (photo.captureTime) metadata[METADATA.captureTime] = encodeMetadataValue(photo.captureTime + (photo.captureOffset ?? ''));
