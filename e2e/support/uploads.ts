@@ -16,7 +16,7 @@ import localConfig from '../../config/local.json';
 import { repo } from './servers';
 
 export const E2E_DATA_DIR = path.join(repo, '.sandbox-data/e2e');
-const bucketDir = () => path.join(E2E_DATA_DIR, 's3', localConfig.storage.bucket);
+export const bucketDir = () => path.join(E2E_DATA_DIR, 's3', localConfig.storage.bucket);
 const analyticsBase = new URL(localConfig.analytics.endpoint).origin;
 
 /** A small valid JPEG (test-support/jpeg.ts): what the object-created function accepts as a photo. */
