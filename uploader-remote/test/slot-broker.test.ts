@@ -32,8 +32,8 @@ describe('nextSlice', () => {
 });
 
 /** A fake uploads API with a ranch ceiling: counts reservations, grants in order, remembers what it has. */
-function fakeServer(room: number, known: string[] = []) {
-  const have = new Set(known);
+function fakeServer(room: number, known: string[] = [], copies: string[] = []) {
+  const have = new Set([...known, ...copies]);
   let left = room;
   let n = 0;
   const calls: { kind: string; arg: unknown }[] = [];
@@ -52,6 +52,7 @@ function fakeServer(room: number, known: string[] = []) {
         reservation: granted.length > 0 ? `r-2026_11-reservation${String(++n).padStart(8, '0')}` : null,
         yearmo: '2026_11',
         known: fps.filter((f) => have.has(f)),
+        copies: fps.filter((f) => copies.includes(f)),
         granted,
         expiresAt: null,
         lifetimeSeconds: 900,
@@ -88,6 +89,15 @@ function broker(api: UploadsApi, upcoming: string[], size = 50) {
 const fps = (n: number) => Array.from({ length: n }, (_, i) => `v1-1-${String(i).padStart(32, '0')}`);
 
 describe('SlotBroker', () => {
+  it('tells a photo the ranch has only as a copy from one it has, and asks no slot for either', async () => {
+    const photos = fps(4);
+    const server = fakeServer(100, [photos[1]!], [photos[2]!]);
+    const { b } = broker(server.api, photos);
+    const answers = await Promise.all(photos.map((f) => b.take(f)));
+    expect(answers.map((a) => a.kind)).toEqual(['slot', 'known', 'copy', 'slot']);
+    expect(server.calls.filter((c) => c.kind === 'reserve')).toHaveLength(1);
+  });
+
   it('asks once for a slice shared by concurrent photos, and hands each its slot', async () => {
     const server = fakeServer(100);
     const photos = fps(10);
