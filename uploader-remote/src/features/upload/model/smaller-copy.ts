@@ -4,18 +4,28 @@
  * (services/files/copy.worker.ts, pooled by services/files/copy-maker.ts) applies them.
  */
 
-/** The copy's longest edge, in pixels: chosen by measurement (bench/copy-quality.ts, docs/performance.md). */
+/**
+ * The copy's longest edge, in pixels: the product's target size, and where the measurement puts it
+ * (bench/copy-quality.ts, docs/performance.md#smaller-copies): for the same bytes, a 2048 px copy
+ * keeps more of the photo than a 1600 px one at a higher quality, and a 2560 px one costs half as
+ * many bytes again for little more.
+ */
 export const COPY_LONG_EDGE = 2048;
 
-/** The copy's JPEG quality (0–1, as `OffscreenCanvas.convertToBlob` takes it): chosen by measurement (bench/copy-quality.ts). */
-export const COPY_QUALITY = 0.8;
+/**
+ * The copy's JPEG quality (0–1, as `OffscreenCanvas.convertToBlob` takes it): the knee of SSIM
+ * against bytes at 2048 px (docs/performance.md#smaller-copies). Up to 0.75 each step buys much
+ * similarity for few bytes; past it each step costs 20–35 % more bytes for a third of the gain.
+ * A copy is then ~225 KB, 6 % of a 4 MB original: 0.6 s at 3 Mbit/s instead of 11 s.
+ */
+export const COPY_QUALITY = 0.75;
 
 /**
  * A copy is sent only when it is smaller than this share of the original. A copy loses pixels and
  * every EXIF tag but the few copied (exif-writer.ts); a copy at 80 % or more of the original saves
- * at most a fifth of the upload's time, which is not worth that. Real copies of 12–20 MP photos are
- * a tenth to a fifth of the original (docs/performance.md#smaller-copies), so a copy this large
- * means the original was already small or heavily compressed.
+ * at most a fifth of the upload's time, which is not worth that. Copies of 12–20 MP photos are
+ * about 6 % of the original (docs/performance.md#smaller-copies), so a copy this large means the
+ * original was already small or heavily compressed.
  */
 export const WORTH_SENDING_RATIO = 0.8;
 

@@ -17,11 +17,11 @@ export interface CopyMaker {
 }
 
 /**
- * Workers making copies at once. Decoding a 12–20 MP JPEG and encoding the copy keeps one core
- * busy for about a second, and a worker holds one decoded photo (up to 80 MB) at a time: two
- * workers on a 2-core machine make ~1.8× the copies of one while leaving the page's thread free
- * (docs/performance.md#smaller-copies). A 3 Mbit/s link sends a 0.6 MB copy in ~1.6 s, so two
- * workers stay ahead of the upload.
+ * Workers making copies at once. On the 2-core build machine one worker makes 6.6 copies a second
+ * of 12–20 MP photos and two make 12, with no main-thread task over 50 ms either way
+ * (docs/performance.md#smaller-copies); a 3 Mbit/s link sends 1.7 copies a second. Two keep the
+ * copies ahead of the link on a machine several times slower than that one, for at most two
+ * decoded photos (up to 80 MB each) in memory at once.
  */
 export const COPY_WORKERS = 2;
 
