@@ -113,6 +113,7 @@ const object = (key: string, fp: string | null = null, reservation = RESERVATION
   yearmo: '2026_11',
   reservation,
   fingerprint: fp,
+  form: 'original',
   at: '2026-11-10T12:00:00.000Z',
 });
 
@@ -149,6 +150,8 @@ describe('cancellationOutcome and objectFate', () => {
     [['ConditionalCheckFailed', 'ConditionalCheckFailed'], 'decided'],
     [['None', 'ConditionalCheckFailed', 'None'], 'retry'],
     [['None', 'TransactionConflict'], 'retry'],
+    // A copy's count found its photo an original's: written again without the form.
+    [['None', 'None', 'ConditionalCheckFailed', 'None'], 'retry'],
     [['TransactionConflict', 'None', 'None'], 'retry'],
     [['None', 'None', 'ValidationError'], undefined],
     [['None', 'None', 'ProvisionedThroughputExceeded'], undefined],
@@ -237,13 +240,15 @@ describe.each(ENGINES)('the ledger on %s', (_name, makeEngine) => {
     expect(await engine.get(ledgerKeys.photo('cedar-creek', fp))).toEqual({
       pk: { S: 'RANCH#cedar-creek' },
       sk: { S: `PHOTO#${fp}` },
+      form: { S: 'original' },
       key: { S: 'uploads/public/cedar-creek/a.jpg' },
       at: { S: '2026-11-10T12:00:00.000Z' },
+      original_key: { S: 'uploads/public/cedar-creek/a.jpg' },
     });
     expect(await engine.month('cedar-creek', '2026_11')).toMatchObject({ total: 1, version: 2 });
-    await expect(ledger.knownPhotos('cedar-creek', [fp])).resolves.toEqual(new Set([fp]));
+    await expect(ledger.photoForms('cedar-creek', [fp])).resolves.toEqual(new Map([[fp, 'original']]));
     await expect(ledger.knownSizes('cedar-creek', [204800, 204801])).resolves.toEqual(new Set([204800]));
-    await expect(ledger.knownPhotos('mesquite-flats', [fp])).resolves.toEqual(new Set());
+    await expect(ledger.photoForms('mesquite-flats', [fp])).resolves.toEqual(new Map());
   });
 
   it('decides an object once: a counted one is a duplicate after, a refused one stays refused even once there is room', async () => {
@@ -353,8 +358,10 @@ describe.each(ENGINES)('the ledger on %s', (_name, makeEngine) => {
       await engine.put({ pk: { S: 'RANCH#mesquite-flats' }, sk: { S: `PHOTO#${fp(i)}` } });
     }
     const asked = Array.from({ length: 250 }, (_, i) => fp(i));
-    await expect(ledger.knownPhotos('cedar-creek', [...asked, fp(0), fp(3)])).resolves.toEqual(new Set(asked.filter((_, i) => i % 3 === 0)));
-    await expect(ledger.knownPhotos('cedar-creek', [])).resolves.toEqual(new Set());
+    // Photo items of before forms (no `form`): originals.
+    const expected = new Map(asked.filter((_, i) => i % 3 === 0).map((f) => [f, 'original']));
+    await expect(ledger.photoForms('cedar-creek', [...asked, fp(0), fp(3)])).resolves.toEqual(expected);
+    await expect(ledger.photoForms('cedar-creek', [])).resolves.toEqual(new Map());
   });
 
   it('records a refusal as an item of its month', async () => {
@@ -406,7 +413,7 @@ describe.each(ENGINES)('the ledger on %s', (_name, makeEngine) => {
       await world.deliver('public/cedar-creek/1.jpg');
       expect(await world.api('POST', '/photo-lookups', 'bob', { fingerprints: [fingerprint(1), fingerprint(2)], sizes: [200_001, 999] })).toEqual({
         status: 200,
-        body: { known: [fingerprint(1)], knownSizes: [200_001] },
+        body: { known: [fingerprint(1)], copies: [], knownSizes: [200_001] },
       });
       const bob = await world.reserve('bob', [fingerprint(1), fingerprint(4)]);
       expect(bob).toMatchObject({ known: [fingerprint(1)], granted: [fingerprint(4)] });
@@ -726,16 +733,18 @@ describe('the ledger on the fake, with races lost, conflicts and unprocessed key
       return first.length === keys.length ? keys.slice(-10) : [];
     };
     const asked = Array.from({ length: 250 }, (_, i) => fp(i));
-    const known = await ledger.knownPhotos('cedar-creek', [...asked, fp(0), fp(3)]);
-    expect(known).toEqual(new Set(asked.filter((_, i) => i % 3 === 0)));
+    const known = await ledger.photoForms('cedar-creek', [...asked, fp(0), fp(3)]);
+    expect([...known.keys()].sort()).toEqual(asked.filter((_, i) => i % 3 === 0).sort());
     const batches = fake.sent.filter((c): c is BatchGetItemCommand => c instanceof BatchGetItemCommand);
     expect(batches.map((b) => b.input.RequestItems?.[TABLE]?.Keys?.length)).toEqual([100, 100, 50, 10, 10, 10]);
+    // As stored now: the object-created function decides by the forms.
+    expect(batches.every((b) => b.input.RequestItems?.[TABLE]?.ConsistentRead === true)).toBe(true);
     expect(sleeps).toHaveLength(3);
   });
 
   it('asks nothing for no fingerprints', async () => {
     const fake = new FakeDynamo(TABLE);
-    await expect(ledgerOn(fake).ledger.knownPhotos('cedar-creek', [])).resolves.toEqual(new Set());
+    await expect(ledgerOn(fake).ledger.photoForms('cedar-creek', [])).resolves.toEqual(new Map());
     expect(fake.sent).toEqual([]);
   });
 
@@ -743,7 +752,7 @@ describe('the ledger on the fake, with races lost, conflicts and unprocessed key
     const fake = new FakeDynamo(TABLE);
     const { ledger, sleeps } = ledgerOn(fake);
     fake.unprocessed = (keys) => keys.slice(0, 1);
-    await expect(ledger.knownPhotos('cedar-creek', [fp(1), fp(2)])).rejects.toThrow(/1 photo lookups stayed unprocessed/);
+    await expect(ledger.photoForms('cedar-creek', [fp(1), fp(2)])).rejects.toThrow(/1 photo lookups stayed unprocessed/);
     expect(fake.count(BatchGetItemCommand)).toBe(MAX_ATTEMPTS);
     expect(sleeps).toHaveLength(MAX_ATTEMPTS - 1);
   });

@@ -131,6 +131,7 @@ describe('handleObjectCreated', () => {
       yearmo: '2026_03',
       reservation,
       fingerprint: null,
+      form: 'original',
       at: '2026-03-15T12:00:00.000Z',
     });
     expect(world.ledger.month('cedar-creek', '2026_03')).toMatchObject({ total: 1, holds: { [reservation]: { slots: 1 } } });
@@ -465,11 +466,11 @@ describe('reservations', () => {
     expect(world.counted('public/tiny/2.jpg')?.fingerprint).toBeNull();
     // Refused (over the ceiling): not the ranch's photo.
     expect(world.objects.has('public/tiny/3.jpg')).toBe(false);
-    expect(world.ledger.photos.get('tiny')).toEqual(new Set([FINGERPRINT_1]));
+    expect([...(world.ledger.photos.get('tiny')?.keys() ?? [])]).toEqual([FINGERPRINT_1]);
     await expect(
-      world.ledger.knownPhotos('tiny', [FINGERPRINT_1, 'v1-204800-0123456789ABCDEF0123456789ABCDEF', 'v1-2048-00000000000000000000000000000003']),
-    ).resolves.toEqual(new Set([FINGERPRINT_1]));
-    await expect(world.ledger.knownPhotos('cedar-creek', [FINGERPRINT_1])).resolves.toEqual(new Set());
+      world.ledger.photoForms('tiny', [FINGERPRINT_1, 'v1-204800-0123456789ABCDEF0123456789ABCDEF', 'v1-2048-00000000000000000000000000000003']),
+    ).resolves.toEqual(new Map([[FINGERPRINT_1, 'original']]));
+    await expect(world.ledger.photoForms('cedar-creek', [FINGERPRINT_1])).resolves.toEqual(new Map());
   });
 });
 

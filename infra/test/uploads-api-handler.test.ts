@@ -8,6 +8,7 @@ import { MemoryLedger } from '../src/ledger/memory';
 import { countUnder, MAX_FINGERPRINTS_PER_CALL, RESERVATION_LIFETIME_MS, reservationId, reservationMonth } from '../src/ledger/rules';
 import { handleUploadsApi, MAX_BODY_BYTES } from '../src/uploads-api/handler';
 import type { MetricsAnswer, ReservationAnswer, UploadsApiDeps, UploadsApiResponse } from '../src/uploads-api/handler';
+import type { PhotoForm } from '../src/ledger/port';
 import { requestOf } from '../src/uploads-api/lambda';
 
 /** A well-formed photo fingerprint, distinct per `i`. */
@@ -43,9 +44,15 @@ class World {
   }
 
   /** Counts an object under a reservation, as the object-created function does. */
-  async countPhoto(ranchId: string, reservation: string, fingerprint: string | null, key = `public/${ranchId}/${Math.random()}.jpg`) {
+  async countPhoto(
+    ranchId: string,
+    reservation: string,
+    fingerprint: string | null,
+    key = `public/${ranchId}/${Math.random()}.jpg`,
+    form: PhotoForm = 'original',
+  ) {
     const yearmo = reservationMonth(reservation)!;
-    return this.ledger.countObject({ bucket: 'uploads', key, ranchId, yearmo, reservation, fingerprint, at: this.now.toISOString() }, (state) => {
+    return this.ledger.countObject({ bucket: 'uploads', key, ranchId, yearmo, reservation, fingerprint, form, at: this.now.toISOString() }, (state) => {
       const { next, outcome } = countUnder(state, { id: reservation, ceiling: 1000, now: this.now.getTime() });
       return { next, result: outcome };
     });
@@ -212,7 +219,7 @@ describe('refusals', () => {
     expect(world.errors).toEqual([world.ranchFailure]);
 
     world.ranchFailure = null;
-    world.ledger.knownPhotos = async () => {
+    world.ledger.photoForms = async () => {
       throw new Error('ledger down');
     };
     expect(await reserve([fp(1)])).toEqual({ status: 500, body: { message: 'Internal error' } });
@@ -245,6 +252,7 @@ describe('reservations', () => {
       reservation: 'r-2026_11-random0000000001',
       yearmo: '2026_11',
       known: [],
+      copies: [],
       granted: [fp(1), fp(2), fp(3)],
       expiresAt: '2026-11-10T12:15:00.000Z',
       lifetimeSeconds: 900,
@@ -261,7 +269,7 @@ describe('reservations', () => {
     const first = (await reserve([fp(1), fp(2), fp(3), fp(4), fp(5), fp(6), fp(7)])).body as ReservationAnswer;
     expect(first.granted).toEqual([fp(1), fp(2), fp(3), fp(4), fp(5)]);
     const second = (await reserve([fp(6), fp(7)])).body as ReservationAnswer;
-    expect(second).toEqual({ reservation: null, yearmo: '2026_11', known: [], granted: [], expiresAt: null, lifetimeSeconds: 900 });
+    expect(second).toEqual({ reservation: null, yearmo: '2026_11', known: [], copies: [], granted: [], expiresAt: null, lifetimeSeconds: 900 });
     // The expired hold's slots go back.
     world.advance(RESERVATION_LIFETIME_MS);
     expect(((await reserve([fp(6), fp(7)])).body as ReservationAnswer).granted).toEqual([fp(6), fp(7)]);
@@ -292,8 +300,25 @@ describe('reservations', () => {
     await world.countPhoto('cedar-creek', first.reservation!, fp(1));
     const before = world.ledger.month('cedar-creek', '2026_11');
     const answer = (await reserve([fp(1), fp(1)])).body as ReservationAnswer;
-    expect(answer).toEqual({ reservation: null, yearmo: '2026_11', known: [fp(1)], granted: [], expiresAt: null, lifetimeSeconds: 900 });
+    expect(answer).toEqual({ reservation: null, yearmo: '2026_11', known: [fp(1)], copies: [], granted: [], expiresAt: null, lifetimeSeconds: 900 });
     expect(world.ledger.month('cedar-creek', '2026_11')).toBe(before);
+  });
+
+  it('answers which known photos the ranch has only as copies, and grants no slot for a photo known either way', async () => {
+    const first = (await reserve([fp(1), fp(2), fp(3)])).body as ReservationAnswer;
+    await world.countPhoto('cedar-creek', first.reservation!, fp(1), 'public/cedar-creek/1-copy.jpg', 'copy');
+    await world.countPhoto('cedar-creek', first.reservation!, fp(2), 'public/cedar-creek/2.jpg', 'original');
+    // A copy of a photo the ranch has as an original leaves it an original.
+    await world.countPhoto('cedar-creek', first.reservation!, fp(2), 'public/cedar-creek/2-copy.jpg', 'copy');
+    const answer = (await reserve([fp(4), fp(1), fp(2)])).body as ReservationAnswer;
+    expect(answer).toMatchObject({ known: [fp(1), fp(2)], copies: [fp(1)], granted: [fp(4)] });
+    // An old client reads `known` alone and skips both.
+    expect(answer.granted).not.toContain(fp(1));
+    // An original upgrades the copy: from then on the photo is no copy.
+    await expect(
+      world.ledger.upgradePhoto({ bucket: 'uploads', key: 'public/cedar-creek/1.jpg', ranchId: 'cedar-creek', fingerprint: fp(1), yearmo: '2026_11', at: '' }),
+    ).resolves.toBe('upgraded');
+    expect(((await reserve([fp(1)])).body as ReservationAnswer).copies).toEqual([]);
   });
 
   it('renews a live reservation for a lifetime from now', async () => {
@@ -454,10 +479,20 @@ describe('photo lookups', () => {
     await world.countPhoto('cedar-creek', granted.reservation!, fp(1));
     const before = world.ledger.month('cedar-creek', '2026_11');
     const answer = await lookup({ fingerprints: [fp(1), fp(2)], sizes: [1001, 1002, 7] });
-    expect(answer).toEqual({ status: 200, body: { known: [fp(1)], knownSizes: [1001] } });
+    expect(answer).toEqual({ status: 200, body: { known: [fp(1)], copies: [], knownSizes: [1001] } });
     expect(world.ledger.month('cedar-creek', '2026_11')).toBe(before);
     // Another ranch has none of them.
-    expect((await lookup({ sizes: [1001] }, 'mesquite-flats')).body).toEqual({ known: [], knownSizes: [] });
+    expect((await lookup({ sizes: [1001] }, 'mesquite-flats')).body).toEqual({ known: [], copies: [], knownSizes: [] });
+  });
+
+  it('answers which of the known photos the ranch has only as copies', async () => {
+    const granted = (await reserve([fp(1), fp(2), fp(3)])).body as ReservationAnswer;
+    await world.countPhoto('cedar-creek', granted.reservation!, fp(1), 'public/cedar-creek/1.jpg', 'copy');
+    await world.countPhoto('cedar-creek', granted.reservation!, fp(2), 'public/cedar-creek/2.jpg', 'original');
+    // A photo item of before forms: an original.
+    world.ledger.photos.get('cedar-creek')?.set(fp(3), { key: 'uploads/public/cedar-creek/3.jpg', at: '2026-10-01T00:00:00.000Z' });
+    const answer = await lookup({ fingerprints: [fp(3), fp(2), fp(1), fp(4)] });
+    expect(answer).toEqual({ status: 200, body: { known: [fp(3), fp(2), fp(1)], copies: [fp(1)], knownSizes: [] } });
   });
 
   it('refuses a body with neither, sizes that are not whole byte counts, and more than 1,000 sizes (413, the limit named)', async () => {

@@ -273,15 +273,23 @@ describe('the object-created function', () => {
     ]);
   });
 
-  it('may only GetItem on the existing ranch table, and on the ledger only GetItem, PutItem and ConditionCheckItem (the transaction of a decision) and BatchWriteItem (retired reservations)', () => {
+  it('may only GetItem on the existing ranch table, and on the ledger only GetItem and BatchGetItem (photo forms), PutItem, UpdateItem and ConditionCheckItem (the transactions of a decision or an upgrade) and BatchWriteItem (retired reservations)', () => {
     const ranchesArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:dynamodb:us-east-2:123456789012:table/${settings.ranchesTableName}`]] };
     const dynamo = functionStatements().filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
-    expect(OBJECT_CREATED_LEDGER_ACTIONS).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem']);
+    const ledgerActions = [
+      'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:BatchWriteItem',
+    ];
+    expect(OBJECT_CREATED_LEDGER_ACTIONS).toEqual(ledgerActions);
     expect(dynamo).toEqual([
       {
         Sid: 'CountInLedger',
         Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'],
+        Action: ledgerActions,
         Resource: { 'Fn::GetAtt': [ledgerId(), 'Arn'] },
       },
       { Sid: 'ReadRanchCeilings', Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: ranchesArn },

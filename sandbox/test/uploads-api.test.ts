@@ -341,6 +341,7 @@ describe('reservations: slots of the ranch’s monthly ceiling', () => {
       reservation: expect.stringMatching(new RegExp(`^r-${month}-[A-Za-z0-9_-]{16,64}$`)),
       yearmo: month,
       known: [],
+      copies: [],
       granted: asked.slice(0, 15),
       expiresAt: expect.any(String),
       lifetimeSeconds: 900,
@@ -352,7 +353,7 @@ describe('reservations: slots of the ranch’s monthly ceiling', () => {
     // The ceiling is reached: nothing more, for anyone of the ranch.
     expect(await ask('partner', MESQUITE, newFingerprints(5))).toEqual({
       status: 200,
-      json: { reservation: null, yearmo: month, known: [], granted: [], expiresAt: null, lifetimeSeconds: 900 },
+      json: { reservation: null, yearmo: month, known: [], copies: [], granted: [], expiresAt: null, lifetimeSeconds: 900 },
     });
     // Held for the free member: the other member reads them as reserved, the free member as theirs to use.
     expect(await metrics('partner', MESQUITE, month)).toEqual({ total: '985', yearmo: month, month, reserved: 15, ceiling: 1000 });
@@ -421,7 +422,7 @@ describe('the object-created function counts only what was reserved', () => {
     const size = Number(fingerprint.split('-')[1]);
     expect(await api('POST', `/ranches/${MESQUITE}/photo-lookups`, ids.partner, { fingerprints: [other, fingerprint], sizes: [size, 3] })).toEqual({
       status: 200,
-      json: { known: [fingerprint], knownSizes: [size] },
+      json: { known: [fingerprint], copies: [], knownSizes: [size] },
     });
     expect((await metrics('partner', MESQUITE, month)).reserved).toBe(held);
   });

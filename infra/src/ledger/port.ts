@@ -1,11 +1,15 @@
 /**
  * The upload ledger as the uploads API and the object-created function need it: atomic changes to
- * a ranch-month (src/ledger/rules.ts decides them), the objects counted, the photos a ranch has,
- * and the refusals. Production: DynamoDB (src/ledger/dynamo.ts); the sandbox: SQLite
+ * a ranch-month (src/ledger/rules.ts decides them), the objects counted, the photos a ranch has
+ * (and whether only as smaller copies: an original upgrades a copy, counted in no month), and the
+ * refusals. Production: DynamoDB (src/ledger/dynamo.ts); the sandbox: SQLite
  * (sandbox/src/ledger.ts); tests: memory (src/ledger/memory.ts). All run the same rules and keep the
  * same records (infra/docs/server.md#the-ledger); only the atomicity is theirs.
  */
+import type { PhotoForm } from '@trailsense/shared/uploads-wire';
 import type { CountOutcome, Hold, MonthState } from './rules';
+
+export type { PhotoForm } from '@trailsense/shared/uploads-wire';
 
 /** What a change to a month decides: the state to write (null: nothing to write) and its answer. */
 export interface MonthChange<T> {
@@ -22,11 +26,81 @@ export interface CountedObject {
   yearmo: string;
   /** The reservation its metadata names (of that month). */
   reservation: string;
-  /** The photo's fingerprint as the uploader computed it, when the object carried a well-formed one. */
+  /**
+   * The photo's fingerprint: as the uploader computed it, when the object carried a well-formed one
+   * (or as the function computed it from an original's stored bytes, when they were not the photo
+   * the metadata named: src/object-created/handler.ts).
+   */
   fingerprint: string | null;
+  /** How the photo travelled (its `photo_form`): a copy counts as an original does, once. */
+  form: PhotoForm;
   /** ISO 8601. */
   at: string;
 }
+
+/**
+ * What a ledger keeps of a photo a ranch has (by ranch and fingerprint). Every ledger derives it
+ * the same way (`countedPhoto`, `upgradedPhoto`; src/ledger/dynamo.ts with update expressions of
+ * the same effect). A record from before forms were kept has none: it is an original.
+ */
+export interface PhotoRecord {
+  /** `original` once any original of it was counted or upgraded it; never back to `copy`. */
+  form: PhotoForm;
+  /** `<bucket>/<key>` of the object it was last counted under, and when. */
+  key: string;
+  at: string;
+  /** The first copy counted of it. */
+  copyKey?: string;
+  /** The first original counted of it, or the original that upgraded its copy. */
+  originalKey?: string;
+  /** When an original upgraded it (it was counted as a copy first). */
+  upgradedAt?: string;
+}
+
+/** A photo's record once `object` was counted under it (`before`: its record, if the ranch had it). */
+export function countedPhoto(before: PhotoRecord | undefined, object: CountedObject): PhotoRecord {
+  const objectKey = `${object.bucket}/${object.key}`;
+  const form: PhotoForm = object.form === 'original' || before?.form === 'original' ? 'original' : 'copy';
+  const record: PhotoRecord = { ...before, form, key: objectKey, at: object.at };
+  if (object.form === 'copy') record.copyKey = before?.copyKey ?? objectKey;
+  else record.originalKey = before?.originalKey ?? objectKey;
+  return record;
+}
+
+/** A photo's record once `upgrade` upgraded its copy (`before` is a copy's). */
+export function upgradedPhoto(before: PhotoRecord, upgrade: PhotoUpgrade): PhotoRecord {
+  return { ...before, form: 'original', originalKey: `${upgrade.bucket}/${upgrade.key}`, upgradedAt: upgrade.at };
+}
+
+/**
+ * An original whose stored bytes hash to the fingerprint its metadata names, of a photo the ranch
+ * has only as a copy (src/object-created/handler.ts): it replaces nothing and counts nothing.
+ */
+export interface PhotoUpgrade {
+  bucket: string;
+  key: string;
+  ranchId: string;
+  /** The photo's fingerprint: the metadata's, and the stored bytes'. */
+  fingerprint: string;
+  /** The month the decision is recorded in (the current one: the object counts in none). */
+  yearmo: string;
+  /** ISO 8601. */
+  at: string;
+}
+
+/**
+ * What `upgradePhoto` decided:
+ * - `upgraded`: the ranch had the photo only as a copy; it has it as an original now (this
+ *   object), and nothing was counted;
+ * - `duplicate`: another delivery decided this object first (upgraded it, or counted it);
+ * - `not-a-copy`: nothing was recorded: the ranch has no such photo or has it as an original
+ *   already (another original came first), or the object was refused before. The object is then
+ *   decided as any original of a photo the ranch has: counted under its reservation, or refused.
+ */
+export type UpgradeOutcome = 'upgraded' | 'duplicate' | 'not-a-copy';
+
+/** How the ledger decided an object: counted in a month, an upgrade of a copy (kept, counted in none), or refused. */
+export type ObjectDecision = 'counted' | 'upgraded' | 'refused';
 
 /** Why the object-created function (or the sweep, `unprocessed`) removed an object. */
 export type RefusalReason =
@@ -76,8 +150,21 @@ export interface LedgerPort {
    * refused one, so no delivery can refuse (and delete) an object another counted.
    */
   countObject(object: CountedObject, change: (state: MonthState) => MonthChange<CountOutcome>): Promise<CountOutcome | 'duplicate'>;
-  /** Which of `fingerprints` the ranch has: photos counted under them, in any month, from any device. */
-  knownPhotos(ranchId: string, fingerprints: readonly string[]): Promise<Set<string>>;
+  /**
+   * Which of `fingerprints` the ranch has (photos counted under them, in any month, from any
+   * device), each with the form it has it in: `copy` while only copies of it were counted. Read
+   * as stored now (DynamoDB: a consistent read): the object-created function decides by it.
+   */
+  photoForms(ranchId: string, fingerprints: readonly string[]): Promise<Map<string, PhotoForm>>;
+  /**
+   * Records that an original (verified from its stored bytes) upgraded the ranch's copy of its
+   * photo, once, whatever the deliveries: atomically, the object is decided (it must not have
+   * been) and the photo's form goes from `copy` to `original` (it must be `copy`). Of two
+   * originals of one copy at once, or two deliveries of one, exactly one upgrades it.
+   */
+  upgradePhoto(upgrade: PhotoUpgrade): Promise<UpgradeOutcome>;
+  /** How the ledger decided the object, or null when it has not (yet). */
+  objectDecision(bucket: string, key: string): Promise<ObjectDecision | null>;
   /**
    * Which of these file sizes some photo of the ranch has (a fingerprint names its size): a file
    * of any other size cannot be a photo the ranch has, so the uploader lists it without reading it.

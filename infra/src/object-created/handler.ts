@@ -14,7 +14,9 @@
  * 3. the object's `ranchid` metadata (possibly RFC 2047-encoded) must name the key's ranch —
  *    else removed, `ranch-mismatch` (`malformed-metadata` when a value cannot be decoded). The
  *    key's ranch is the one IAM bound to the caller's token (infra/src/upload-access.ts); the
- *    metadata alone is whatever the caller sent;
+ *    metadata alone is whatever the caller sent. Its `photo_form` metadata, when present, must be
+ *    `copy` or `original` — else removed, `malformed-metadata` (absent: an original, from an
+ *    uploader before copies);
  * 4. the ranch must exist — else removed, `unknown-ranch`;
  * 5. the object's `reservation` metadata must name a reservation the uploads API granted to the
  *    key's ranch (src/uploads-api/handler.ts) — else removed, `no-reservation`: it was sent
@@ -23,7 +25,8 @@
  *    two may run at once: src/ledger/port.ts `countObject`), by src/ledger/rules.ts's `countUnder`
  *    in its reservation's month: a slot of a live reservation, or room left beside every live
  *    reservation for one that is retired — atomically. Counted (or already counted) → the object
- *    gets the `ranchid` tag, and its `fingerprint` metadata joins the ranch's photos; no room →
+ *    gets the `ranchid` tag, and its fingerprint joins the ranch's photos, in its form (a copy
+ *    counts as an original does; a photo the ranch has as an original stays one); no room →
  *    removed, `monthly-limit`; its month closed before it arrived → removed, `month-closed`. A
  *    second delivery of a refused object removes it again; none can count it.
  * An object already gone (removed since, or a redelivered event for a refused object) is skipped.
@@ -46,9 +49,9 @@
 import { decodeMetadataValue } from '@trailsense/shared/metadata-encoding';
 import { parseUploadKey } from '@trailsense/shared/object-key';
 import { ranchUploadCeiling } from '@trailsense/shared/quota';
-import { METADATA } from '@trailsense/shared/uploads-wire';
+import { METADATA, PHOTO_FORMS } from '@trailsense/shared/uploads-wire';
 import { FINGERPRINT_PATTERN } from '../ledger/port';
-import type { LedgerPort, RanchPort, RefusalReason } from '../ledger/port';
+import type { LedgerPort, PhotoForm, RanchPort, RefusalReason } from '../ledger/port';
 import { countingMonth, countUnder, reservationMonth } from '../ledger/rules';
 
 export type { LedgerPort, RanchPort, Refusal, RefusalReason } from '../ledger/port';
@@ -153,6 +156,13 @@ function decoded(value: string | undefined): string | null {
   }
 }
 
+/** The object's form by its `photo_form` metadata: an original without it (uploaders from before copies); null when it names neither form. */
+export function photoFormOf(value: string | undefined): PhotoForm | null {
+  if (value === undefined) return 'original';
+  const text = decoded(value);
+  return PHOTO_FORMS.find((form) => form === text) ?? null;
+}
+
 /** A stored content type as a JPEG's: `image/jpeg` or `image/jpg`, whatever the case, parameters aside. */
 export function isJpegContentType(contentType: string): boolean {
   return JPEG_CONTENT_TYPES.includes((contentType.split(';')[0] ?? '').trim().toLowerCase());
@@ -204,6 +214,8 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   const claimedRanchId = decoded(metadata['ranchid']);
   if (claimedRanchId === null) return refuse('malformed-metadata', parsed.ranchId);
   if (claimedRanchId !== parsed.ranchId) return refuse('ranch-mismatch', parsed.ranchId, claimedRanchId);
+  const form = photoFormOf(metadata[METADATA.form]);
+  if (form === null) return refuse('malformed-metadata', parsed.ranchId);
   const max = await deps.ranches.maxMonthlyUploads(parsed.ranchId);
   if (max === null) return refuse('unknown-ranch', parsed.ranchId);
   const reservation = metadata[METADATA.reservation] ?? '';
@@ -214,7 +226,7 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   const fingerprint = metadata[METADATA.fingerprint] ?? '';
   const ceiling = ranchUploadCeiling(max);
   const result = await deps.ledger.countObject(
-    { bucket, key, ranchId: parsed.ranchId, yearmo, reservation, fingerprint: FINGERPRINT_PATTERN.test(fingerprint) ? fingerprint : null, at },
+    { bucket, key, ranchId: parsed.ranchId, yearmo, reservation, fingerprint: FINGERPRINT_PATTERN.test(fingerprint) ? fingerprint : null, form, at },
     (state) => {
       const { next, outcome } = countUnder(state, { id: reservation, ceiling, now: now.getTime() });
       return { next, result: outcome };

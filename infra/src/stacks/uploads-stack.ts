@@ -14,9 +14,12 @@
  * The function (src/object-created/lambda.ts) is bundled by the repository's own esbuild, never in
  * Docker, and runs on every object created under public/ and private/. It reads the ranch table of
  * the product's back end (an existing table, by name) and writes the ledger: GetItem on the ranch
- * table, GetItem and PutItem on the ledger (src/ledger/dynamo.ts: a count is a TransactWriteItems
- * of Puts, which needs PutItem on each item), nothing else. Its decision lines carry the upload
- * counts as metrics (src/object-created/metrics.ts).
+ * table; GetItem, BatchGetItem (a photo's form), PutItem, UpdateItem, ConditionCheckItem and
+ * BatchWriteItem on the ledger (src/ledger/dynamo.ts: a count is a TransactWriteItems of Puts, an
+ * Update of its photo's item and a check, which need those actions on each item; an original's
+ * upgrade of a copy a Put and an Update), nothing else. It reads the uploads (HeadObject, ranged
+ * GetObject: an original is fingerprinted from its stored bytes). Its decision lines carry the
+ * upload counts as metrics (src/object-created/metrics.ts).
  *
  * Alarms (src/stacks/alarms.ts): the function's failure queue not empty, its errors and throttles,
  * the uploads API's 5xx rate and p99 latency.
@@ -61,7 +64,14 @@ export const UPLOAD_CORS = {
 } as const;
 
 /** The only actions the object-created function has on the ledger table, and on the ranch table. */
-export const OBJECT_CREATED_LEDGER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'] as const;
+export const OBJECT_CREATED_LEDGER_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:BatchWriteItem',
+] as const;
 export const OBJECT_CREATED_RANCH_ACTIONS = ['dynamodb:GetItem'] as const;
 
 /** The object-created function's entry; `handler` is exported there. */

@@ -11,14 +11,16 @@
  *   slots live reservations of other members hold (not the caller's own), `ceiling` the ranch's
  *   monthly ceiling.
  * - `POST /ranches/{ranchid}/reservations` with `{ fingerprints: [...], yearmo? }` →
- *   `{ reservation, yearmo, known, granted, expiresAt, lifetimeSeconds }`: which of the photos the
- *   ranch already has (`known`, from any device of any member), and slots for the others, in the
- *   order asked, as many as the ceiling allows (`granted`; maybe fewer, maybe none: then
- *   `reservation` is null). `yearmo`, when sent, must be the month photos count in now.
+ *   `{ reservation, yearmo, known, copies, granted, expiresAt, lifetimeSeconds }`: which of the
+ *   photos the ranch already has (`known`, from any device of any member, as a copy or an
+ *   original), which of those it has only as smaller copies (`copies`: their originals are sent
+ *   without a slot and counted in no month, src/object-created/handler.ts), and slots for the
+ *   others, in the order asked, as many as the ceiling allows (`granted`; maybe fewer, maybe none:
+ *   then `reservation` is null). `yearmo`, when sent, must be the month photos count in now.
  * - `POST /ranches/{ranchid}/photo-lookups` with `{ fingerprints?: [...], sizes?: [...] }` →
- *   `{ known, knownSizes }`: which of the photos the ranch already has, and which file sizes any of
- *   its photos has (a file of another size cannot be one), reserving nothing: the uploader asks
- *   while it checks a card.
+ *   `{ known, copies, knownSizes }`: which of the photos the ranch already has (and which of
+ *   them only as copies), and which file sizes any of its photos has (a file of another size
+ *   cannot be one), reserving nothing: the uploader asks while it checks a card.
  * - `POST /ranches/{ranchid}/reservations/{id}/renew` → `{ reservation, expiresAt }`; 410 once
  *   expired, or when it would outlive its limit (2 hours after its grant, or its month's end: its
  *   unused slots go back, and the uploader asks again).
@@ -33,7 +35,7 @@
 import { ranchUploadCeiling } from '@trailsense/shared/quota';
 import type { PhotoLookupResponse, ReservationResponse, UploadMetrics } from '@trailsense/shared/uploads-wire';
 import { FINGERPRINT_PATTERN } from '../ledger/port';
-import type { LedgerPort, RanchPort } from '../ledger/port';
+import type { LedgerPort, PhotoForm, RanchPort } from '../ledger/port';
 import {
   grant,
   liveSlotsOfOthers,
@@ -128,6 +130,11 @@ function parseSizes(value: unknown): number[] {
   return [...new Set(value as number[])];
 }
 
+/** Of `fingerprints` (in the order asked), those the ranch has, and of them those it has only as copies. */
+function knownAndCopies(fingerprints: readonly string[], forms: ReadonlyMap<string, PhotoForm>): { known: string[]; copies: string[] } {
+  return { known: fingerprints.filter((f) => forms.has(f)), copies: fingerprints.filter((f) => forms.get(f) === 'copy') };
+}
+
 const GRANT_REFUSALS: Record<GrantRefusal, string> = {
   'member-holds': `You have ${MAX_LIVE_HOLDS_PER_MEMBER} upload reservations open, the most one member may hold: finish or stop an upload, or wait for them to lapse (15 minutes), then try again`,
   'ranch-holds': 'Too many uploads are under way for this ranch at once: try again in a few minutes',
@@ -175,11 +182,11 @@ async function route(request: UploadsApiRequest, deps: UploadsApiDeps): Promise<
     }
     const fingerprints = body['fingerprints'] === undefined ? [] : parseFingerprints(body['fingerprints']);
     const sizes = body['sizes'] === undefined ? [] : parseSizes(body['sizes']);
-    const [known, knownSizes] = await Promise.all([
-      fingerprints.length > 0 ? deps.ledger.knownPhotos(ranchId, fingerprints) : new Set<string>(),
+    const [forms, knownSizes] = await Promise.all([
+      fingerprints.length > 0 ? deps.ledger.photoForms(ranchId, fingerprints) : new Map<string, PhotoForm>(),
       sizes.length > 0 ? deps.ledger.knownSizes(ranchId, sizes) : new Set<number>(),
     ]);
-    const answer: PhotoLookupResponse = { known: fingerprints.filter((f) => known.has(f)), knownSizes: sizes.filter((s) => knownSizes.has(s)) };
+    const answer: PhotoLookupResponse = { ...knownAndCopies(fingerprints, forms), knownSizes: sizes.filter((s) => knownSizes.has(s)) };
     return { status: 200, body: answer };
   }
 
@@ -205,8 +212,10 @@ async function route(request: UploadsApiRequest, deps: UploadsApiDeps): Promise<
     const body = parseBody(request.body);
     const fingerprints = parseFingerprints(body['fingerprints']);
     checkMonth(body['yearmo'], month);
-    const known = await deps.ledger.knownPhotos(ranchId, fingerprints);
-    const asked = fingerprints.filter((f) => !known.has(f));
+    const forms = await deps.ledger.photoForms(ranchId, fingerprints);
+    // A photo the ranch has, as a copy or an original, is never given a slot: its original, if
+    // it was a copy, is sent without one (an upgrade, src/object-created/handler.ts).
+    const asked = fingerprints.filter((f) => !forms.has(f));
     const newId = reservationId(month, deps.newId());
     const at = now.getTime();
     const owner = request.caller.sub;
@@ -222,7 +231,7 @@ async function route(request: UploadsApiRequest, deps: UploadsApiDeps): Promise<
     const answer: ReservationAnswer = {
       reservation: granted > 0 ? newId : null,
       yearmo: month,
-      known: fingerprints.filter((f) => known.has(f)),
+      ...knownAndCopies(fingerprints, forms),
       granted: asked.slice(0, granted),
       expiresAt: granted > 0 ? new Date(at + RESERVATION_LIFETIME_MS).toISOString() : null,
       lifetimeSeconds: RESERVATION_LIFETIME_MS / 1000,

@@ -1,10 +1,11 @@
 /**
  * A small in-memory DynamoDB for the ledger's tests and benchmark (src/ledger/dynamo.ts): a
  * `CommandSender` that interprets the commands the adapter sends — GetItem, PutItem with the
- * ledger's three condition forms, TransactWriteItems of conditional Puts and ConditionChecks (all
- * or nothing, cancellation reasons in item order), BatchGetItem and BatchWriteItem — and refuses
- * what DynamoDB refuses that the ledger could meet (an item over 400 KB, two operations on one item
- * in a transaction). It can lose races, cancel transactions for conflicts and leave keys
+ * ledger's condition forms, TransactWriteItems of conditional Puts, Updates (`SET` of values and
+ * `if_not_exists`) and ConditionChecks (all or nothing, cancellation reasons in item order),
+ * BatchGetItem and BatchWriteItem — and refuses what DynamoDB refuses that the ledger could meet
+ * (an item over 400 KB, two operations on one item in a transaction, an expression name or value
+ * that no expression uses). It can lose races, cancel transactions for conflicts and leave keys
  * unprocessed, which an independent engine cannot be made to do on demand. The same tests also run
  * on DynamoDB Local (support/dynamodb-local.ts), so a difference between the two shows up as a
  * failing test.
@@ -18,7 +19,7 @@ import {
   TransactionCanceledException,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { AttributeValue, CancellationReason, ConditionCheck, Put } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, CancellationReason, ConditionCheck, Put, Update } from '@aws-sdk/client-dynamodb';
 import type { CommandSender } from '../../src/ledger/dynamo';
 import { monthFromItem } from '../../src/ledger/dynamo';
 import type { MonthState } from '../../src/ledger/rules';
@@ -55,10 +56,29 @@ export function itemBytes(item: Item): number {
 
 /** The fake knows the condition forms by their text: their names must be the ones it knows. */
 function sameNames(names: Record<string, string>, expected: Record<string, string>) {
-  if (JSON.stringify(names) !== JSON.stringify(expected)) throw new Error(`fake: names ${JSON.stringify(names)}, not ${JSON.stringify(expected)}`);
+  const sorted = (n: Record<string, string>) => JSON.stringify(Object.entries(n).sort(([a], [b]) => a.localeCompare(b)));
+  if (sorted(names) !== sorted(expected)) throw new Error(`fake: names ${JSON.stringify(names)}, not ${JSON.stringify(expected)}`);
 }
 
-type Conditional = Pick<Put, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
+type Conditional = Pick<Put, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> & { UpdateExpression?: string };
+
+/** DynamoDB refuses a request naming an expression attribute name or value that none of its expressions uses. */
+function checkUsed(write: Conditional) {
+  const text = `${write.ConditionExpression ?? ''} ${write.UpdateExpression ?? ''}`;
+  const used = (token: string) => new RegExp(`${token}(?![\\w])`).test(text);
+  for (const name of Object.keys(write.ExpressionAttributeNames ?? {})) {
+    if (!used(name)) throw validation(`Value provided in ExpressionAttributeNames unused in expressions: keys: {${name}}`);
+  }
+  for (const value of Object.keys(write.ExpressionAttributeValues ?? {})) {
+    if (!used(value)) throw validation(`Value provided in ExpressionAttributeValues unused in expressions: keys: {${value}}`);
+  }
+}
+
+/** The names a condition's text uses, of `names` (an Update's names serve its update expression too). */
+function conditionNames(write: Conditional): Record<string, string> {
+  const names = write.ExpressionAttributeNames ?? {};
+  return Object.fromEntries(Object.entries(names).filter(([token]) => new RegExp(`${token}(?![\\w])`).test(write.ConditionExpression ?? '')));
+}
 
 /** One DynamoDB table in memory, for the commands the ledger sends. */
 export class FakeDynamo implements CommandSender {
@@ -97,27 +117,32 @@ export class FakeDynamo implements CommandSender {
     if (command instanceof PutItemCommand) {
       this.checkTable(command.input.TableName);
       this.checkSize(command.input.Item!);
+      checkUsed(command.input);
       if (!this.passes(command.input.Item!, command.input)) throw conditionFailed();
       this.store(command.input.Item!);
       return {};
     }
     if (command instanceof TransactWriteItemsCommand) {
-      const entries = (command.input.TransactItems ?? []).map((entry): { key: Item; put?: Put; check?: ConditionCheck } => {
+      const entries = (command.input.TransactItems ?? []).map((entry): { key: Item; put?: Put; update?: Update; check?: ConditionCheck } => {
         if (entry.Put && Object.keys(entry).length === 1) return { key: entry.Put.Item!, put: entry.Put };
+        if (entry.Update && Object.keys(entry).length === 1) return { key: entry.Update.Key!, update: entry.Update };
         if (entry.ConditionCheck && Object.keys(entry).length === 1) return { key: entry.ConditionCheck.Key!, check: entry.ConditionCheck };
-        throw new Error(`fake: only Puts and ConditionChecks, not ${Object.keys(entry).join()}`);
+        throw new Error(`fake: only Puts, Updates and ConditionChecks, not ${Object.keys(entry).join()}`);
       });
       if (entries.length > 100) throw validation('Member must have length less than or equal to 100');
       if (new Set(entries.map((e) => keyOf(e.key))).size !== entries.length) {
         throw validation('Transaction request cannot include multiple operations on one item');
       }
-      for (const e of entries) {
-        this.checkTable(e.put?.TableName ?? e.check?.TableName);
-        if (e.put) this.checkSize(e.put.Item!);
-      }
-      const codes = entries.map((e) => (this.passes(e.key, (e.put ?? e.check)!) ? 'None' : 'ConditionalCheckFailed'));
+      const writes = entries.map((e) => {
+        this.checkTable(e.put?.TableName ?? e.update?.TableName ?? e.check?.TableName);
+        checkUsed((e.put ?? e.update ?? e.check)!);
+        const item = e.put?.Item ?? (e.update ? this.updated(e.update) : undefined);
+        if (item) this.checkSize(item);
+        return item;
+      });
+      const codes = entries.map((e) => (this.passes(e.key, (e.put ?? e.update ?? e.check)!) ? 'None' : 'ConditionalCheckFailed'));
       if (codes.some((c) => c !== 'None')) throw cancelled(codes);
-      for (const e of entries) if (e.put) this.store(e.put.Item!);
+      for (const item of writes) if (item) this.store(item);
       return {};
     }
     if (command instanceof BatchGetItemCommand) {
@@ -150,10 +175,32 @@ export class FakeDynamo implements CommandSender {
     if (itemBytes(item) > MAX_ITEM_BYTES) throw validation('Item size has exceeded the maximum allowed size');
   }
 
-  /** The condition forms the ledger writes: the item is new; its version is the one read; it exists without a version. */
+  /**
+   * The item an Update makes: `SET` clauses of `#name = :value` and `#name = if_not_exists(#name,
+   * :value)` (the forms the ledger writes), on the item as stored or a new one of its key.
+   */
+  private updated(update: Update): Item {
+    const item = structuredClone(this.items.get(keyOf(update.Key)) ?? update.Key!);
+    const names = update.ExpressionAttributeNames ?? {};
+    const values = update.ExpressionAttributeValues ?? {};
+    const set = /^SET (.+)$/.exec(update.UpdateExpression ?? '');
+    if (!set) throw new Error(`fake: unknown update ${update.UpdateExpression}`);
+    for (const clause of set[1]!.split(/,\s*(?![^(]*\))/)) {
+      const m = /^(#\w+) = (?:(:\w+)|if_not_exists\((#\w+), (:\w+)\))$/.exec(clause.trim());
+      const name = m && names[m[1]!];
+      if (!m || !name || (m[3] !== undefined && m[3] !== m[1])) throw new Error(`fake: unknown update clause ${clause}`);
+      const value = values[(m[2] ?? m[4])!];
+      if (!value) throw validation(`An expression attribute value used in expression is not defined: ${m[2] ?? m[4]}`);
+      if (m[2] !== undefined || item[name] === undefined) item[name] = value;
+    }
+    return item;
+  }
+
+  /** The condition forms the ledger writes: the item is new; its version is the one read; it exists without a version; a photo's form. */
   private passes(key: Item, write: Conditional): boolean {
     const existing = this.items.get(keyOf(key));
-    const names = write.ExpressionAttributeNames ?? {};
+    const names = conditionNames(write);
+    const copy = write.ExpressionAttributeValues?.[':copy']?.S;
     switch (write.ConditionExpression) {
       case undefined:
         return true;
@@ -166,6 +213,12 @@ export class FakeDynamo implements CommandSender {
       case 'attribute_exists(#pk) AND attribute_not_exists(#version)':
         sameNames(names, { '#pk': 'pk', '#version': 'version' });
         return existing !== undefined && existing['version'] === undefined;
+      case 'attribute_not_exists(#pk) OR #form = :copy':
+        sameNames(names, { '#pk': 'pk', '#form': 'form' });
+        return existing === undefined || (copy !== undefined && existing['form']?.S === copy);
+      case '#form = :copy':
+        sameNames(names, { '#form': 'form' });
+        return copy !== undefined && existing?.['form']?.S === copy;
       default:
         throw new Error(`fake: unknown condition ${write.ConditionExpression}`);
     }
