@@ -678,6 +678,7 @@ describe('the ledger on the fake, with races lost, conflicts and unprocessed key
           contentType: 'image/jpg',
         }),
         firstBytes: async () => new Uint8Array([0xff, 0xd8, 0xff]),
+        range: async () => null,
         putRanchTag: async () => {},
         remove: async () => {},
       },

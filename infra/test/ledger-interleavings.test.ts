@@ -141,6 +141,7 @@ async function runCase(engine: LedgerEngine, s: fc.Scheduler, ops: readonly Op[]
                 return metadata ? { metadata, size: 204_800, contentType: 'image/jpg' } : null;
               },
               firstBytes: async (_b, k, count) => (bucket.has(k) ? new Uint8Array([0xff, 0xd8, 0xff]).subarray(0, count) : null),
+              range: async () => null,
               putRanchTag: async () => {},
               remove: async (_b, k) => {
                 if (bucket.delete(k)) removed.add(k);

@@ -90,6 +90,14 @@ class FakeWorld {
           const object = bucket === BUCKET ? this.objects.get(key) : undefined;
           return object ? object.content.body.subarray(0, count) : null;
         },
+        range: async (bucket, key, start, end) => {
+          const object = bucket === BUCKET ? this.objects.get(key) : undefined;
+          if (!object) return null;
+          // The stored bytes: the body, then zeros up to the size.
+          const bytes = new Uint8Array(object.content.size);
+          bytes.set(object.content.body.subarray(0, object.content.size));
+          return bytes.slice(start, end);
+        },
         putRanchTag: async (_bucket, key, ranchId) => {
           this.tagged.push(key);
           const object = this.objects.get(key);

@@ -1,8 +1,9 @@
 /**
  * The object-created function on the sandbox's S3 (s3.ts): production's own code,
  * `handleObjectCreated` of infra/src/object-created/handler.ts, run on every s3rver ObjectCreated
- * event with sandbox adapters — s3rver's store for the metadata, the first bytes, the `ranchid`
- * tag and deletes, and the upload ledger and ranches on SQLite (src/ledger.ts).
+ * event with sandbox adapters — s3rver's store for the metadata, ranged reads (the first bytes; an
+ * original's sampled ranges, which the function fingerprints to verify an upgrade of a copy), the
+ * `ranchid` tag and deletes, and the upload ledger and ranches on SQLite (src/ledger.ts).
  */
 import type S3rver from '@20minutes/s3rver';
 import { TaggingConfiguration } from '@20minutes/s3rver/lib/models/config';
@@ -21,6 +22,17 @@ export function taggingXml(tags: Record<string, string>): string {
     .map(([k, v]) => `<Tag><Key>${xmlEscape(k)}</Key><Value>${xmlEscape(v)}</Value></Tag>`)
     .join('');
   return `<Tagging><TagSet>${tagSet}</TagSet></Tagging>`;
+}
+
+/** The stored object's bytes [start, end) (fewer at its end), as a ranged GetObject reads them; null when there is no such object. */
+async function readRange(s3rver: S3rver, bucket: string, key: string, start: number, end: number): Promise<Uint8Array | null> {
+  const object = await s3rver.store.getObject(bucket, key, { start, end: end - 1 });
+  if (!object) return null;
+  // No content: an empty object (its range is not satisfiable).
+  if (!object.content) return new Uint8Array();
+  const chunks: Buffer[] = [];
+  for await (const chunk of object.content) chunks.push(Buffer.from(chunk));
+  return new Uint8Array(Buffer.concat(chunks).subarray(0, end - start));
 }
 
 export interface ObjectCreatedOptions {
@@ -49,15 +61,8 @@ export function objectCreatedDeps(s3rver: S3rver, opts: ObjectCreatedOptions): O
         const contentType = stored['content-type'];
         return { metadata: user, size: Number(stored['content-length'] ?? 0), contentType: typeof contentType === 'string' ? contentType : '' };
       },
-      async firstBytes(bucket, key, count) {
-        const object = await s3rver.store.getObject(bucket, key, { start: 0, end: count - 1 });
-        if (!object) return null;
-        // No content: an empty object (its range is not satisfiable).
-        if (!object.content) return new Uint8Array();
-        const chunks: Buffer[] = [];
-        for await (const chunk of object.content) chunks.push(Buffer.from(chunk));
-        return new Uint8Array(Buffer.concat(chunks).subarray(0, count));
-      },
+      firstBytes: (bucket, key, count) => readRange(s3rver, bucket, key, 0, count),
+      range: (bucket, key, start, end) => readRange(s3rver, bucket, key, start, end),
       async putRanchTag(bucket, key, ranchId) {
         await s3rver.store.putSubresource(bucket, key, TaggingConfiguration.validate(taggingXml({ [RANCH_OBJECT_TAG]: ranchId })));
       },

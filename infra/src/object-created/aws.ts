@@ -8,7 +8,12 @@ import type { CommandSender } from '../ledger/dynamo';
 import { RANCH_OBJECT_TAG } from '../upload-access';
 import type { ObjectPort } from './handler';
 
-/** S3: HeadObject (metadata, size, type), a ranged GetObject (the first bytes), PutObjectTagging, DeleteObject. */
+const isGone = (error: unknown) => {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
+};
+
+/** S3: HeadObject (metadata, size, type), ranged GetObjects (the first bytes, an original's samples), PutObjectTagging, DeleteObject. */
 export function s3Objects(client: CommandSender): ObjectPort {
   return {
     async head(bucket, key) {
@@ -35,6 +40,17 @@ export function s3Objects(client: CommandSender): ObjectPort {
         if (e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return null;
         // An empty object has no byte 0: 416, nothing to read.
         if (e.name === 'InvalidRange' || e.$metadata?.httpStatusCode === 416) return new Uint8Array();
+        throw error;
+      }
+    },
+    async range(bucket, key, start, end) {
+      try {
+        const answer = (await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=${start}-${end - 1}` }))) as GetObjectCommandOutput;
+        const bytes = answer.Body ? await answer.Body.transformToByteArray() : new Uint8Array();
+        // A server that ignores Range sends the whole object (no Content-Range): the range is cut from it.
+        return answer.ContentRange === undefined && bytes.length > end - start ? bytes.subarray(start, end) : bytes;
+      } catch (error) {
+        if (isGone(error)) return null;
         throw error;
       }
     },

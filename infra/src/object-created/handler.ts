@@ -18,10 +18,21 @@
  *    `copy` or `original` — else removed, `malformed-metadata` (absent: an original, from an
  *    uploader before copies);
  * 4. the ranch must exist — else removed, `unknown-ranch`;
- * 5. the object's `reservation` metadata must name a reservation the uploads API granted to the
+ * 5. an original (infra/docs/server.md#smaller-copies) whose well-formed `fingerprint` metadata
+ *    names a photo the ranch has only as a smaller copy (src/ledger/port.ts `photoForms`) is
+ *    fingerprinted from its stored bytes (its head's size, ranged GETs of the sampled ranges:
+ *    stored-fingerprint.ts). The bytes are that photo → the ledger records the upgrade
+ *    (`upgradePhoto`: once, whatever the deliveries, atomically against a count or another
+ *    upgrade): counted in no month, no reservation needed nor used, the object gets the `ranchid`
+ *    tag, decision `upgraded` (a second delivery: `duplicate`); the copy stays stored. Another
+ *    original of it came first (`not-a-copy`) → decided below as an original of a photo the
+ *    ranch has. The bytes are another photo → a new photo, by the fingerprint they have: decided
+ *    below, recorded under that fingerprint. No claim gets a photo stored uncounted;
+ * 6. the object's `reservation` metadata must name a reservation the uploads API granted to the
  *    key's ranch (src/uploads-api/handler.ts) — else removed, `no-reservation`: it was sent
- *    without asking;
- * 6. the ledger decides the object once, whatever the deliveries (S3 delivers at least once, and
+ *    without asking (an original of a photo the ranch has as an original too — unless the
+ *    ledger says this very object upgraded the copy: a second delivery, `duplicate`);
+ * 7. the ledger decides the object once, whatever the deliveries (S3 delivers at least once, and
  *    two may run at once: src/ledger/port.ts `countObject`), by src/ledger/rules.ts's `countUnder`
  *    in its reservation's month: a slot of a live reservation, or room left beside every live
  *    reservation for one that is retired — atomically. Counted (or already counted) → the object
@@ -53,6 +64,7 @@ import { METADATA, PHOTO_FORMS } from '@trailsense/shared/uploads-wire';
 import { FINGERPRINT_PATTERN } from '../ledger/port';
 import type { LedgerPort, PhotoForm, RanchPort, RefusalReason } from '../ledger/port';
 import { countingMonth, countUnder, reservationMonth } from '../ledger/rules';
+import { storedFingerprint } from './stored-fingerprint';
 
 export type { LedgerPort, RanchPort, Refusal, RefusalReason } from '../ledger/port';
 
@@ -97,6 +109,11 @@ export interface ObjectPort {
    * object is shorter, null when there is no such object.
    */
   firstBytes(bucket: string, key: string, count: number): Promise<Uint8Array | null>;
+  /**
+   * The object's bytes [start, end) (a ranged GetObject, `bytes=<start>-<end - 1>`; start < end ≤
+   * its size): null when there is no such object. An original's sampled ranges, to fingerprint it.
+   */
+  range(bucket: string, key: string, start: number, end: number): Promise<Uint8Array | null>;
   /** Sets the object's `ranchid` tag (infra/src/upload-access.ts RANCH_OBJECT_TAG). */
   putRanchTag(bucket: string, key: string, ranchId: string): Promise<void>;
   /** Deletes the object; deleting an absent object succeeds. */
@@ -116,6 +133,7 @@ export type Decision =
   | { decision: 'ignored'; eventName: string; bucket: string; key: string }
   | { decision: 'gone'; bucket: string; key: string }
   | { decision: 'counted' | 'duplicate'; bucket: string; key: string; ranchId: string; yearmo: string; slot?: 'reserved' | 'unreserved' }
+  | { decision: 'upgraded'; bucket: string; key: string; ranchId: string; yearmo: string; fingerprint: string }
   | { decision: 'refused'; bucket: string; key: string; ranchId: string | null; yearmo: string; reason: RefusalReason; claimedRanchId?: string }
   | { decision: 'failed'; bucket: string; key: string; error: string };
 
@@ -173,6 +191,39 @@ export function hasJpegMagic(bytes: Uint8Array): boolean {
   return JPEG_MAGIC.every((byte, i) => bytes[i] === byte);
 }
 
+/** What an original naming a photo the ranch has only as a copy turned out to be (`checkOriginal`). */
+type OriginalCheck =
+  | { kind: 'gone' }
+  | { kind: 'upgraded' }
+  | { kind: 'duplicate' }
+  /** To be decided as any object, as the photo `fingerprint`; `heldOriginal`: the ranch has that photo as an original. */
+  | { kind: 'photo'; fingerprint: string; heldOriginal: boolean };
+
+/**
+ * An original whose metadata names the well-formed fingerprint `claimed`: when the ranch has that
+ * photo only as a copy, its stored bytes are fingerprinted (ranged GETs of the sampled ranges),
+ * and only when they are that photo does the ledger record the upgrade — once, whatever the
+ * deliveries (src/ledger/port.ts `upgradePhoto`). Bytes of another photo make a new photo, by the
+ * fingerprint they have: no claim gets a photo stored uncounted.
+ */
+async function checkOriginal(
+  deps: ObjectCreatedDeps,
+  object: { bucket: string; key: string; ranchId: string; size: number; yearmo: string; at: string },
+  claimed: string,
+): Promise<OriginalCheck> {
+  const held = (await deps.ledger.photoForms(object.ranchId, [claimed])).get(claimed);
+  if (held !== 'copy') return { kind: 'photo', fingerprint: claimed, heldOriginal: held === 'original' };
+  const computed = await storedFingerprint(object.size, (r) => deps.objects.range(object.bucket, object.key, r.start, r.end));
+  if (computed === null) return { kind: 'gone' };
+  if (computed !== claimed) return { kind: 'photo', fingerprint: computed, heldOriginal: false };
+  const { bucket, key, ranchId, yearmo, at } = object;
+  const outcome = await deps.ledger.upgradePhoto({ bucket, key, ranchId, fingerprint: claimed, yearmo, at });
+  if (outcome === 'upgraded') return { kind: 'upgraded' };
+  if (outcome === 'duplicate') return { kind: 'duplicate' };
+  // Another original of it came first (or this object was refused before): decided as any original of a photo the ranch has.
+  return { kind: 'photo', fingerprint: claimed, heldOriginal: true };
+}
+
 async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps, log: (line: Decision) => void): Promise<void> {
   const bucket = record.s3.bucket.name;
   if (!record.eventName.startsWith('ObjectCreated:')) {
@@ -191,59 +242,66 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
     await deps.ledger.recordRefusal({ bucket, key, ranchId, yearmo, reason, at, ...extra });
     log({ decision: 'refused', bucket, key, ranchId, yearmo, reason, ...extra });
   };
+  const gone = () => log({ decision: 'gone', bucket, key });
 
   if (decodedKey === null) return refuse('malformed-key', null);
   const parsed = parseUploadKey(key);
   if (!parsed) return refuse('outside-layout', null);
+  const { ranchId } = parsed;
   const head = await deps.objects.head(bucket, key);
-  if (head === null) {
-    log({ decision: 'gone', bucket, key });
-    return;
-  }
-  if (head === 'unreadable') return refuse('unreadable', parsed.ranchId);
+  if (head === null) return gone();
+  if (head === 'unreadable') return refuse('unreadable', ranchId);
   // What the browser would never send is refused before the ledger is read.
-  if (head.size > MAX_OBJECT_BYTES) return refuse('too-large', parsed.ranchId);
-  if (!isJpegContentType(head.contentType) || head.size < JPEG_MAGIC.length) return refuse('not-jpeg', parsed.ranchId);
+  if (head.size > MAX_OBJECT_BYTES) return refuse('too-large', ranchId);
+  if (!isJpegContentType(head.contentType) || head.size < JPEG_MAGIC.length) return refuse('not-jpeg', ranchId);
   const first = await deps.objects.firstBytes(bucket, key, JPEG_MAGIC.length);
-  if (first === null) {
-    log({ decision: 'gone', bucket, key });
-    return;
-  }
-  if (!hasJpegMagic(first)) return refuse('not-jpeg', parsed.ranchId);
+  if (first === null) return gone();
+  if (!hasJpegMagic(first)) return refuse('not-jpeg', ranchId);
   const { metadata } = head;
   const claimedRanchId = decoded(metadata['ranchid']);
-  if (claimedRanchId === null) return refuse('malformed-metadata', parsed.ranchId);
-  if (claimedRanchId !== parsed.ranchId) return refuse('ranch-mismatch', parsed.ranchId, claimedRanchId);
+  if (claimedRanchId === null) return refuse('malformed-metadata', ranchId);
+  if (claimedRanchId !== ranchId) return refuse('ranch-mismatch', ranchId, claimedRanchId);
   const form = photoFormOf(metadata[METADATA.form]);
-  if (form === null) return refuse('malformed-metadata', parsed.ranchId);
-  const max = await deps.ranches.maxMonthlyUploads(parsed.ranchId);
-  if (max === null) return refuse('unknown-ranch', parsed.ranchId);
+  if (form === null) return refuse('malformed-metadata', ranchId);
+  const max = await deps.ranches.maxMonthlyUploads(ranchId);
+  if (max === null) return refuse('unknown-ranch', ranchId);
+  /** A kept object that counts nothing now: tagged again, or for the first time as an upgrade. */
+  const kept = async (line: { decision: 'duplicate' } | { decision: 'upgraded'; fingerprint: string }) => {
+    await deps.objects.putRanchTag(bucket, key, ranchId);
+    log({ ...line, bucket, key, ranchId, yearmo });
+  };
+
+  const claimed = metadata[METADATA.fingerprint] ?? '';
+  let fingerprint = FINGERPRINT_PATTERN.test(claimed) ? claimed : null;
+  let heldOriginal = false;
+  if (form === 'original' && fingerprint !== null) {
+    const original = await checkOriginal(deps, { bucket, key, ranchId, size: head.size, yearmo, at }, fingerprint);
+    if (original.kind === 'gone') return gone();
+    if (original.kind === 'upgraded') return kept({ decision: 'upgraded', fingerprint });
+    if (original.kind === 'duplicate') return kept({ decision: 'duplicate' });
+    ({ fingerprint, heldOriginal } = original);
+  }
   const reservation = metadata[METADATA.reservation] ?? '';
   const month = reservationMonth(reservation);
-  if (month === null) return refuse('no-reservation', parsed.ranchId);
+  if (month === null) {
+    // An original of a photo the ranch has as an original: refused, unless it is the one that
+    // upgraded the copy (a second delivery), which must not be removed.
+    const decided = heldOriginal ? await deps.ledger.objectDecision(bucket, key) : null;
+    if (decided === 'upgraded' || decided === 'counted') return kept({ decision: 'duplicate' });
+    return refuse('no-reservation', ranchId);
+  }
   // The photo counts in the month it was reserved in, whenever it arrives.
   yearmo = month;
-  const fingerprint = metadata[METADATA.fingerprint] ?? '';
   const ceiling = ranchUploadCeiling(max);
-  const result = await deps.ledger.countObject(
-    { bucket, key, ranchId: parsed.ranchId, yearmo, reservation, fingerprint: FINGERPRINT_PATTERN.test(fingerprint) ? fingerprint : null, form, at },
-    (state) => {
-      const { next, outcome } = countUnder(state, { id: reservation, ceiling, now: now.getTime() });
-      return { next, result: outcome };
-    },
-  );
-  if (result === 'over-limit') return refuse('monthly-limit', parsed.ranchId);
-  if (result === 'no-reservation') return refuse('no-reservation', parsed.ranchId);
-  if (result === 'month-closed') return refuse('month-closed', parsed.ranchId);
-  await deps.objects.putRanchTag(bucket, key, parsed.ranchId);
-  log({
-    decision: result === 'duplicate' ? 'duplicate' : 'counted',
-    bucket,
-    key,
-    ranchId: parsed.ranchId,
-    yearmo,
-    ...(result === 'duplicate' ? {} : { slot: result }),
+  const result = await deps.ledger.countObject({ bucket, key, ranchId, yearmo, reservation, fingerprint, form, at }, (state) => {
+    const { next, outcome } = countUnder(state, { id: reservation, ceiling, now: now.getTime() });
+    return { next, result: outcome };
   });
+  if (result === 'over-limit') return refuse('monthly-limit', ranchId);
+  if (result === 'no-reservation') return refuse('no-reservation', ranchId);
+  if (result === 'month-closed') return refuse('month-closed', ranchId);
+  await deps.objects.putRanchTag(bucket, key, ranchId);
+  log({ decision: result === 'duplicate' ? 'duplicate' : 'counted', bucket, key, ranchId, yearmo, ...(result === 'duplicate' ? {} : { slot: result }) });
 }
 
 /** Decides every record of an S3 event (see the file's comment); throws `ObjectCreatedFailure` if any failed. */

@@ -5,7 +5,7 @@
  * was removed), the ranch table, and a clock that each call may set on its own (two deliveries of
  * one event need not see the same time).
  */
-import type { LedgerPort } from '../../src/ledger/port';
+import type { LedgerPort, PhotoForm } from '../../src/ledger/port';
 import { encodeEventKey, handleObjectCreated } from '../../src/object-created/handler';
 import type { Decision, ObjectCreatedDeps } from '../../src/object-created/handler';
 import { handleUploadsApi } from '../../src/uploads-api/handler';
@@ -17,9 +17,29 @@ export const RANCH = 'cedar-creek';
 /** How a JPEG starts (the function reads the first three bytes). */
 const JPEG_START = new Uint8Array([0xff, 0xd8, 0xff, 0xe0]);
 
+/** The bytes of an object stored without its own: 200 KB starting as a JPEG. */
+const DEFAULT_BODY = new Uint8Array(204_800);
+DEFAULT_BODY.set(JPEG_START);
+
+/** An object in the world's bucket. */
+export interface WorldObject {
+  metadata: Record<string, string>;
+  tags: Record<string, string>;
+  /** Its content (default DEFAULT_BODY). */
+  bytes?: Uint8Array;
+}
+
+/** How a test stores an object besides its reservation and fingerprint. */
+export interface StoreOptions {
+  /** Its `photo_form` metadata (none: absent, as an uploader from before copies sends). */
+  form?: PhotoForm;
+  /** Its content (default: 200 KB starting as a JPEG). */
+  bytes?: Uint8Array;
+}
+
 export class UploadWorld {
   /** What the bucket holds, by key. */
-  readonly objects = new Map<string, { metadata: Record<string, string>; tags: Record<string, string> }>();
+  readonly objects = new Map<string, WorldObject>();
   /** Keys the function removed, in order. */
   readonly removed: string[] = [];
   readonly decisions: Decision[] = [];
@@ -54,9 +74,20 @@ export class UploadWorld {
     return res.body as { reservation: string | null; granted: string[]; known: string[]; yearmo: string };
   }
 
-  /** An object as the uploader stores it, under `reservation`. */
-  store(key: string, reservation: string, fingerprint?: string): void {
-    this.objects.set(key, { metadata: { ranchid: RANCH, reservation, ...(fingerprint ? { fingerprint } : {}) }, tags: {} });
+  /** An object as the uploader stores it, under `reservation`, with `photo_form` when `form` is given, and `bytes` for content. */
+  store(key: string, reservation: string, fingerprint?: string, options: StoreOptions = {}): void {
+    this.put(key, { reservation, ...(fingerprint ? { fingerprint } : {}) }, options);
+  }
+
+  /** An object sent without a reservation: as the uploader sends an original that upgrades a copy (or a crafted client anything). */
+  storeUnreserved(key: string, fingerprint: string, options: StoreOptions = {}): void {
+    this.put(key, { fingerprint }, options);
+  }
+
+  private put(key: string, metadata: Record<string, string>, options: StoreOptions): void {
+    const all: Record<string, string> = { ranchid: RANCH, ...metadata };
+    if (options.form) all['photo_form'] = options.form;
+    this.objects.set(key, { metadata: all, tags: {}, ...(options.bytes ? { bytes: options.bytes } : {}) });
   }
 
   objectDeps(at = this.now): ObjectCreatedDeps {
@@ -64,9 +95,16 @@ export class UploadWorld {
       objects: {
         head: async (_bucket, key) => {
           const object = this.objects.get(key);
-          return object ? { metadata: object.metadata, size: 204_800, contentType: 'image/jpg' } : null;
+          return object ? { metadata: object.metadata, size: (object.bytes ?? DEFAULT_BODY).length, contentType: 'image/jpg' } : null;
         },
-        firstBytes: async (_bucket, key, count) => (this.objects.has(key) ? JPEG_START.subarray(0, count) : null),
+        firstBytes: async (_bucket, key, count) => {
+          const object = this.objects.get(key);
+          return object ? (object.bytes ?? DEFAULT_BODY).slice(0, count) : null;
+        },
+        range: async (_bucket, key, start, end) => {
+          const object = this.objects.get(key);
+          return object ? (object.bytes ?? DEFAULT_BODY).slice(start, end) : null;
+        },
         putRanchTag: async (_bucket, key, ranchId) => {
           const object = this.objects.get(key);
           if (object) object.tags['ranchid'] = ranchId;
