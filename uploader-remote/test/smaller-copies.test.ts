@@ -98,13 +98,13 @@ describe('the estimates before Upload', () => {
   const rate = 375_000;
 
   it('shows both when the originals would take more than a few hours, and the summary’s time follows the choice', () => {
-    // 2,000 photos of 3.5 MB: 7 GB, 5 h 11 min at 3 Mbit/s; as copies 1.04 GB, 46 min.
+    // 2,000 photos of 3.5 MB: 7 GB, 5 h 11 min at 3 Mbit/s; as copies 0.5 GB, 22 min.
     const files = Array.from({ length: 2000 }, () => listed(3_500_000));
     const off = selectionFacts(files, now, rate, false);
-    expect(off.estimates).toBe('Originals: about 5 h 10 min · Smaller copies: about 46 min');
+    expect(off.estimates).toBe('Originals: about 5 h 10 min · Smaller copies: about 22 min');
     expect(off.summary).toMatch(/about 5 h 10 min at your recent speed$/);
     const on = selectionFacts(files, now, rate, true);
-    expect(on.summary).toMatch(/about 46 min at your recent speed$/);
+    expect(on.summary).toMatch(/about 22 min at your recent speed$/);
     expect(on.estimates).toBe(off.estimates);
   });
 

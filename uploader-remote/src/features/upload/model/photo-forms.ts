@@ -65,10 +65,12 @@ export function onRecord(input: {
 
 /**
  * What a copy is expected to weigh, in bytes, for the estimate before Upload: the mean copy of
- * the 3–5 MB test photos at COPY_LONG_EDGE and COPY_QUALITY (model/smaller-copy.ts,
- * docs/performance.md#smaller-copies). A photo smaller than that is sent as it is.
+ * the 3–5 MB test photos at COPY_LONG_EDGE and COPY_QUALITY (226 KB: model/smaller-copy.ts,
+ * docs/performance.md#smaller-copies), rounded up — a member's noisier photos may make larger
+ * copies, and an estimate that is a little long disappoints less. A photo smaller than that is
+ * sent as it is.
  */
-export const TYPICAL_COPY_BYTES = 520_000;
+export const TYPICAL_COPY_BYTES = 250_000;
 
 /**
  * How much faster a card goes as copies, for the choice's one line: 3–5 MB photos against their

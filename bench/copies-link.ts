@@ -1,0 +1,148 @@
+/**
+ * "Send smaller copies" over a slow link (docs/performance.md#smaller-copies): the real uploader
+ * (production builds, Chromium) against the sandbox behind its link emulator, at 3 Mbit/s with a
+ * 600 ms round trip (a satellite or rural DSL uplink) and at 20 Mbit/s with 80 ms, each sending
+ * realistic 3–5 MB photos (e2e/support/photos.ts: painted in Chromium, cached) as originals and as
+ * copies, in one run. Per row: photos per hour, bytes sent per photo, how busy the link was (bytes
+ * it carried / (capacity × time)), and the longest main-thread task while sending (PerformanceObserver
+ * 'longtask'). Goal: at least 6× the photos per hour with copies at 3 Mbit/s, the link ≥ 95 % busy.
+ *
+ * Needs `npm run build` first and the ports free (the sandbox's and 3000–3002). `npm run bench:copies-link`.
+ * BENCH_COPY_PHOTOS (default 24): photos sent as copies per link; originals send a quarter as many
+ * (each run about the same length). BENCH_COPY_LINKS (default `3:600,20:80`).
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from '@playwright/test';
+import { formatLink, parseLink, startSandbox } from '../sandbox/src/index';
+import type { LinkSpec } from '../sandbox/src/index';
+import { chromiumLaunchOptions } from '../e2e/support/chromium';
+import { realisticPhotos } from '../e2e/support/photos';
+import { startStack } from '../e2e/support/servers';
+import { accounts, startSignedIn } from '../e2e/support/session';
+import { chooseFiles } from './upload-page';
+import { printTable } from './table';
+
+const COPY_PHOTOS = Number(process.env.BENCH_COPY_PHOTOS ?? 24);
+const ORIGINAL_PHOTOS = Math.max(2, Math.round(COPY_PHOTOS / 4));
+const LINKS: LinkSpec[] = (process.env.BENCH_COPY_LINKS ?? '3:600,20:80').split(',').map((spec) => {
+  const parsed = parseLink(spec.trim());
+  if ('error' in parsed || !parsed.link) throw new Error(`BENCH_COPY_LINKS: ${'error' in parsed ? parsed.error : 'a link cannot be off here'}`);
+  return parsed.link;
+});
+
+/** The photos made this run's own (a random COM segment after SOI): the ranch has never seen them. */
+function ownPhotos(sources: readonly string[], dir: string): string[] {
+  fs.mkdirSync(dir, { recursive: true });
+  return sources.map((source, i) => {
+    const bytes = fs.readFileSync(source);
+    const text = Buffer.from(`bench ${crypto.randomUUID()}`, 'ascii');
+    const com = Buffer.from([0xff, 0xfe, (text.length + 2) >> 8, (text.length + 2) & 0xff]);
+    const file = path.join(dir, `IMG_${String(i + 1).padStart(4, '0')}.JPG`);
+    fs.writeFileSync(file, Buffer.concat([bytes.subarray(0, 2), com, text, bytes.subarray(2)]));
+    return file;
+  });
+}
+
+interface Run {
+  photos: number;
+  fileBytes: number;
+  /** Retries the batch's outcome event counted. */
+  retries: number;
+  seconds: number;
+  carried: number;
+  longestTaskMs: number;
+}
+
+/** Sends `files` as copies or originals in a fresh signed-in page; the time from Upload to 100 %, and the longest task meanwhile. */
+async function send(browser: Browser, shellUrl: string, files: string[], copies: boolean, carried: () => number): Promise<Run> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  let retries = 0;
+  page.on('request', (request) => {
+    const body = request.method() === 'POST' ? request.postData() : null;
+    if (!body?.includes('batchOutcome')) return;
+    for (const match of body.matchAll(/"retries":(\d+)/g)) retries += Number(match[1]);
+  });
+  try {
+    await page.addInitScript((on: boolean) => {
+      localStorage.setItem('trailsense:send-copies', JSON.stringify(on));
+      const w = window as unknown as { longest: number };
+      w.longest = 0;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) w.longest = Math.max(w.longest, entry.duration);
+      }).observe({ type: 'longtask', buffered: false });
+    }, copies);
+    await startSignedIn(page, accounts.subscriber);
+    await page.goto(`${shellUrl}/uploader`);
+    await page.getByText(/You have uploaded/).waitFor();
+    await chooseFiles(page, files);
+    await page.getByText(`Overall Progress: 0 of ${files.length} = 0%`).waitFor();
+    await page.getByText(/^Checking [\d,]+ files?…$/).waitFor({ state: 'hidden', timeout: 120_000 });
+    await page.evaluate(() => ((window as unknown as { longest: number }).longest = 0));
+    const before = carried();
+    const start = Date.now();
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.getByText(`Overall Progress: ${files.length} of ${files.length} = 100%`).waitFor({ timeout: 3_600_000 });
+    const seconds = (Date.now() - start) / 1000;
+    const longestTaskMs = await page.evaluate(() => (window as unknown as { longest: number }).longest);
+    const sent = carried() - before;
+    // The outcome event goes when the batch has ended, just after 100 %.
+    await page.waitForTimeout(1500);
+    return { photos: files.length, fileBytes: files.reduce((n, f) => n + fs.statSync(f).size, 0), retries, seconds, carried: sent, longestTaskMs };
+  } finally {
+    await context.close();
+  }
+}
+
+async function main() {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-copies-'));
+  const browser = await chromium.launch({ ...chromiumLaunchOptions(), args: [...(chromiumLaunchOptions().args ?? []), '--no-sandbox'] });
+  const sources = await realisticPhotos(COPY_PHOTOS, { firstSeed: 1001, browser });
+  const stack = await startStack(3000);
+  const rows: string[][] = [['link', 'sent as', 'photos', 'photos per hour', 'bytes per photo', 'link busy', 'retries', 'longest task', 'vs originals']];
+  try {
+    for (const link of LINKS) {
+      const sandbox = await startSandbox({ dataDir: path.join(work, 'sandbox'), reset: true, quiet: true, link });
+      try {
+        const capacity = (link.mbit * 1e6) / 8;
+        const runs: [string, Run][] = [];
+        for (const copies of [false, true]) {
+          const files = ownPhotos(copies ? sources : sources.slice(0, ORIGINAL_PHOTOS), path.join(work, `${link.mbit}-${copies}`));
+          runs.push([copies ? 'copies' : 'originals', await send(browser, stack.shellUrl, files, copies, () => sandbox.linkBytesSent())]);
+        }
+        const perHour = (r: Run) => (r.photos * 3600) / r.seconds;
+        const base = perHour(runs[0]![1]);
+        for (const [form, r] of runs) {
+          const busy = r.carried / (capacity * r.seconds);
+          rows.push([
+            formatLink(link),
+            form,
+            String(r.photos),
+            perHour(r).toFixed(0),
+            `${(r.carried / r.photos / 1e6).toFixed(2)} MB (files ${(r.fileBytes / r.photos / 1e6).toFixed(2)} MB)`,
+            `${(busy * 100).toFixed(1)} %`,
+            String(r.retries),
+            `${r.longestTaskMs.toFixed(0)} ms`,
+            form === 'copies' ? `${(perHour(r) / base).toFixed(1)}×` : '1×',
+          ]);
+        }
+      } finally {
+        await sandbox.stop();
+      }
+    }
+  } finally {
+    await browser.close();
+    await stack.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  console.log(`\nSmaller copies through the link emulator (${os.cpus().length} CPUs; photos painted, 3–5 MB; link busy = bytes carried / (capacity × time))\n`);
+  printTable(rows);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
