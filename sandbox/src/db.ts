@@ -55,6 +55,14 @@ const MIGRATIONS: readonly string[] = [
   // each object the ledger refused, with the outcome.
   `CREATE TABLE reservations (ranch_id TEXT NOT NULL, id TEXT NOT NULL, hold TEXT NOT NULL, PRIMARY KEY (ranch_id, id));
    CREATE TABLE refused_objects (bucket TEXT NOT NULL, key TEXT NOT NULL, outcome TEXT NOT NULL, PRIMARY KEY (bucket, key));`,
+  // Smaller copies (infra/src/ledger/port.ts): the form each photo is had in (a photo without a
+  // record is an original), the keys of its first copy and first original, and the originals that
+  // upgraded a copy without being counted. A database that made these tables before they were a
+  // migration keeps them.
+  `CREATE TABLE IF NOT EXISTS photo_records (ranch_id TEXT NOT NULL, fingerprint TEXT NOT NULL, form TEXT NOT NULL, key TEXT NOT NULL, at TEXT NOT NULL,
+     copy_key TEXT, original_key TEXT, upgraded_at TEXT, PRIMARY KEY (ranch_id, fingerprint));
+   CREATE TABLE IF NOT EXISTS upgraded_objects (bucket TEXT NOT NULL, key TEXT NOT NULL, ranch_id TEXT NOT NULL, fingerprint TEXT NOT NULL, yearmo TEXT NOT NULL,
+     at TEXT NOT NULL, PRIMARY KEY (bucket, key));`,
 ];
 
 /** How long a revoked token's id is kept: its refresh token's lifetime (30 days), after which it is dead anyway. */

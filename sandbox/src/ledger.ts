@@ -25,16 +25,6 @@ import type {
 } from '@trailsense/infra/ledger';
 import type { SandboxDb } from './db';
 
-/**
- * The photos' records and the upgrades, which the database's migrations (src/db.ts) do not have
- * yet: created here, once, when a ledger is opened on the database.
- */
-const PHOTO_TABLES = `
-  CREATE TABLE IF NOT EXISTS photo_records (ranch_id TEXT NOT NULL, fingerprint TEXT NOT NULL, form TEXT NOT NULL, key TEXT NOT NULL, at TEXT NOT NULL,
-    copy_key TEXT, original_key TEXT, upgraded_at TEXT, PRIMARY KEY (ranch_id, fingerprint));
-  CREATE TABLE IF NOT EXISTS upgraded_objects (bucket TEXT NOT NULL, key TEXT NOT NULL, ranch_id TEXT NOT NULL, fingerprint TEXT NOT NULL, yearmo TEXT NOT NULL,
-    at TEXT NOT NULL, PRIMARY KEY (bucket, key));`;
-
 interface PhotoRow {
   form: string;
   key: string;
@@ -44,9 +34,8 @@ interface PhotoRow {
   upgraded_at: string | null;
 }
 
-/** The photo records and upgrades of `db`, created if need be. */
+/** The photo records and upgrades of `db` (its migrations make their tables: src/db.ts). */
 function photoQueries(db: SandboxDb) {
-  db.raw.exec(PHOTO_TABLES);
   const stmt = {
     record: db.raw.prepare<[string, string], PhotoRow>(
       'SELECT form, key, at, copy_key, original_key, upgraded_at FROM photo_records WHERE ranch_id = ? AND fingerprint = ?',
