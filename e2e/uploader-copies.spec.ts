@@ -90,7 +90,7 @@ test('copies of several-MB photos arrive as JPEGs of at most 2,048 px with their
   await openUploader(page);
   await expect(copiesChoice(page)).not.toBeChecked();
   await copiesChoice(page).check();
-  await expect(page.getByText('About 7× faster. Photos are resized to 2,048 px; the originals stay on your card.')).toBeVisible();
+  await expect(page.getByText('About 10× faster. Photos are resized to 2,048 px; the originals stay on your card.')).toBeVisible();
   // Remembered on this browser.
   await page.reload();
   await expect(copiesChoice(page)).toBeChecked();

@@ -3,7 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { UserProvider, type SessionSource } from '@trailsense/shared';
 import { UploaderScreen } from '../src/features/upload/components/uploader-screen';
 import type { UploaderServices } from '../src/features/upload/services/uploader-services';
-import { fakeServices, photo } from './support/fake-services';
+import { storedPreferences } from '../src/features/upload/services/browser/uploader-preferences';
+import { fakeServices, mapStorage, photo } from './support/fake-services';
 import { giveListBoxItsHeight } from './support/layout';
 
 // The screen on jest's fake clock (the controller flushes progress every 200 ms).
@@ -101,6 +102,27 @@ describe('UploaderScreen', () => {
     ]);
     expect(await screen.findByText(/You have 13 remaining/)).toBeVisible();
     expect(screen.getByText('No files in the list.')).toBeVisible();
+  });
+
+  it('offers Send smaller copies, off by default and remembered; when the originals would take hours, shows both estimates and suggests it', async () => {
+    const prefs = storedPreferences(mapStorage());
+    // 1 byte a second measured before: 12 KB of photos is over 3 hours.
+    prefs.setRecentSpeed(1);
+    const { services } = fakeServices({ prefs });
+    const { user, input } = renderScreen(services);
+    await screen.findByText(/You have 15 remaining/);
+    const choice = screen.getByRole('checkbox', { name: 'Send smaller copies' });
+    expect(choice).not.toBeChecked();
+    expect(choice).toHaveAccessibleDescription('About 10× faster. Photos are resized to 2,048 px; the originals stay on your card.');
+    await user.upload(input(), [photo('a.jpg', 'a'.repeat(6000)), photo('b.jpg', 'b'.repeat(6000))]);
+    expect(await screen.findByTestId('copies-estimates')).toHaveTextContent(
+      'Originals: about 3 h 20 min · Smaller copies: about 3 h 20 minSending the originals would take hours at your recent speed. Tick “Send smaller copies” to send this card sooner.',
+    );
+    await user.click(choice);
+    expect(choice).toBeChecked();
+    expect(prefs.sendCopies()).toBe(true);
+    // The uploader never switches by itself; with the choice on, the suggestion goes.
+    expect(screen.getByTestId('copies-estimates')).toHaveTextContent(/^Originals: about 3 h 20 min · Smaller copies: about 3 h 20 min$/);
   });
 
   it('brings no <style> element and sets inline styles only on the virtual list (a Content-Security-Policy allows those)', async () => {

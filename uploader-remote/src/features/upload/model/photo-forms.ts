@@ -73,10 +73,12 @@ export function onRecord(input: {
 export const TYPICAL_COPY_BYTES = 250_000;
 
 /**
- * How much faster a card goes as copies, for the choice's one line: 3–5 MB photos against their
- * typical copy (docs/performance.md#smaller-copies), rounded down.
+ * How much faster a card goes as copies, for the choice's one line. Measured at 3 Mbit/s 600 ms:
+ * 15× the photos per hour on the generated 3–5 MB photos (bench/copies-link.ts,
+ * docs/performance.md#smaller-copies); said as 10×, because a member's photos carry more sensor
+ * noise than the generated ones and so make larger copies.
  */
-export const COPY_SPEEDUP = 7;
+export const COPY_SPEEDUP = 10;
 
 /** From how long (seconds) sending the originals is "more than a few hours": the uploader then shows both estimates and suggests copies. */
 export const SUGGEST_COPIES_AFTER_S = 3 * 3600;
