@@ -12,6 +12,7 @@ import path from 'node:path';
 import { expect, test, type Page } from './support/test';
 import { accounts, startSignedIn } from './support/session';
 import { photoExif, realisticPhotos } from './support/photos';
+import { sizeOfFingerprint } from '@trailsense/shared/uploads-wire';
 import { readExif } from '../uploader-remote/src/features/upload/services/files/exif';
 import { bucketDir, bucketObjects, newObjects, setPutStall, tempDir, uploadMetrics, type StoredObject } from './support/uploads';
 
@@ -80,13 +81,17 @@ test.afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('copies of several-MB photos arrive as JPEGs of at most 2,048 px with their capture time, counted once; the same card with copies off sends the originals, counted no more', async ({
+test('copies of several-MB photos arrive as upright JPEGs of at most 2,048 px with their capture time, counted once; the same card with copies off sends the originals, counted no more', async ({
   page,
   browser,
 }) => {
   test.setTimeout(180_000);
-  const seeds = [201, 202, 203];
-  const card = ownPhotos(await realisticPhotos(seeds.length, { firstSeed: seeds[0]!, browser }), path.join(dir, 'card'));
+  const seeds = [201, 202, 203, 204];
+  // The fourth was taken with the camera on its side: its EXIF says Orientation 6 (rotate 90°).
+  const upright = await realisticPhotos(3, { firstSeed: 201, browser });
+  const [sideways] = await realisticPhotos(1, { firstSeed: 204, orientation: 6, browser });
+  const card = ownPhotos([...upright, sideways!], path.join(dir, 'card'));
+  const sidewaysSize = fs.statSync(card[3]!).size;
   await openUploader(page);
   await expect(copiesChoice(page)).not.toBeChecked();
   await copiesChoice(page).check();
@@ -98,19 +103,23 @@ test('copies of several-MB photos arrive as JPEGs of at most 2,048 px with their
   const countedBefore = await counted(page);
 
   await chooseFiles(page, card);
-  await expect(progress(page)).toHaveText('Overall Progress: 0 of 3 = 0%', { timeout: 30_000 });
+  await expect(progress(page)).toHaveText('Overall Progress: 0 of 4 = 0%', { timeout: 30_000 });
   await uploadButton(page).click();
-  await expect(progress(page)).toHaveText('Overall Progress: 3 of 3 = 100%', { timeout: 60_000 });
+  await expect(progress(page)).toHaveText('Overall Progress: 4 of 4 = 100%', { timeout: 60_000 });
   const copies = newObjects(before);
-  expect(copies).toHaveLength(3);
+  expect(copies).toHaveLength(4);
   for (const object of copies) {
     expect(object.key).toMatch(new RegExp(`^public/${RANCH}/[0-9a-f-]+-copy\\.jpg$`));
     expect(object.metadata).toMatchObject({ 'x-amz-meta-photo_form': 'copy', 'x-amz-meta-camera_make': expect.any(String) });
     const body = bodyOf(object);
-    const original = fs.statSync(card[copies.indexOf(object)]!).size;
+    // The fingerprint names the original's size: which photo of the card this is a copy of.
+    const original = sizeOfFingerprint(object.metadata['x-amz-meta-fingerprint']!);
     expect([body[0], body[1], body[2]]).toEqual([0xff, 0xd8, 0xff]);
     const { width, height } = jpegSize(body);
     expect(Math.max(width, height)).toBe(2048);
+    // Upright: the sideways photo's copy stands (its pixels turned, its EXIF Orientation 1), the others lie.
+    if (original === sidewaysSize) expect(height).toBeGreaterThan(width);
+    else expect(width).toBeGreaterThan(height);
     expect(body.length).toBeLessThan(original / 3);
     // The copy's own EXIF (read as the uploader reads a photo's) carries the original's capture time and camera.
     const exif = await readExif(new Uint8Array(body.subarray(0, 64 * 1024)));
@@ -120,18 +129,18 @@ test('copies of several-MB photos arrive as JPEGs of at most 2,048 px with their
     expect(exif?.make).toBe(object.metadata['x-amz-meta-camera_make']);
   }
   // Counted once per photo, and each copy tagged by the object-created function.
-  await expect.poll(() => counted(page)).toBe(countedBefore + 3);
-  await expect.poll(() => newObjects(before).filter((o) => o.tagging?.includes(RANCH)).length).toBe(3);
+  await expect.poll(() => counted(page)).toBe(countedBefore + 4);
+  await expect.poll(() => newObjects(before).filter((o) => o.tagging?.includes(RANCH)).length).toBe(4);
 
   // The same card with copies off: the originals go, checked against the copies, not counted again.
   await copiesChoice(page).uncheck();
   await chooseFiles(page, card);
-  await expect(notice(page)).toHaveText('3 photos the ranch has as smaller copies: sent as originals, already counted.', { timeout: 30_000 });
+  await expect(notice(page)).toHaveText('4 photos the ranch has as smaller copies: sent as originals, already counted.', { timeout: 30_000 });
   await uploadButton(page).click();
-  await expect(progress(page)).toHaveText('Overall Progress: 3 of 3 = 100%', { timeout: 60_000 });
+  await expect(progress(page)).toHaveText('Overall Progress: 4 of 4 = 100%', { timeout: 60_000 });
   const all = newObjects(before);
   const originals = all.filter((o) => !o.key.endsWith('-copy.jpg'));
-  expect(originals).toHaveLength(3);
+  expect(originals).toHaveLength(4);
   for (const object of originals) {
     expect(object.metadata['x-amz-meta-photo_form']).toBe('original');
     expect(object.metadata['x-amz-meta-reservation']).toBeUndefined();
@@ -140,12 +149,12 @@ test('copies of several-MB photos arrive as JPEGs of at most 2,048 px with their
     expect(bodyOf(object).length).toBeGreaterThan(3_000_000);
   }
   // Kept (tagged), and the month did not move.
-  await expect.poll(() => newObjects(before).filter((o) => o.tagging?.includes(RANCH)).length).toBe(6);
-  expect(await counted(page)).toBe(countedBefore + 3);
+  await expect.poll(() => newObjects(before).filter((o) => o.tagging?.includes(RANCH)).length).toBe(8);
+  expect(await counted(page)).toBe(countedBefore + 4);
 
   // Once more: the ranch has the originals now.
   await chooseFiles(page, card);
-  await expect(notice(page)).toHaveText('3 files skipped: 3 already uploaded.', { timeout: 30_000 });
+  await expect(notice(page)).toHaveText('4 files skipped: 4 already uploaded.', { timeout: 30_000 });
 });
 
 test('a reload mid-batch with copies: the same card finishes it, each photo one copy, counted once', async ({ page, browser }) => {

@@ -19,6 +19,7 @@ import {
   writeJpegs,
   dropReservations,
   setRanchUsage,
+  type StoredObject,
 } from './support/uploads';
 
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
@@ -33,11 +34,15 @@ async function openUploader(page: Page, account: { email: string; password: stri
 /**
  * Cedar Creek's quota line as the server's data makes it: the seeded limit (the ranch's own max, its
  * member subscribed) and the month's count, the seeded baseline plus every cedar-creek object now
- * in the bucket (the sandbox counts one per stored object).
+ * in the bucket (the sandbox counts one per stored object) but the originals sent after their
+ * copies, which are not counted again (docs/product.md#smaller-copies): those carry no reservation.
  */
 function cedarCreekQuota(): string {
   const ranch = SEED_RANCHES.find((r) => r.id === 'cedar-creek')!;
-  const uploaded = ranch.countedThisMonth + bucketObjects().filter((o) => o.metadata['x-amz-meta-ranchid'] === ranch.id).length;
+  const counted = (o: StoredObject) =>
+    o.metadata['x-amz-meta-ranchid'] === ranch.id &&
+    !(o.metadata['x-amz-meta-photo_form'] === 'original' && o.metadata['x-amz-meta-reservation'] === undefined);
+  const uploaded = ranch.countedThisMonth + bucketObjects().filter(counted).length;
   const limit = ranch.maxMonthlyUploads;
   return `You have uploaded ${formatCount(uploaded)} images of your monthly limit of ${formatCount(limit)} images. You have ${formatCount(limit - uploaded)} remaining.`;
 }
