@@ -40,6 +40,33 @@ test('a page view records its vitals on its route: TTFB at once, LCP and CLS whe
   }
 });
 
+test('a route reached by a click records its own vitals under that route, as a soft navigation (Chromium 151+)', async ({ page }) => {
+  const since = await lastEventId();
+  await page.goto('/');
+  await untilMonitoring(since);
+  // A click that changes the address and paints: the browser's soft navigation, which web-vitals
+  // measures on its own (docs/monitoring.md#webvital).
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'About Us', exact: true }).click();
+  await expect(page).toHaveURL(/\/about$/);
+  await page.getByRole('heading', { level: 1 }).click();
+  // Leaving the page (hidden) reports what is left of each route.
+  await page.goto('/support');
+  await expect
+    .poll(
+      async () =>
+        (await eventsNamed('webVital', since)).filter((e) => e['route'] === '/about' && e['navigationType'] === 'soft-navigation').map((e) => e['metric']),
+      { timeout: 15_000 },
+    )
+    .toEqual(expect.arrayContaining(['LCP', 'CLS']));
+  const clicked = (await eventsNamed('webVital', since)).filter((e) => e['route'] === '/about');
+  // No TTFB for a soft navigation: it made no request of its own.
+  expect(clicked.map((e) => e['metric'])).not.toContain('TTFB');
+  // The landing page's own vitals stay its own.
+  const landing = (await eventsNamed('webVital', since)).filter((e) => e['route'] === '/');
+  expect(landing.map((e) => e['navigationType'])).not.toContain('soft-navigation');
+  expect(landing.map((e) => e['metric'])).toEqual(expect.arrayContaining(['TTFB', 'LCP']));
+});
+
 test('a signed-out visit to / sends its vitals through the collection route, without a token, as text/plain', async ({ page }) => {
   const since = await lastEventId();
   const beacon = page.waitForRequest((request) => request.url() === collectionRoute && request.method() === 'POST');

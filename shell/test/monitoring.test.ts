@@ -47,11 +47,16 @@ const leavePage = () => window.dispatchEvent(new Event('pagehide'));
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-/** web-vitals, faked: each metric reported once, as the library would. */
-function fakeVitals(metrics: VitalMetric[]) {
+/** web-vitals, faked: each metric reported once, as the library would; the options each was asked with. */
+function fakeVitals(metrics: (VitalMetric & { navigationURL?: string })[]) {
   let loads = 0;
-  const on = (name: string) => (report: (metric: VitalMetric) => void) => metrics.filter((m) => m.name === name).forEach(report);
+  const asked = new Map<string, unknown>();
+  const on = (name: string) => (report: (metric: VitalMetric) => void, options?: unknown) => {
+    asked.set(name, options);
+    metrics.filter((m) => m.name === name).forEach(report);
+  };
   return {
+    asked,
     loads: () => loads,
     load: async () => {
       loads++;
@@ -93,6 +98,33 @@ describe('startMonitoring', () => {
     expect(posted).toEqual([
       { name: 'webVital', metric: 'TTFB', value: 81, rating: 'good', route: '/login', navigationType: 'navigate' },
       { name: 'webVital', metric: 'LCP', value: 1500, rating: 'good', route: '/login', navigationType: 'navigate' },
+    ]);
+  });
+
+  it('records the vitals of a route reached by a click on that route, where the browser measures soft navigations', async () => {
+    const { start } = load();
+    const vitals = fakeVitals([
+      { name: 'TTFB', value: 80, rating: 'good', navigationType: 'navigate', navigationURL: 'https://trailsense.example/login/' },
+      { name: 'LCP', value: 1200, rating: 'good', navigationType: 'navigate', navigationURL: 'https://trailsense.example/login/' },
+      // After a click to /uploader: the browser says which address each metric is for.
+      { name: 'TTFB', value: 0, rating: 'good', navigationType: 'soft-navigation', navigationURL: 'https://trailsense.example/uploader' },
+      { name: 'LCP', value: 310, rating: 'good', navigationType: 'soft-navigation', navigationURL: 'https://trailsense.example/uploader' },
+      { name: 'CLS', value: 0.01234, rating: 'good', navigationType: 'soft-navigation', navigationURL: 'https://trailsense.example/uploader?x=1#y' },
+      { name: 'INP', value: 96, rating: 'good', navigationType: 'soft-navigation', navigationURL: 'https://trailsense.example/no/such/page' },
+    ]);
+    await start.startMonitoring(setup(withRate(1), vitals, { random: () => 0 }));
+    await settle();
+    leavePage();
+    expect(vitals.asked.get('LCP')).toEqual({ reportSoftNavs: true });
+    expect(vitals.asked.get('CLS')).toEqual({ reportSoftNavs: true });
+    expect(vitals.asked.get('INP')).toEqual({ reportSoftNavs: true });
+    expect(posted.map((e) => ('metric' in e ? [e.metric, e.route, e.navigationType] : null))).toEqual([
+      ['TTFB', '/login', 'navigate'],
+      // No TTFB for a soft navigation (no request of its own).
+      ['LCP', '/login', 'navigate'],
+      ['LCP', '/uploader', 'soft-navigation'],
+      ['CLS', '/uploader', 'soft-navigation'],
+      ['INP', '404', 'soft-navigation'],
     ]);
   });
 

@@ -28,6 +28,28 @@ export function routeOf(pathname: string): string {
   return findRoute(pathname)?.path ?? '404';
 }
 
+/**
+ * A metric as web-vitals reports it with `reportSoftNavs`: `navigationURL` is the address the
+ * metric is for — the landing page's, or a route reached by a click (a soft navigation) — which
+ * may no longer be the address shown when it is reported.
+ */
+export type RoutedMetric = VitalMetric & { navigationURL?: string };
+
+/** The route a metric is for: its own navigation's address, else the landing page's. */
+export function routeOfMetric(metric: RoutedMetric, landingPath: string): string {
+  if (!metric.navigationURL) return routeOf(landingPath);
+  try {
+    return routeOf(new URL(metric.navigationURL, 'http://page.invalid').pathname);
+  } catch {
+    return routeOf(landingPath);
+  }
+}
+
+/** web-vitals' report options: soft navigations measured too, where the browser can (docs/monitoring.md#webvital). */
+export const SOFT_NAVS = { reportSoftNavs: true } as const;
+
+type OnMetric = (report: (metric: RoutedMetric) => void, options?: typeof SOFT_NAVS) => void;
+
 export interface MonitoringSetup {
   config: RuntimeConfig;
   /** The address the page was loaded at: its vitals are this route's. */
@@ -37,7 +59,7 @@ export interface MonitoringSetup {
   random?: () => number;
   now?: () => number;
   /** Loads web-vitals (injected in tests). */
-  loadVitals?: () => Promise<Record<'onLCP' | 'onINP' | 'onCLS' | 'onTTFB', (report: (metric: VitalMetric) => void) => void>>;
+  loadVitals?: () => Promise<Record<'onLCP' | 'onINP' | 'onCLS' | 'onTTFB', OnMetric>>;
   /** Sends one batch to `url` (injected in tests; the browser's beacon or keepalive fetch). */
   transport?: (url: string) => BatchTransport;
 }
@@ -67,14 +89,18 @@ export async function startMonitoring(setup: MonitoringSetup): Promise<void> {
   });
 
   if (!sampledPageView(vitalsSampleRate(config.analytics), random)) return;
-  const route = routeOf(setup.landingPath);
   const vitals = await loadVitals();
-  const report = (metric: VitalMetric) => {
-    const event = webVitalEvent(metric, route);
+  const report = (metric: RoutedMetric) => {
+    // A soft navigation has no request of its own: web-vitals says 0, which is no measure.
+    if (metric.name === 'TTFB' && metric.navigationType === 'soft-navigation') return;
+    const event = webVitalEvent(metric, routeOfMetric(metric, setup.landingPath));
     if (event) sender.send(event);
   };
+  // The landing page's vitals, and each route a click reaches (soft navigations) where the browser
+  // measures them: Chromium 151+; elsewhere the landing page only. LCP, INP and CLS start again
+  // on each route; TTFB is the landing page's.
   vitals.onTTFB(report);
-  vitals.onLCP(report);
-  vitals.onCLS(report);
-  vitals.onINP(report);
+  vitals.onLCP(report, SOFT_NAVS);
+  vitals.onCLS(report, SOFT_NAVS);
+  vitals.onINP(report, SOFT_NAVS);
 }
