@@ -184,6 +184,46 @@ describe('the Monitoring stacks', () => {
     expect(template().findOutputs('AlarmTopicArn').AlarmTopicArn?.Value).toEqual({ Ref: topicId });
   });
 
+  it.each([
+    ['us-east-2', () => monitoring],
+    ['us-east-1', () => topicOnly],
+  ])('the topic in %s takes TLS publishes only, and still lets the environment’s alarms publish', (region, template) => {
+    const topicId = logicalId(template(), 'AWS::SNS::Topic');
+    const policies = Object.values(template().findResources('AWS::SNS::TopicPolicy')).map((p) => p.Properties);
+    expect(policies).toEqual([
+      {
+        Topics: [{ Ref: topicId }],
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Sid: 'AllowPublishThroughSSLOnly',
+              Effect: 'Deny',
+              Principal: '*',
+              Action: 'sns:Publish',
+              Resource: { Ref: topicId },
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            },
+            // A topic policy replaces SNS's default one, which is what let the account's alarms publish.
+            {
+              Sid: 'EnvironmentAlarmsPublish',
+              Effect: 'Allow',
+              Principal: { Service: 'cloudwatch.amazonaws.com' },
+              Action: 'sns:Publish',
+              Resource: { Ref: topicId },
+              Condition: {
+                StringEquals: { 'aws:SourceAccount': '123456789012' },
+                ArnLike: {
+                  'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:cloudwatch:${region}:123456789012:alarm:TrailSense-example-*`]] },
+                },
+              },
+            },
+          ],
+        },
+      },
+    ]);
+  });
+
   it('the us-east-1 stack has the topic alone, no dashboard', () => {
     topicOnly.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
   });

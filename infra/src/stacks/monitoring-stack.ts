@@ -17,6 +17,7 @@ import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import { Alarm, AlarmStatusWidget, AlarmWidget, Dashboard, GraphWidget, Metric, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
@@ -48,9 +49,29 @@ export class MonitoringStack extends Stack {
     super(scope, id, props);
     const { environmentName } = props;
 
-    // Not encrypted: CloudWatch cannot publish to a topic under SNS's AWS-managed key, and an
-    // alarm's message holds names and figures, nothing of a member.
-    this.topic = new Topic(this, 'AlarmTopic', { topicName: alarmTopicName(environmentName), displayName: `TrailSense ${environmentName} alarms` });
+    // Not encrypted at rest: CloudWatch cannot publish to a topic under SNS's AWS-managed key, and
+    // an alarm's message holds names and figures, nothing of a member. TLS-only publishes
+    // (enforceSSL: a topic policy denying aws:SecureTransport false; CloudWatch publishes over TLS).
+    this.topic = new Topic(this, 'AlarmTopic', {
+      topicName: alarmTopicName(environmentName),
+      displayName: `TrailSense ${environmentName} alarms`,
+      enforceSSL: true,
+    });
+    // A topic policy replaces SNS's default one, which let the account's CloudWatch alarms publish:
+    // without this statement enforceSSL would silence every alarm ("no resource-based policy allows").
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'EnvironmentAlarmsPublish',
+        effect: Effect.ALLOW,
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': this.account },
+          ArnLike: { 'aws:SourceArn': alarmArn(this, environmentName, '*') },
+        },
+      }),
+    );
     for (const email of props.emails) this.topic.addSubscription(new EmailSubscription(email));
     new CfnOutput(this, MONITORING_OUTPUTS.alarmTopicArn, {
       value: this.topic.topicArn,
