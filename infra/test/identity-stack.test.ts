@@ -9,6 +9,7 @@ import { PRINCIPAL_TAGS, RANCH_CLAIM, UPLOAD_ACTIONS, WRITABLE_KEY_PATTERNS } fr
 import { ANALYTICS_ACTIONS, IDENTITY_OUTPUTS, IdentityStack } from '../src/stacks/identity-stack';
 import { actionsOf, allStatements, exampleEnv, exampleEnvironment, isWildcardPrincipal, testApp } from './support/example';
 import type { Statement } from './support/example';
+import { nagFindings } from './support/nag';
 
 const environment = exampleEnvironment();
 const { settings, runtimeConfig } = environment;
@@ -23,9 +24,10 @@ const EXISTING = {
 let created: Template;
 let existingBoth: Template;
 let existingUserPool: Template;
+let app: ReturnType<typeof testApp>;
 
 beforeAll(() => {
-  const app = testApp();
+  app = testApp();
   const props = { env: exampleEnv(environment), uploadBucketName: bucket, analyticsStreamName: settings.analyticsStreamName };
   const stacks = {
     created: new IdentityStack(app, 'Identity', { ...props, settings }),
@@ -35,6 +37,10 @@ beforeAll(() => {
   created = Template.fromStack(stacks.created);
   existingBoth = Template.fromStack(stacks.existingBoth);
   existingUserPool = Template.fromStack(stacks.existingUserPool);
+});
+
+it('has no cdk-nag AwsSolutions finding left unacknowledged, in any of the three variants', () => {
+  expect(nagFindings(app)).toEqual([]);
 });
 
 /** The ARN (as the template writes it) of a key pattern in the upload bucket. */

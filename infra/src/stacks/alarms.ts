@@ -25,6 +25,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
+import { acknowledgeBasicExecutionRole } from './nag';
 import { FUNCTION_LOG_RETENTION } from './node-function';
 
 /** Where CloudFront's metrics are, hence its alarms and the topic they notify. */
@@ -202,7 +203,7 @@ export function distributionAlarm(scope: Construct, environmentName: string, par
   const spec: AlarmSpec = ALARM_SPECS.Distribution5xxRate;
   const name = alarmName(environmentName, id);
   const topicArn = alarmTopicArn(scope, environmentName, CLOUDFRONT_METRICS_REGION);
-  return new AwsCustomResource(scope, `${id}Alarm`, {
+  const resource = new AwsCustomResource(scope, `${id}Alarm`, {
     resourceType: 'Custom::CloudFrontAlarm',
     onUpdate: {
       service: 'CloudWatch',
@@ -242,4 +243,8 @@ export function distributionAlarm(scope: Construct, environmentName: string, par
     installLatestAwsSdk: false,
     logGroup: new LogGroup(scope, `${id}AlarmLogs`, { retention: FUNCTION_LOG_RETENTION, removalPolicy: RemovalPolicy.DESTROY }),
   });
+  // The custom resources' one function, a singleton of the stack.
+  const provider = Stack.of(scope).node.tryFindChild(`AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`);
+  if (provider) acknowledgeBasicExecutionRole(provider, "CDK's AwsCustomResource function");
+  return resource;
 }

@@ -53,6 +53,7 @@ import { RELEASES_PREFIX } from '../deploy/plan';
 import type { ShellRoutes } from '../hosting/shell-routes';
 import { httpsOrigin } from '../settings';
 import { distributionAlarm, HOSTED_APPS } from './alarms';
+import { acknowledge } from './nag';
 import type { HostedAppPart } from './alarms';
 
 /** The outputs every hosting stack has; the deploy command reads them (bucket to upload to, distribution to invalidate). */
@@ -136,6 +137,16 @@ export class StaticSite extends Construct {
       },
     });
     distributionAlarm(this, props.environmentName, props.part, this.distribution);
+    acknowledge(this.bucket, {
+      'AwsSolutions-S1':
+        'No server access logs: only its distribution reads it (origin access control) and only the deploy command writes it, which keeps a release record of every write.',
+    });
+    acknowledge(this.distribution, {
+      'AwsSolutions-CFR1': 'No geo restriction: public pages for members wherever they are.',
+      'AwsSolutions-CFR2':
+        'No WAF: static files served from the cache; a flood costs CloudFront requests, never a member their uploads (the uploads API, which can be starved, has its WAF: src/stacks/uploads-edge-stack.ts).',
+      'AwsSolutions-CFR3': "No access logs (infra/README.md, Not covered here): the 5xx-rate alarm and CloudFront's own metrics watch it.",
+    });
   }
 }
 

@@ -11,6 +11,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import type { BundlingOptions, NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { acknowledgeBasicExecutionRole } from './nag';
 
 /**
  * The Node runtime of this repository's Lambda functions: the newest Lambda offers that this CDK
@@ -49,7 +50,7 @@ export interface BundledFunctionProps extends Omit<
 
 /** A function bundled from `entry` (its `handler` export), with its log group `<id>Logs`. */
 export function bundledFunction(scope: Construct, id: string, props: BundledFunctionProps): NodejsFunction {
-  return new NodejsFunction(scope, id, {
+  const fn = new NodejsFunction(scope, id, {
     ...props,
     handler: 'handler',
     projectRoot: REPO_ROOT,
@@ -59,4 +60,6 @@ export function bundledFunction(scope: Construct, id: string, props: BundledFunc
     bundling: BUNDLING,
     logGroup: new LogGroup(scope, `${id}Logs`, { retention: FUNCTION_LOG_RETENTION, removalPolicy: RemovalPolicy.DESTROY }),
   });
+  acknowledgeBasicExecutionRole(fn, 'A bundled function of this repository');
+  return fn;
 }
