@@ -31,7 +31,10 @@ export interface Settings {
   /** The region of everything but CloudFront (global). */
   region: string;
   domains: Domains;
-  /** An ACM certificate in us-east-1 covering the three domains (CloudFront takes no other region). */
+  /**
+   * An ACM certificate in us-east-1 covering the three domains (CloudFront takes no other region),
+   * and `uploadsApi.domainName` when set: the uploads API's CloudFront distribution (the UploadsEdge stack) uses it too.
+   */
   certificateArn: string;
   /** The runtime config (`/config.json`) this environment serves, relative to the settings file. */
   runtimeConfig: string;
@@ -53,7 +56,10 @@ export interface Settings {
   analyticsStreamName: string;
   /** The origins (`https://host`) the browser uploads from: the upload bucket's CORS. */
   siteOrigins: string[];
-  /** The uploads API's custom domain; absent: the API is reached at its execute-api endpoint. */
+  /**
+   * The uploads API's custom domain, served by CloudFront with a WAF web ACL in front of the API
+   * (the UploadsEdge stack); absent: the API is reached at its execute-api endpoint, with no per-client limit.
+   */
   uploadsApi?: UploadsApiDomain;
   /** Who hears of the environment's alarms (docs/operations.md#alarms). */
   alarms: AlarmSettings;

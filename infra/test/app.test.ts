@@ -1,15 +1,21 @@
 /**
- * The whole app of an environment (src/app.ts): eight stacks named `TrailSense-<env>-<Part>` in the
- * settings' account and region (the us-east-1 alarm topic's in us-east-1), that reference no other stack (each deploys alone), pass
- * CloudFormation's resource-schema validation (strict: a schema error fails synth), and need
+ * The whole app of an environment (src/app.ts): nine stacks named `TrailSense-<env>-<Part>` in the
+ * settings' account and region (the uploads API's edge and the us-east-1 alarm topic in us-east-1),
+ * that reference no other stack (each deploys alone) but for the edge's one cross-region reference
+ * to the API's domain, pass CloudFormation's resource-schema validation (strict: a schema error
+ * fails synth) and cdk-nag's AwsSolutions pack with no unacknowledged finding (each deliberate one
+ * is acknowledged, with its reason, where its resource is built: src/stacks/nag.ts), and need
  * nothing from an AWS account. Bundling is skipped here (uploads-stack.test.ts bundles for real).
  */
 import fs from 'node:fs';
-import type { Stack } from 'aws-cdk-lib';
+import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildApp, STACK_PARTS, stackName, stackPartsIn, trailSenseApp } from '../src/app';
 import { SettingsError } from '../src/settings';
 import { allStatements, FIXTURE_ROUTES_FILE, isWildcardPrincipal } from './support/example';
+import { nagFindings } from './support/nag';
 
 const noBundling = () => trailSenseApp({ context: { 'aws:cdk:bundling-stacks': [] } });
 
@@ -18,39 +24,60 @@ let directory: string;
 const allStacks = (): Stack[] => Object.values(built.stacks);
 
 beforeAll(() => {
-  built = buildApp({ app: noBundling(), shellRoutesFile: FIXTURE_ROUTES_FILE });
+  const app = noBundling();
+  built = buildApp({ app, shellRoutesFile: FIXTURE_ROUTES_FILE });
+  // cdk-nag 3 is a validation plugin: synth runs its AwsSolutions pack over every stack of the app
+  // and fails (ValidationFailed, listing each finding and where) on any it was not told of.
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   directory = built.app.synth().directory;
 });
 
-it('builds the example environment by default, eight stacks named TrailSense-example-<Part>, in its account and region but the us-east-1 topic', () => {
+const EDGE_PARTS = new Set(['UploadsEdge', 'MonitoringUsEast1']);
+
+it('builds the example environment by default, nine stacks named TrailSense-example-<Part>, in its account and region but the edge and the topic in us-east-1', () => {
   const stacks = allStacks();
   expect(built.parts).toEqual([...STACK_PARTS]);
-  expect(stacks.map((stack) => stack.stackName)).toEqual(STACK_PARTS.map((part) => `TrailSense-example-${part}`));
+  expect(stacks.map((stack) => stack.stackName).sort()).toEqual(STACK_PARTS.map((part) => `TrailSense-example-${part}`).sort());
   expect(STACK_PARTS.map((part) => stackName('production', part))).toContain('TrailSense-production-UploaderRemote');
   for (const stack of stacks) {
-    // CloudFront's alarms notify a topic in us-east-1, where its metrics are.
-    const region = stack.stackName.endsWith('-MonitoringUsEast1') ? 'us-east-1' : 'us-east-2';
+    // CloudFront's alarms notify a topic in us-east-1, where its metrics are; a CLOUDFRONT web ACL lives there.
+    const region = EDGE_PARTS.has(stack.stackName.replace('TrailSense-example-', '')) ? 'us-east-1' : 'us-east-2';
     expect([stack.stackName, stack.account, stack.region]).toEqual([stack.stackName, '123456789012', region]);
   }
-  expect(Object.keys(built.buildTimes)).toEqual([...STACK_PARTS]);
+  expect(Object.keys(built.buildTimes).sort()).toEqual([...STACK_PARTS].sort());
 });
 
-it('needs no second alarm topic when the environment is in us-east-1 already', () => {
+it('needs no second alarm topic when the environment is in us-east-1 already, and no edge without the API’s custom domain', () => {
   expect(stackPartsIn('us-east-1')).toEqual(STACK_PARTS.filter((part) => part !== 'MonitoringUsEast1'));
   expect(stackPartsIn('eu-west-1')).toEqual([...STACK_PARTS]);
+  expect(stackPartsIn('eu-west-1', false)).toEqual(STACK_PARTS.filter((part) => part !== 'UploadsEdge'));
 });
 
-it('passes CloudFormation’s schema validation with no finding', () => {
+it('passes CloudFormation’s schema validation and cdk-nag’s AwsSolutions pack with no finding', () => {
+  // A plugin that finds nothing leaves no report; synth would have thrown on one that did.
   const report = JSON.parse(fs.readFileSync(`${directory}/validation-report.json`, 'utf8')) as { pluginReports?: { violations?: unknown[] }[] };
   expect((report.pluginReports ?? []).flatMap((r) => r.violations ?? [])).toEqual([]);
 });
 
-it('has stacks that reference no other stack, so each team deploys its own alone', () => {
+it('has no unacknowledged cdk-nag AwsSolutions finding, error or warning, in any stack', () => {
+  expect(nagFindings(built.app)).toEqual([]);
+  // And the pack does look: a topic without enforceSSL, as the alarm topic was, is a finding.
+  const bare = new Stack(new App(), 'Bare');
+  new Topic(bare, 'Topic');
+  expect(new AwsSolutionsChecks().validateScope(bare).violations.map((v) => v.ruleName)).toContain('AwsSolutions-SNS3');
+});
+
+it('has stacks that reference no other stack, so each team deploys its own alone — but the edge, which reads the API’s domain target', () => {
   for (const stack of allStacks()) {
     const json = JSON.stringify(Template.fromStack(stack).toJSON());
     expect(json).not.toContain('Fn::ImportValue');
-    expect(stack.dependencies).toEqual([]);
+    if (stack === built.stacks.uploadsEdge) expect(stack.dependencies).toEqual([built.stacks.uploads]);
+    else expect([stack.stackName, stack.dependencies]).toEqual([stack.stackName, []]);
   }
+  // Through CDK's cross-region reference (an SSM parameter in us-east-1, written by the Uploads stack).
+  const edge = Template.fromStack(built.stacks.uploadsEdge!);
+  edge.resourceCountIs('Custom::CrossRegionExportReader', 1);
+  Template.fromStack(built.stacks.uploads).resourceCountIs('Custom::CrossRegionExportWriter', 1);
 });
 
 it('runs every Node Lambda function of every stack on Node 24, ours and those CDK adds', () => {

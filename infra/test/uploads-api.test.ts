@@ -14,11 +14,14 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import {
   EVENTS_FUNCTION_ACTIONS,
   EVENTS_ROUTE,
+  EVENTS_RESERVED_CONCURRENCY,
   EVENTS_ROUTE_THROTTLE,
   UPLOADS_API_ACCESS_LOG,
   UPLOADS_API_LEDGER_ACTIONS,
   UPLOADS_API_OUTPUTS,
   UPLOADS_API_RANCH_ACTIONS,
+  UPLOADS_API_RESERVED_CONCURRENCY,
+  UPLOADS_API_ROUTE_THROTTLE,
   UPLOADS_API_ROUTES,
   UPLOADS_API_THROTTLE,
   userPoolIssuer,
@@ -27,6 +30,7 @@ import { UploadsStack, uploadsStackProps } from '../src/stacks/uploads-stack';
 import type { UploadsStackProps } from '../src/stacks/uploads-stack';
 import { actionsOf, allStatements, exampleEnv, exampleEnvironment, isWildcardPrincipal, testApp } from './support/example';
 import type { Statement } from './support/example';
+import { nagFindings } from './support/nag';
 
 const environment = exampleEnvironment();
 const { settings, runtimeConfig } = environment;
@@ -41,6 +45,7 @@ let template: Template;
 let outdir: string;
 /** The same stack without the custom domain (not bundled). */
 let withoutDomain: Template;
+let withoutDomainStack: UploadsStack;
 
 beforeAll(() => {
   const app = testApp();
@@ -48,7 +53,8 @@ beforeAll(() => {
   template = Template.fromStack(stack);
   outdir = app.outdir;
   const unbundled = new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [] } });
-  withoutDomain = Template.fromStack(new UploadsStack(unbundled, 'UploadsWithoutDomain', { ...props(), uploadsApiDomain: undefined }));
+  withoutDomainStack = new UploadsStack(unbundled, 'UploadsWithoutDomain', { ...props(), uploadsApiDomain: undefined });
+  withoutDomain = Template.fromStack(withoutDomainStack);
 });
 
 const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
@@ -129,8 +135,37 @@ describe('the HTTP API', () => {
       AutoDeploy: true,
       DefaultRouteSettings: { ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 },
     });
-    // The collection route alone has a throttle of its own, lower.
-    expect(stages[0]!.Properties.RouteSettings).toEqual({ [EVENTS_ROUTE_KEY]: { ThrottlingBurstLimit: 50, ThrottlingRateLimit: 25 } });
+  });
+
+  it('throttles each route on its own, so a flood of one leaves the others their budget; the collection route lower', () => {
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
+    expect(UPLOADS_API_ROUTE_THROTTLE).toEqual({ rateLimit: 20, burstLimit: 40 });
+    const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => (r.Properties as { RouteKey: string }).RouteKey);
+    expect(Object.keys(stage.Properties.RouteSettings as object).sort()).toEqual(routeKeys.sort());
+    expect(stage.Properties.RouteSettings).toEqual({
+      'GET /ranches/{ranchid}/upload-metrics': { ThrottlingBurstLimit: 40, ThrottlingRateLimit: 20 },
+      'POST /ranches/{ranchid}/photo-lookups': { ThrottlingBurstLimit: 40, ThrottlingRateLimit: 20 },
+      'POST /ranches/{ranchid}/reservations': { ThrottlingBurstLimit: 40, ThrottlingRateLimit: 20 },
+      'POST /ranches/{ranchid}/reservations/{id}/renew': { ThrottlingBurstLimit: 40, ThrottlingRateLimit: 20 },
+      'DELETE /ranches/{ranchid}/reservations/{id}': { ThrottlingBurstLimit: 40, ThrottlingRateLimit: 20 },
+      [EVENTS_ROUTE_KEY]: { ThrottlingBurstLimit: 50, ThrottlingRateLimit: 25 },
+    });
+    // Together no more than the stage's.
+    expect(UPLOADS_API_ROUTE_THROTTLE.rateLimit * UPLOADS_API_ROUTES.length).toBeLessThanOrEqual(UPLOADS_API_THROTTLE.rateLimit);
+    // A route setting names an existing route: the stage waits for every route.
+    const routeIds = Object.keys(template.findResources('AWS::ApiGatewayV2::Route'));
+    expect(stage.DependsOn).toEqual(expect.arrayContaining(routeIds));
+  });
+
+  it("bounds each function's concurrency, and so its cost, by a reservation", () => {
+    expect([UPLOADS_API_RESERVED_CONCURRENCY, EVENTS_RESERVED_CONCURRENCY]).toEqual([20, 5]);
+    const functions = template.findResources('AWS::Lambda::Function');
+    expect(functions[functionId()]!.Properties.ReservedConcurrentExecutions).toBe(20);
+    expect(functions[eventsFunctionId()]!.Properties.ReservedConcurrentExecutions).toBe(5);
+  });
+
+  it('has no cdk-nag AwsSolutions finding left unacknowledged, without the custom domain too', () => {
+    expect(nagFindings(withoutDomainStack)).toEqual([]);
   });
 
   it('writes a JSON access log line per request, with the fields the alarms read, to a log group with a retention', () => {
@@ -253,14 +288,18 @@ describe('the custom domain', () => {
     ]);
   });
 
-  it('outputs the endpoint and the target (and hosted zone) DNS points the domain at', () => {
+  it('disables the execute-api endpoint: the way in is the custom domain, behind the edge', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { DisableExecuteApiEndpoint: true });
+    expect(Object.keys(template.findOutputs('*'))).not.toContain(UPLOADS_API_OUTPUTS.endpoint);
+    expect(stack.uploadsApiParts.domainName).toBeDefined();
+  });
+
+  it("outputs the domain's target, the edge distribution's origin (not where DNS points)", () => {
     const [domainId] = Object.keys(template.findResources('AWS::ApiGatewayV2::DomainName'));
-    template.hasOutput(UPLOADS_API_OUTPUTS.endpoint, { Value: { 'Fn::GetAtt': [apiId(), 'ApiEndpoint'] } });
     template.hasOutput(UPLOADS_API_OUTPUTS.domainTarget, {
       Value: { 'Fn::GetAtt': [domainId, 'RegionalDomainName'] },
-      Description: Match.stringLikeRegexp('^Point uploads-api\\.trailsense\\.example here'),
+      Description: Match.stringLikeRegexp('^The UploadsEdge distribution.s origin; DNS points uploads-api\\.trailsense\\.example at that distribution'),
     });
-    template.hasOutput(UPLOADS_API_OUTPUTS.domainHostedZoneId, { Value: { 'Fn::GetAtt': [domainId, 'RegionalHostedZoneId'] } });
   });
 
   it('without settings uploadsApi: no domain, no mapping, no domain outputs; the endpoint is api.uploadsBaseUrl', () => {
@@ -270,8 +309,9 @@ describe('the custom domain', () => {
     expect(tokenRoutes(withoutDomain).every((r) => r.AuthorizationType === 'JWT')).toBe(true);
     const outputs = withoutDomain.findOutputs('*');
     expect(Object.keys(outputs)).not.toContain(UPLOADS_API_OUTPUTS.domainTarget);
-    expect(Object.keys(outputs)).not.toContain(UPLOADS_API_OUTPUTS.domainHostedZoneId);
     expect(outputs[UPLOADS_API_OUTPUTS.endpoint]).toMatchObject({ Description: 'api.uploadsBaseUrl' });
+    // No edge in front: the execute-api endpoint is the API's URL and stays on.
+    expect(Object.values(withoutDomain.findResources('AWS::ApiGatewayV2::Api'))[0]!.Properties.DisableExecuteApiEndpoint).toBe(false);
   });
 });
 

@@ -17,10 +17,14 @@
  *   the verified `custom:ranchid` claim; any other path is API Gateway's 404, before the function.
  * - CORS for the site's origins (the upload bucket's `siteOrigins`): API Gateway answers the
  *   preflight itself, before the authorizer, and adds the CORS headers to every answer.
- * - Throttling on the stage (UPLOADS_API_THROTTLE) and JSON access logs (UPLOADS_API_ACCESS_LOG).
+ * - Throttling on the stage (UPLOADS_API_THROTTLE) and on each route (UPLOADS_API_ROUTE_THROTTLE,
+ *   EVENTS_ROUTE_THROTTLE), so a flood of one route leaves the others their budget; JSON access
+ *   logs (UPLOADS_API_ACCESS_LOG). Each function's reserved concurrency bounds what it can cost.
  * - With a custom domain (settings `uploadsApi`): a regional domain name and the stage mapped at
- *   its root, so `https://<domain>` is the runtime config's `api.uploadsBaseUrl`. The execute-api
- *   endpoint stays on (a check before DNS points at the domain); the authorizer guards it alike.
+ *   its root, so `https://<domain>` is the runtime config's `api.uploadsBaseUrl`. The domain's
+ *   target is the origin of the UploadsEdge stack's CloudFront distribution (its WAF web ACL limits
+ *   each client's rate: src/stacks/uploads-edge-stack.ts), where DNS points the name, and the
+ *   execute-api endpoint is disabled, so only that way in remains.
  * - The function may GetItem, PutItem and BatchGetItem on the ledger table, GetItem on the ranch
  *   table, and nothing else (src/ledger/dynamo.ts: ConsistentRead GetItem, conditional PutItem,
  *   BatchGetItem of photos; src/ledger/ranches.ts: the ranch's ceiling).
@@ -55,6 +59,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { UploadsApiDomain } from '../settings';
+import { acknowledge } from './nag';
 import { bundledFunction, FUNCTION_LOG_RETENTION } from './node-function';
 
 /** The function's entry; `handler` is exported there. */
@@ -75,6 +80,27 @@ export const EVENTS_ROUTE = { method: HttpMethod.POST, path: '/events' } as cons
  * few samples, never a page.
  */
 export const EVENTS_ROUTE_THROTTLE = { rateLimit: 25, burstLimit: 50 } as const;
+
+/**
+ * Each token route's own throttle (a route setting of the stage), so a flood of one route — the
+ * authorizer answers 401 only after the request has spent its route's and stage's budget — leaves
+ * the other routes theirs: a script hammering the metrics cannot stop reservations or renewals.
+ * A fifth of the stage's each (five routes: together the stage's 100 a second), many times a
+ * route's real traffic (a member's tab calls each route at most a few times a minute).
+ */
+export const UPLOADS_API_ROUTE_THROTTLE = { rateLimit: 20, burstLimit: 40 } as const;
+
+/**
+ * Concurrent executions reserved for (and the most allowed to) each function: what a flood that
+ * got past the throttles can run at once, and so what it can cost. The uploads API's routes allow
+ * 100 requests a second together, and a call takes ~50-150 ms (one or two DynamoDB requests), so
+ * ~15 run at once at that rate; the collection route's 25 a second of ~100 ms Firehose puts, ~3.
+ * Past them Lambda throttles (API Gateway answers 5xx, which the 5xx-rate alarm sees). Reserving
+ * them also keeps the account's other functions from starving these. The account's concurrency
+ * quota must leave 100 unreserved besides (a new account's quota may be lower: raise it first).
+ */
+export const UPLOADS_API_RESERVED_CONCURRENCY = 20;
+export const EVENTS_RESERVED_CONCURRENCY = 5;
 
 /** The only action the collection route's function has, on the analytics stream alone. */
 export const EVENTS_FUNCTION_ACTIONS = ['firehose:PutRecordBatch'] as const;
@@ -144,7 +170,6 @@ export function userPoolIssuer(userPoolId: string): string {
 export const UPLOADS_API_OUTPUTS = {
   endpoint: 'UploadsApiEndpoint',
   domainTarget: 'UploadsApiDomainTarget',
-  domainHostedZoneId: 'UploadsApiDomainHostedZoneId',
 } as const;
 
 export interface UploadsApiProps {
@@ -184,6 +209,7 @@ export class UploadsApi extends Construct {
       memorySize: 256,
       // Below the HTTP API's 30 s integration timeout; a call's DynamoDB retries (src/ledger/dynamo.ts) take a few seconds at worst.
       timeout: Duration.seconds(15),
+      reservedConcurrentExecutions: UPLOADS_API_RESERVED_CONCURRENCY,
       environment: {
         LEDGER_TABLE_NAME: props.ledger.tableName,
         RANCHES_TABLE_NAME: props.ranches.tableName,
@@ -212,6 +238,9 @@ export class UploadsApi extends Construct {
       description: 'TrailSense uploads API: upload metrics, photo lookups and reservations (id token of the web client)',
       // The stage below: the default one takes no throttle or access log settings.
       createDefaultStage: false,
+      // With a custom domain, the way in is CloudFront (and its WAF) to that domain: the
+      // execute-api endpoint would be a way around the per-client rate limit.
+      disableExecuteApiEndpoint: props.domain !== undefined,
       defaultAuthorizer: new HttpJwtAuthorizer('CognitoIdToken', userPoolIssuer(props.userPoolId), {
         authorizerName: 'cognito-id-token',
         jwtAudience: [props.userPoolClientId],
@@ -227,13 +256,14 @@ export class UploadsApi extends Construct {
     });
 
     const integration = new HttpLambdaIntegration('Function', this.function);
-    for (const route of UPLOADS_API_ROUTES) this.httpApi.addRoutes({ path: route.path, methods: [route.method], integration });
+    const routes = UPLOADS_API_ROUTES.flatMap((route) => this.httpApi.addRoutes({ path: route.path, methods: [route.method], integration }));
 
     this.eventsFunction = bundledFunction(this, 'EventsFunction', {
       description: 'The monitoring events collection route (POST /events): validated batches into the analytics stream',
       entry: EVENTS_FUNCTION_ENTRY,
       memorySize: 256,
       timeout: Duration.seconds(10),
+      reservedConcurrentExecutions: EVENTS_RESERVED_CONCURRENCY,
       environment: {
         ANALYTICS_STREAM_NAME: props.analyticsStreamName,
         SITE_ORIGINS: JSON.stringify(props.siteOrigins),
@@ -254,6 +284,12 @@ export class UploadsApi extends Construct {
       integration: new HttpLambdaIntegration('EventsFunction', this.eventsFunction),
       authorizer: new HttpNoneAuthorizer(),
     });
+    if (eventsRoute) {
+      acknowledge(eventsRoute, {
+        'AwsSolutions-APIG4':
+          "Deliberate: every visitor's page reports its vitals and errors here, signed in or not (docs/monitoring.md#delivery); the function checks each batch, and the route's throttle and reserved concurrency bound its cost.",
+      });
+    }
 
     this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: FUNCTION_LOG_RETENTION, removalPolicy: RemovalPolicy.DESTROY });
     this.stage = new HttpStage(this, 'DefaultStage', {
@@ -269,20 +305,20 @@ export class UploadsApi extends Construct {
     // Route settings are not in HttpStage's props; CloudFormation's stage takes them by route key,
     // a JSON map passed through as written (hence CloudFormation's capitalised names).
     const cfnStage = this.stage.node.defaultChild as CfnStage;
+    const throttle = (limits: { rateLimit: number; burstLimit: number }) => ({
+      ThrottlingRateLimit: limits.rateLimit,
+      ThrottlingBurstLimit: limits.burstLimit,
+    });
     cfnStage.routeSettings = {
-      [`${EVENTS_ROUTE.method} ${EVENTS_ROUTE.path}`]: {
-        ThrottlingRateLimit: EVENTS_ROUTE_THROTTLE.rateLimit,
-        ThrottlingBurstLimit: EVENTS_ROUTE_THROTTLE.burstLimit,
-      },
+      ...Object.fromEntries(UPLOADS_API_ROUTES.map((route) => [`${route.method} ${route.path}`, throttle(UPLOADS_API_ROUTE_THROTTLE)])),
+      [`${EVENTS_ROUTE.method} ${EVENTS_ROUTE.path}`]: throttle(EVENTS_ROUTE_THROTTLE),
     };
-    // A stage's route settings name an existing route.
-    if (eventsRoute) cfnStage.node.addDependency(eventsRoute);
+    // A stage's route settings name existing routes.
+    for (const route of [...routes, eventsRoute]) if (route) cfnStage.node.addDependency(route);
 
     const stack = Stack.of(this);
-    new CfnOutput(stack, UPLOADS_API_OUTPUTS.endpoint, {
-      value: this.httpApi.apiEndpoint,
-      description: props.domain ? `The execute-api endpoint; api.uploadsBaseUrl is https://${props.domain.domainName}` : 'api.uploadsBaseUrl',
-    });
+    // The execute-api endpoint: api.uploadsBaseUrl without a custom domain; with one it is disabled.
+    if (!props.domain) new CfnOutput(stack, UPLOADS_API_OUTPUTS.endpoint, { value: this.httpApi.apiEndpoint, description: 'api.uploadsBaseUrl' });
 
     if (props.domain) {
       this.domainName = new DomainName(this, 'DomainName', {
@@ -295,9 +331,8 @@ export class UploadsApi extends Construct {
       new ApiMapping(this, 'ApiMapping', { api: this.httpApi, domainName: this.domainName, stage: this.stage });
       new CfnOutput(stack, UPLOADS_API_OUTPUTS.domainTarget, {
         value: this.domainName.regionalDomainName,
-        description: `Point ${props.domain.domainName} here (CNAME, or an alias record with ${UPLOADS_API_OUTPUTS.domainHostedZoneId})`,
+        description: `The UploadsEdge distribution's origin; DNS points ${props.domain.domainName} at that distribution, never here`,
       });
-      new CfnOutput(stack, UPLOADS_API_OUTPUTS.domainHostedZoneId, { value: this.domainName.regionalHostedZoneId });
     }
   }
 }
