@@ -62,9 +62,13 @@ export function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }
 
+/** How a route's page view began: loaded (a navigation, a reload, …) or reached by a click (a soft navigation). */
+export const reachedBy = (event) => (event.navigationType === 'soft-navigation' ? 'click' : 'load');
+
 /**
- * The report's figures: p75 of each vital per route (with how many samples), the batches'
- * outcomes (median goodput; failure rate: photos given up of those tried), client errors by kind.
+ * The report's figures: p75 of each vital per route and how it was reached (with how many
+ * samples), the batches' outcomes (median goodput; failure rate: photos given up of those tried;
+ * copies and the bytes they spared), client errors by kind and route.
  */
 export function aggregate(events) {
   const byRoute = new Map();
@@ -72,13 +76,14 @@ export function aggregate(events) {
   const errors = new Map();
   for (const event of events) {
     if (event.name === 'webVital') {
-      const route = byRoute.get(event.route) ?? Object.fromEntries(VITALS.map((v) => [v, []]));
+      const key = `${event.route}\t${reachedBy(event)}`;
+      const route = byRoute.get(key) ?? Object.fromEntries(VITALS.map((v) => [v, []]));
       route[event.metric].push(event.value);
-      byRoute.set(event.route, route);
+      byRoute.set(key, route);
     } else if (event.name === 'batchOutcome') batches.push(event);
     else if (event.name === 'clientError') {
-      const key = `${event.kind}\t${event.module ?? ''}\t${event.message}`;
-      const seen = errors.get(key) ?? { kind: event.kind, module: event.module, message: event.message, count: 0, releases: new Set() };
+      const key = `${event.kind}\t${event.route}\t${event.module ?? ''}\t${event.message}`;
+      const seen = errors.get(key) ?? { kind: event.kind, route: event.route, module: event.module, message: event.message, count: 0, releases: new Set() };
       seen.count += 1 + event.suppressed;
       seen.releases.add(event.release);
       errors.set(key, seen);
@@ -86,7 +91,10 @@ export function aggregate(events) {
   }
   const vitals = [...byRoute.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([route, values]) => ({ route, ...Object.fromEntries(VITALS.map((v) => [v, { p75: percentile(values[v], 0.75), samples: values[v].length }])) }));
+    .map(([key, values]) => {
+      const [route, reached] = key.split('\t');
+      return { route, reached, ...Object.fromEntries(VITALS.map((v) => [v, { p75: percentile(values[v], 0.75), samples: values[v].length }])) };
+    });
   const sum = (pick) => batches.reduce((total, b) => total + pick(b), 0);
   const sent = sum((b) => b.photos);
   const givenUp = sum((b) => b.failures.upload);
@@ -113,6 +121,9 @@ export function aggregate(events) {
       },
       retries: sum((b) => b.retries),
       skippedDuplicates: sum((b) => b.skippedDuplicates),
+      withCopies: batches.filter((b) => b.smallerCopies === true).length,
+      copies: sum((b) => b.copies ?? 0),
+      bytesSaved: sum((b) => b.bytesSaved ?? 0),
       hiddenShare: batchTime > 0 ? sum((b) => b.hiddenMs) / batchTime : null,
     },
     errors: [...errors.values()].sort((a, b) => b.count - a.count).map((e) => ({ ...e, releases: [...e.releases].sort() })),
@@ -136,11 +147,14 @@ export function formatReport(report, { source, malformed = 0, unreadable = 0 }) 
     `Real-user report from ${source}${malformed + unreadable > 0 ? ` (${malformed + unreadable} records skipped: malformed or unreadable)` : ''}`,
     '',
   ];
-  lines.push('Core Web Vitals, p75 per route (samples): LCP, INP, TTFB in ms; CLS unitless', '');
+  lines.push(
+    'Core Web Vitals, p75 per route (samples): LCP, INP, TTFB in ms; CLS unitless. Reached: load (the page was loaded on it) or click (a soft navigation, measured where the browser can: Chromium 151+; no TTFB)',
+    '',
+  );
   if (report.vitals.length === 0) lines.push('(no vitals recorded)');
   else {
-    lines.push('| route | LCP | INP | CLS | TTFB |', '|---|---:|---:|---:|---:|');
-    for (const row of report.vitals) lines.push(`| ${row.route} | ${VITALS.map((v) => cell(v, row[v])).join(' | ')} |`);
+    lines.push('| route | reached | LCP | INP | CLS | TTFB |', '|---|---|---:|---:|---:|---:|');
+    for (const row of report.vitals) lines.push(`| ${row.route} | ${row.reached} | ${VITALS.map((v) => cell(v, row[v])).join(' | ')} |`);
   }
   const b = report.batches;
   lines.push('', 'Upload batches', '');
@@ -152,14 +166,17 @@ export function formatReport(report, { source, malformed = 0, unreadable = 0 }) 
       `| ${b.count} | ${b.stopped} | ${b.withFailures} | ${b.photos} | ${mb(b.bytes)} | ${b.medianGoodput === null ? '–' : `${mb(b.medianGoodput)}/s`} | ${percent(b.failureRate)} | ${b.retries} | ${b.skippedDuplicates} | ${percent(b.hiddenShare)} |`,
       '',
       `Failures by kind: given up ${b.failures.upload} (stalled ${b.failures.stalled}), monthly limit ${b.failures.limit}, uploads API unavailable ${b.failures.unavailable}, unreadable ${b.failures.unreadable}.`,
+      `Smaller copies: ${b.withCopies} of ${b.count} batches sent them; ${b.copies} photos as copies, ${mb(b.bytesSaved)} spared.`,
     );
   }
   lines.push('', 'Client errors', '');
   if (report.errors.length === 0) lines.push('(none)');
   else {
-    lines.push('| count | kind | module | message | releases |', '|---:|---|---|---|---|');
+    lines.push('| count | kind | route | module | message | releases |', '|---:|---|---|---|---|---|');
     for (const e of report.errors.slice(0, 20))
-      lines.push(`| ${e.count} | ${e.kind} | ${e.module ?? ''} | ${e.message.replace(/\s+/g, ' ').replace(/\|/g, '\\|')} | ${e.releases.join(', ')} |`);
+      lines.push(
+        `| ${e.count} | ${e.kind} | ${e.route} | ${e.module ?? ''} | ${e.message.replace(/\s+/g, ' ').replace(/\|/g, '\\|')} | ${e.releases.join(', ')} |`,
+      );
   }
   return lines.join('\n');
 }

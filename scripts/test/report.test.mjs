@@ -59,12 +59,22 @@ describe('monitoringEvents', () => {
 });
 
 describe('aggregate', () => {
-  it('gives p75 of each vital per route, with its samples', () => {
-    const events = [100, 200, 300, 400].map((v) => vital('/login', 'LCP', v)).concat([vital('/login', 'CLS', 0.1), vital('/', 'TTFB', 50)]);
+  it('gives p75 of each vital per route and how it was reached, with its samples', () => {
+    const clicked = (route, metric, value) => ({ ...vital(route, metric, value), navigationType: 'soft-navigation' });
+    const events = [100, 200, 300, 400]
+      .map((v) => vital('/login', 'LCP', v))
+      .concat([
+        vital('/login', 'CLS', 0.1),
+        vital('/', 'TTFB', 50),
+        clicked('/login', 'LCP', 90),
+        { ...vital('/login', 'LCP', 5000), navigationType: 'reload' },
+      ]);
     const { vitals } = aggregate(events);
+    const none = { p75: null, samples: 0 };
     expect(vitals).toEqual([
-      { route: '/', LCP: { p75: null, samples: 0 }, INP: { p75: null, samples: 0 }, CLS: { p75: null, samples: 0 }, TTFB: { p75: 50, samples: 1 } },
-      { route: '/login', LCP: { p75: 300, samples: 4 }, INP: { p75: null, samples: 0 }, CLS: { p75: 0.1, samples: 1 }, TTFB: { p75: null, samples: 0 } },
+      { route: '/', reached: 'load', LCP: none, INP: none, CLS: none, TTFB: { p75: 50, samples: 1 } },
+      { route: '/login', reached: 'click', LCP: { p75: 90, samples: 1 }, INP: none, CLS: none, TTFB: none },
+      { route: '/login', reached: 'load', LCP: { p75: 400, samples: 5 }, INP: none, CLS: { p75: 0.1, samples: 1 }, TTFB: none },
     ]);
   });
 
@@ -72,7 +82,7 @@ describe('aggregate', () => {
     const { batches } = aggregate([
       batch({ goodputBytesPerSecond: 100_000 }),
       batch({ goodputBytesPerSecond: 300_000, failures: { ...NO_FAILURES, upload: 2, stalled: 1 }, retries: 5 }),
-      batch({ goodputBytesPerSecond: 900_000, hiddenMs: 30_000, skippedDuplicates: 4 }),
+      batch({ goodputBytesPerSecond: 900_000, hiddenMs: 30_000, skippedDuplicates: 4, smallerCopies: true, copies: 10, bytesSaved: 27_000_000 }),
       batch({ photos: 0, bytes: 0, goodputBytesPerSecond: 0, stopped: true, failures: { ...NO_FAILURES, limit: 3 } }),
     ]);
     expect(batches).toEqual({
@@ -86,16 +96,20 @@ describe('aggregate', () => {
       failures: { upload: 2, stalled: 1, limit: 3, unavailable: 0, unreadable: 0 },
       retries: 5,
       skippedDuplicates: 4,
+      withCopies: 1,
+      copies: 10,
+      bytesSaved: 27_000_000,
       hiddenShare: 30_000 / 240_000,
     });
   });
 
-  it('counts client errors with those the gate held back, most frequent first', () => {
-    const error = (message, suppressed = 0, release = '0.1.0') => ({ name: 'clientError', kind: 'error', message, route: '/', release, suppressed });
-    const { errors } = aggregate([error('a'), error('b', 3), error('a', 0, '0.1.1')]);
-    expect(errors.map((e) => [e.message, e.count, e.releases])).toEqual([
-      ['b', 4, ['0.1.0']],
-      ['a', 2, ['0.1.0', '0.1.1']],
+  it('counts client errors per route with those the gate held back, most frequent first', () => {
+    const error = (message, suppressed = 0, release = '0.1.0', route = '/') => ({ name: 'clientError', kind: 'error', message, route, release, suppressed });
+    const { errors } = aggregate([error('a'), error('b', 3), error('a', 0, '0.1.1'), error('a', 0, '0.1.1', '/uploader')]);
+    expect(errors.map((e) => [e.message, e.route, e.count, e.releases])).toEqual([
+      ['b', '/', 4, ['0.1.0']],
+      ['a', '/', 2, ['0.1.0', '0.1.1']],
+      ['a', '/uploader', 1, ['0.1.1']],
     ]);
   });
 
@@ -115,7 +129,8 @@ describe('formatBytes', () => {
 describe('formatReport', () => {
   it('prints a row per route and the batches’ figures', () => {
     const text = formatReport(aggregate([vital('/login', 'LCP', 2500.4), vital('/login', 'CLS', 0.0123), batch({})]), { source: 'here', malformed: 1 });
-    expect(text).toContain('| /login | 2500 (1) | – | 0.012 (1) | – |');
+    expect(text).toContain('| /login | load | 2500 (1) | – | 0.012 (1) | – |');
+    expect(text).toContain('Smaller copies: 0 of 1 batches sent them; 0 photos as copies, 0 B spared.');
     expect(text).toContain('| 1 | 0 | 0 | 10 | 30.0 MB | 500.0 kB/s | 0.0 % | 0 | 0 | 0.0 % |');
     expect(text).toContain('1 records skipped');
   });
@@ -159,7 +174,7 @@ describe('npm run report', () => {
     fs.writeFileSync(path.join(dir, 'events', 'stream-1'), gzipSync(`${JSON.stringify(vital('/login', 'LCP', 1234))}\n${JSON.stringify(batch({}))}\n`));
     const repo = path.resolve(__dirname, '..', '..');
     const out = execFileSync('npm', ['run', '--silent', 'report', '--', dir], { cwd: repo, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-    expect(out).toContain('| /login | 1234 (1) |');
+    expect(out).toContain('| /login | load | 1234 (1) |');
     expect(out).toContain('Upload batches');
   });
 });
