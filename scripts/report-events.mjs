@@ -138,6 +138,22 @@ export function formatBytes(bytes) {
   return `${Math.round(bytes)} B`;
 }
 const mb = formatBytes;
+
+/**
+ * Text from the events made safe to print in a Markdown table on a terminal: control characters
+ * and line breaks (escape codes, forged rows) become U+FFFD, `|` is escaped, runs of spaces fold.
+ * The sink's schema refuses such text already; events stored before it did, or a file from
+ * elsewhere, are printed through this too.
+ */
+export function safeCell(value) {
+  return (
+    String(value)
+      // eslint-disable-next-line no-control-regex -- finding control characters is the point
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '\ufffd')
+      .replace(/ {2,}/g, ' ')
+      .replace(/\|/g, '\\|')
+  );
+}
 const percent = (share) => (share === null ? '–' : `${(share * 100).toFixed(1)} %`);
 const cell = (vital, { p75, samples }) => (p75 === null ? '–' : `${vital === 'CLS' ? p75.toFixed(3) : Math.round(p75)} (${samples})`);
 
@@ -154,7 +170,7 @@ export function formatReport(report, { source, malformed = 0, unreadable = 0 }) 
   if (report.vitals.length === 0) lines.push('(no vitals recorded)');
   else {
     lines.push('| route | reached | LCP | INP | CLS | TTFB |', '|---|---|---:|---:|---:|---:|');
-    for (const row of report.vitals) lines.push(`| ${row.route} | ${row.reached} | ${VITALS.map((v) => cell(v, row[v])).join(' | ')} |`);
+    for (const row of report.vitals) lines.push(`| ${safeCell(row.route)} | ${row.reached} | ${VITALS.map((v) => cell(v, row[v])).join(' | ')} |`);
   }
   const b = report.batches;
   lines.push('', 'Upload batches', '');
@@ -175,7 +191,7 @@ export function formatReport(report, { source, malformed = 0, unreadable = 0 }) 
     lines.push('| count | kind | route | module | message | releases |', '|---:|---|---|---|---|---|');
     for (const e of report.errors.slice(0, 20))
       lines.push(
-        `| ${e.count} | ${e.kind} | ${e.route} | ${e.module ?? ''} | ${e.message.replace(/\s+/g, ' ').replace(/\|/g, '\\|')} | ${e.releases.join(', ')} |`,
+        `| ${e.count} | ${safeCell(e.kind)} | ${safeCell(e.route)} | ${safeCell(e.module ?? '')} | ${safeCell(e.message)} | ${e.releases.map(safeCell).join(', ')} |`,
       );
   }
   return lines.join('\n');

@@ -4,7 +4,7 @@ import { MONITORING_BATCH_LIMITS } from '@trailsense/shared/analytics-events';
 import type { CollectedEvent } from '@trailsense/shared/analytics-events';
 import { handleMonitoringEvents } from '../src/uploads-api/events';
 import type { EventsDeps, EventsRequest } from '../src/uploads-api/events';
-import { eventsRequestOf, firehoseEvents } from '../src/uploads-api/events-lambda';
+import { eventsRequestOf, firehoseEvents, MAX_RECORD_BYTES, recordsOf } from '../src/uploads-api/events-lambda';
 import type { FirehoseSender } from '../src/uploads-api/events-lambda';
 
 const SITE = 'https://www.trailsense.example';
@@ -102,6 +102,44 @@ describe('handleMonitoringEvents', () => {
     expect(d.stored).toEqual([]);
   });
 
+  // Every text field of every event the route takes: a control character, a newline (either kind),
+  // a terminal escape and personal data are each refused with the field named; nothing is stored.
+  const textFields: [CollectedEvent, string][] = [
+    [vital, 'metric'],
+    [vital, 'rating'],
+    [vital, 'route'],
+    [vital, 'navigationType'],
+    [error, 'kind'],
+    [error, 'message'],
+    [error, 'source'],
+    [error, 'module'],
+    [error, 'route'],
+    [error, 'release'],
+  ];
+  const lies = ['ok\nforged row', 'ok\r\n| forged | cell |', 'ok\u2028line', '\u001b[2Jcleared', 'nul\u0000byte', 'del\u007f', 'c1\u0085next'];
+  it.each(textFields)('refuses control characters and newlines in %s.%s, naming the field', async (event, field) => {
+    const d = deps();
+    const base = (event as { name: string }).name === 'clientError' ? { ...error, source: '/static/js/main.js' } : { ...vital };
+    for (const lie of lies) {
+      const answer = await handleMonitoringEvents(post(batch([{ ...base, [field]: `${String((base as Record<string, unknown>)[field])}${lie}` }])), d);
+      expect(answer.status).toBe(400);
+      expect((answer.body as { message: string }).message).toMatch(new RegExp(`^events\\[0\\]: ${field} must be `));
+    }
+    expect(d.stored).toEqual([]);
+  });
+
+  it('refuses personal data in every free-text field of a client error, the release included', async () => {
+    const d = deps();
+    for (const field of ['message', 'source', 'module', 'release']) {
+      for (const personal of ['subscriber@trailsense.example', 'https://x.example/p?token=abc', '5125550142']) {
+        const answer = await handleMonitoringEvents(post(batch([{ ...error, [field]: `v ${personal}` }])), d);
+        expect(answer.status).toBe(400);
+        expect((answer.body as { message: string }).message).toMatch(new RegExp(`^events\\[0\\]: ${field} must be .*no control character, e-mail address`));
+      }
+    }
+    expect(d.stored).toEqual([]);
+  });
+
   it('refuses a batch outcome and the upload events: they go through the analytics port with a session', async () => {
     const outcome = {
       name: 'batchOutcome',
@@ -186,17 +224,35 @@ describe('firehoseEvents', () => {
     return { client, calls };
   }
 
-  it('puts the batch in one PutRecordBatch, one newline-terminated JSON record per event', async () => {
+  it('puts the events of one request in one record: newline-delimited JSON, one event per line', async () => {
     const firehose = fakeFirehose();
-    await firehoseEvents(firehose.client, 'trailsense-events').put([vital, error]);
-    expect(firehose.calls).toEqual([{ stream: 'trailsense-events', records: [`${JSON.stringify(vital)}\n`, `${JSON.stringify(error)}\n`] }]);
+    await firehoseEvents(firehose.client, 'trailsense-events').put([vital, error, vital]);
+    expect(firehose.calls).toEqual([
+      { stream: 'trailsense-events', records: [`${JSON.stringify(vital)}\n${JSON.stringify(error)}\n${JSON.stringify(vital)}\n`] },
+    ]);
+    // Read line by line, as the delivered files are: the same events, in order.
+    expect(
+      firehose.calls[0]!.records.join('')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([vital, error, vital]);
   });
 
-  it('puts again only the records Firehose refused, and fails after two more tries', async () => {
-    const once = fakeFirehose((call, i) => call === 0 && i === 1);
+  it('packs events into as few records as the record limit allows, never splitting one', () => {
+    const line = `${JSON.stringify(vital)}\n`.length;
+    const records = recordsOf([vital, vital, vital, vital, vital], line * 2 + 1);
+    expect(records.map((r) => r.length)).toEqual([line * 2, line * 2, line]);
+    expect(recordsOf([])).toEqual([]);
+    // The route's largest batch is far under one record.
+    expect(MAX_RECORD_BYTES).toBeGreaterThan(64 * 1024);
+  });
+
+  it('puts again the record Firehose refused, and fails after two more tries', async () => {
+    const once = fakeFirehose((call, i) => call === 0 && i === 0);
     await firehoseEvents(once.client, 's').put([vital, error]);
-    expect(once.calls.map((c) => c.records.length)).toEqual([2, 1]);
-    expect(once.calls[1]!.records).toEqual([`${JSON.stringify(error)}\n`]);
+    expect(once.calls.map((c) => c.records.length)).toEqual([1, 1]);
+    expect(once.calls[1]!.records).toEqual([`${JSON.stringify(vital)}\n${JSON.stringify(error)}\n`]);
 
     const always = fakeFirehose(() => true);
     await expect(firehoseEvents(always.client, 's').put([vital])).rejects.toThrow('Firehose refused 1 of 1 records');

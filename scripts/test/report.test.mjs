@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { gzipSync } from 'node:zlib';
-import { aggregate, formatBytes, formatReport, monitoringEvents, percentile, splitJsonObjects } from '../report-events.mjs';
+import { aggregate, formatBytes, formatReport, monitoringEvents, percentile, safeCell, splitJsonObjects } from '../report-events.mjs';
 import { readFirehoseDir, readSandboxDb, sourceOf } from '../report.mjs';
 
 const vital = (route, metric, value) => ({ name: 'webVital', metric, value, rating: 'good', route, navigationType: 'navigate' });
@@ -133,6 +133,21 @@ describe('formatReport', () => {
     expect(text).toContain('Smaller copies: 0 of 1 batches sent them; 0 photos as copies, 0 B spared.');
     expect(text).toContain('| 1 | 0 | 0 | 10 | 30.0 MB | 500.0 kB/s | 0.0 % | 0 | 0 | 0.0 % |');
     expect(text).toContain('1 records skipped');
+  });
+});
+
+describe('safeCell', () => {
+  it('prints no escape code, control character or line break, and no | that would end a cell', () => {
+    expect(safeCell('a\u001b[2Jb\nc|d\r\ne\u2028f\u0085g')).toBe('a\ufffd[2Jb\ufffdc\\|d\ufffd\ufffde\ufffdf\ufffdg');
+  });
+
+  it('the report of events that lie (stored before the sink refused them) is one row per error, escapes and all made harmless', () => {
+    const lie = { name: 'clientError', kind: 'error', message: 'x\n| forged | row |\u001b[2J', route: '/', release: '1\u001b[31m', suppressed: 0 };
+    const text = formatReport(aggregate([lie]), { source: 'old sink' });
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    const rows = text.split('\n').filter((l) => l.startsWith('| 1 |'));
+    expect(rows).toEqual(['| 1 | error | / |  | x\ufffd\\| forged \\| row \\|\ufffd[2J | 1\ufffd[31m |']);
   });
 });
 

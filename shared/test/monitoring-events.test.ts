@@ -102,6 +102,22 @@ describe('scrubText', () => {
   });
 });
 
+describe('control characters', () => {
+  it('scrubText puts a space for control characters and line breaks: the event is one line a sink accepts', () => {
+    expect(scrubText('a\u001b[2Jb\nc\r\nd\u2028e\u0000f\u0085g')).toBe('a [2Jb c d e f g');
+    const event = clientErrorEvent({ kind: 'error', message: 'boom\u001b[31m\nforged | row' }, '/uploader', '0.1.0');
+    expect(event.message).toBe('boom [31m forged | row');
+    expect(parseCollectedEvent(event)).toMatchObject({ ok: true });
+  });
+
+  it('the release is scrubbed as any text the sink checks, so a build with a long number in its version still reports', () => {
+    const event = clientErrorEvent({ kind: 'error', message: 'boom' }, '/', '0.1.0+build.20261128\n');
+    expect(event.release).toBe('0.1.0+build.<number>');
+    expect(parseCollectedEvent(event)).toMatchObject({ ok: true });
+    expect(parseCollectedEvent({ ...event, release: '0.1.0+build.20261128' })).toMatchObject({ ok: false });
+  });
+});
+
 describe('scriptPath', () => {
   it('keeps the path of a script URL only', () => {
     expect(scriptPath('http://localhost:3000/static/js/main.1a2b.js?v=subscriber@trailsense.example#L1')).toBe('/static/js/main.1a2b.js');

@@ -20,15 +20,53 @@ export interface FirehoseSender {
 const RETRIES = 2;
 
 /**
- * Firehose's adapter: one PutRecordBatch of the events, each record one event's JSON and a
- * newline (what `npm run report` reads from the delivered files). Records Firehose refuses in a
- * partly failed batch (throttled, an internal error) are put again, twice at most.
+ * The most bytes one record carries: Firehose takes records up to 1,000 KiB; a little under it.
+ * Firehose bills ingestion in 5 KB steps per record, so the events of one request go in as few
+ * records as this allows — one, for any batch the route accepts.
+ */
+export const MAX_RECORD_BYTES = 1_000_000;
+
+/**
+ * The events as Firehose records: each event's JSON and a newline (newline-delimited JSON, what
+ * `npm run report` and the delivered files' readers take line by line), packed in order into as
+ * few records as MAX_RECORD_BYTES allows. An event is never split across records.
+ */
+export function recordsOf(events: readonly CollectedEvent[], maxBytes = MAX_RECORD_BYTES): Uint8Array[] {
+  const encoder = new TextEncoder();
+  const records: Uint8Array[] = [];
+  let lines: Uint8Array[] = [];
+  let size = 0;
+  const close = () => {
+    if (lines.length === 0) return;
+    const record = new Uint8Array(size);
+    let at = 0;
+    for (const line of lines) {
+      record.set(line, at);
+      at += line.length;
+    }
+    records.push(record);
+    lines = [];
+    size = 0;
+  };
+  for (const event of events) {
+    const line = encoder.encode(`${JSON.stringify(event)}\n`);
+    if (size + line.length > maxBytes) close();
+    lines.push(line);
+    size += line.length;
+  }
+  close();
+  return records;
+}
+
+/**
+ * Firehose's adapter: one PutRecordBatch of the request's events, packed by `recordsOf`. Records
+ * Firehose refuses in a partly failed batch (throttled, an internal error) are put again, twice
+ * at most.
  */
 export function firehoseEvents(client: FirehoseSender, streamName: string): MonitoringEventsPort {
-  const encoder = new TextEncoder();
   return {
     async put(events: readonly CollectedEvent[]) {
-      let records = events.map((event) => ({ Data: encoder.encode(`${JSON.stringify(event)}\n`) }));
+      let records = recordsOf(events).map((Data) => ({ Data }));
       for (let attempt = 0; ; attempt++) {
         const answer = await client.send(new PutRecordBatchCommand({ DeliveryStreamName: streamName, Records: records }));
         if (!answer.FailedPutCount) return;

@@ -21,6 +21,17 @@ const EMAIL = /[^\s@"'<>()]+@[^\s@"'<>()]+\.[a-z]{2,}/gi;
 const URL_IN_TEXT = /\b(https?:\/\/[^\s?#"'<>]*)[?#][^\s"'<>]*/gi;
 /** Long digit runs: phone numbers, ids, card numbers. */
 const LONG_NUMBER = /\d{6,}/g;
+/**
+ * Control characters (C0, DEL, C1) and line breaks (the Unicode line and paragraph separators too):
+ * in stored text they would forge rows or send escape codes to a terminal (`npm run report`).
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** Whether `text` holds a control character or a line break (a sink refuses it: event-schema.ts). */
+export function hasControlCharacters(text: string): boolean {
+  return text.search(CONTROL) !== -1;
+}
 
 /**
  * Whether `text` still holds what scrubText removes: an e-mail address, a URL's query or fragment,
@@ -31,9 +42,9 @@ export function hasPersonalData(text: string): boolean {
   return text.search(EMAIL) !== -1 || text.search(URL_IN_TEXT) !== -1 || text.search(LONG_NUMBER) !== -1;
 }
 
-/** `text` on one line, without e-mail addresses, URL queries and fragments, or long numbers; at most 300 characters. */
+/** `text` on one line, without control characters, e-mail addresses, URL queries and fragments, or long numbers; at most 300 characters. */
 export function scrubText(text: string): string {
-  const scrubbed = text.replace(EMAIL, '<email>').replace(URL_IN_TEXT, '$1').replace(LONG_NUMBER, '<number>').replace(/\s+/g, ' ').trim();
+  const scrubbed = text.replace(CONTROL, ' ').replace(EMAIL, '<email>').replace(URL_IN_TEXT, '$1').replace(LONG_NUMBER, '<number>').replace(/\s+/g, ' ').trim();
   return scrubbed.length > MAX_MESSAGE ? `${scrubbed.slice(0, MAX_MESSAGE - 1)}…` : scrubbed;
 }
 
@@ -58,7 +69,9 @@ export function clientErrorEvent(input: ClientErrorInput, route: string, release
     ...(source ? { source } : {}),
     ...(input.module ? { module: scrubText(input.module) } : {}),
     route,
-    release,
+    // The build's version, scrubbed like any text a sink checks: a release the sink would refuse
+    // must not cost the error its report.
+    release: scrubText(release).slice(0, 100) || 'unknown',
     suppressed,
   };
 }

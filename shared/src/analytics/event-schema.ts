@@ -3,7 +3,7 @@
  * (sandbox/src/analytics.ts) and the report's reader (scripts/report.mjs). Exact: a field not in
  * the schema is refused, so personal data cannot ride along in an extra field. Pure.
  */
-import { hasPersonalData } from './client-errors';
+import { hasControlCharacters, hasPersonalData } from './client-errors';
 import type { BatchFailures, ClientErrorKind, CollectedEvent, MonitoringEvent, VitalName, WebVitalEvent } from './events';
 
 export type { BatchFailures, ClientErrorEvent, CollectedEvent, MonitoringEvent, UploadAnalyticsEvent, WebVitalEvent, BatchOutcomeEvent } from './events';
@@ -29,10 +29,11 @@ const FAILURE_KINDS: readonly (keyof BatchFailures)[] = ['upload', 'stalled', 'l
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+/** Text of 1 to `max` characters on one line: no control character or line break, in any field (they would forge rows or escape codes in a report). */
 const isText =
   (max: number) =>
   (v: unknown): v is string =>
-    typeof v === 'string' && v.length > 0 && v.length <= max;
+    typeof v === 'string' && v.length > 0 && v.length <= max && !hasControlCharacters(v);
 const oneOf =
   <T extends string>(values: readonly T[]) =>
   (v: unknown): v is T =>
@@ -58,7 +59,7 @@ const ROUTE_PATTERN = /^(?:\/|(?:\/[a-z0-9-]+)+|404)$/;
 const ROUTE: Field = ['route', (v) => isText(64)(v) && ROUTE_PATTERN.test(v), 'a route of the route table (/, /about, …) or 404'];
 /** Free text from the browser: the client scrubs it (scrubText), so what is left unscrubbed is refused. */
 const isScrubbedText = (max: number) => (v: unknown) => isText(max)(v) && !hasPersonalData(v);
-const SCRUBBED = 'with no e-mail address, URL query or run of 6 or more digits';
+const SCRUBBED = 'on one line, with no control character, e-mail address, URL query or run of 6 or more digits';
 
 const SCHEMAS: Record<(typeof MONITORING_EVENT_NAMES)[number], readonly Field[]> = {
   webVital: [
@@ -92,7 +93,7 @@ const SCHEMAS: Record<(typeof MONITORING_EVENT_NAMES)[number], readonly Field[]>
     ['source', isScrubbedText(300), `a non-empty string of at most 300 characters ${SCRUBBED}`, true],
     ['module', isScrubbedText(100), `a non-empty string of at most 100 characters ${SCRUBBED}`, true],
     ROUTE,
-    ['release', isText(100), 'a non-empty string of at most 100 characters'],
+    ['release', isScrubbedText(100), `a non-empty string of at most 100 characters ${SCRUBBED}`],
     ['suppressed', isCount, 'a non-negative integer'],
   ],
 };
