@@ -104,40 +104,79 @@ describe('handleMonitoringEvents', () => {
 
   // Every text field of every event the route takes: a control character, a newline (either kind),
   // a terminal escape and personal data are each refused with the field named; nothing is stored.
-  const textFields: [CollectedEvent, string][] = [
-    [vital, 'metric'],
-    [vital, 'rating'],
-    [vital, 'route'],
-    [vital, 'navigationType'],
-    [error, 'kind'],
-    [error, 'message'],
-    [error, 'source'],
-    [error, 'module'],
-    [error, 'route'],
-    [error, 'release'],
+  const textFields: [string, string][] = [
+    ['webVital', 'metric'],
+    ['webVital', 'rating'],
+    ['webVital', 'route'],
+    ['webVital', 'navigationType'],
+    ['clientError', 'kind'],
+    ['clientError', 'message'],
+    ['clientError', 'source'],
+    ['clientError', 'module'],
+    ['clientError', 'route'],
+    ['clientError', 'release'],
   ];
   const lies = ['ok\nforged row', 'ok\r\n| forged | cell |', 'ok\u2028line', '\u001b[2Jcleared', 'nul\u0000byte', 'del\u007f', 'c1\u0085next'];
-  it.each(textFields)('refuses control characters and newlines in %s.%s, naming the field', async (event, field) => {
+  it.each(textFields)('refuses control characters and newlines in %s.%s, naming the field and the character', async (name, field) => {
     const d = deps();
-    const base = (event as { name: string }).name === 'clientError' ? { ...error, source: '/static/js/main.js' } : { ...vital };
+    const base = name === 'clientError' ? { ...error, source: '/static/js/main.js' } : { ...vital };
     for (const lie of lies) {
-      const answer = await handleMonitoringEvents(post(batch([{ ...base, [field]: `${String((base as Record<string, unknown>)[field])}${lie}` }])), d);
+      const text = `${String((base as Record<string, unknown>)[field])}${lie}`;
+      const answer = await handleMonitoringEvents(post(batch([vital, { ...base, [field]: text }])), d);
       expect(answer.status).toBe(400);
-      expect((answer.body as { message: string }).message).toMatch(new RegExp(`^events\\[0\\]: ${field} must be `));
+      const at = [...text].findIndex((c) => /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(c)); // eslint-disable-line no-control-regex
+      const code = `U+${text.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0')}`;
+      expect(answer.body).toEqual({
+        message: `events[1]: ${field} holds a control character or line break (${code} at character ${at + 1}): text must be one line of printable characters`,
+      });
     }
     expect(d.stored).toEqual([]);
   });
 
-  it('refuses personal data in every free-text field of a client error, the release included', async () => {
+  it('refuses a control character in the name of an event and in the name of an unknown field, quoting it harmlessly', async () => {
+    expect(await handleMonitoringEvents(post(batch([{ ...vital, name: 'webVital\n' }])), deps())).toEqual({
+      status: 400,
+      body: { message: 'events[0]: name holds a control character or line break (U+000A at character 9): text must be one line of printable characters' },
+    });
+    expect(await handleMonitoringEvents(post(batch([{ ...vital, 'x\u001b[2J\n': 1 }])), deps())).toEqual({
+      status: 400,
+      body: { message: 'events[0]: x\\u001b[2J\\u000a is not a field of webVital' },
+    });
+    expect(await handleMonitoringEvents(post(JSON.stringify({ events: [vital], 'a\u2028b': 1 })), deps())).toEqual({
+      status: 400,
+      body: { message: '"a\\u2028b" is not a field of the body. The body must be a JSON object: { "events": [ ... ] }' },
+    });
+  });
+
+  // Personal data is refused, never scrubbed, in every free-text field (the page scrubs before it
+  // sends: shared/src/analytics/client-errors.ts); the route's pattern leaves it no room but digits.
+  const personalData: [string, string][] = [
+    ['subscriber@trailsense.example', 'an e-mail address'],
+    ['https://x.example/p?token=abc', 'a URL with a query or fragment'],
+    ['https://x.example/p#access_token=abc', 'a URL with a query or fragment'],
+    ['5125550142', 'a run of 6 or more digits'],
+  ];
+  it.each(['message', 'source', 'module', 'release'])('refuses personal data in clientError.%s, saying what it is', async (field) => {
     const d = deps();
-    for (const field of ['message', 'source', 'module', 'release']) {
-      for (const personal of ['subscriber@trailsense.example', 'https://x.example/p?token=abc', '5125550142']) {
-        const answer = await handleMonitoringEvents(post(batch([{ ...error, [field]: `v ${personal}` }])), d);
-        expect(answer.status).toBe(400);
-        expect((answer.body as { message: string }).message).toMatch(new RegExp(`^events\\[0\\]: ${field} must be .*no control character, e-mail address`));
-      }
+    for (const [personal, what] of personalData) {
+      const answer = await handleMonitoringEvents(post(batch([{ ...error, [field]: `v ${personal}` }])), d);
+      expect(answer).toEqual({
+        status: 400,
+        body: { message: `events[0]: ${field} holds ${what}, personal data: scrub it before sending (scrubText) — the route refuses it, it does not scrub it` },
+      });
     }
     expect(d.stored).toEqual([]);
+  });
+
+  it.each([vital, error])('refuses an id in the route of a $name', async (event) => {
+    const d = deps();
+    for (const route of ['/ranches/5125550142', '/r/123456']) {
+      expect(await handleMonitoringEvents(post(batch([{ ...event, route }])), d)).toEqual({
+        status: 400,
+        body: { message: 'events[0]: route holds a run of 6 or more digits: a route of the route table has no id in it' },
+      });
+    }
+    expect((await handleMonitoringEvents(post(batch([{ ...event, route: '/r/12345' }])), d)).status).toBe(202);
   });
 
   it('refuses a batch outcome and the upload events: they go through the analytics port with a session', async () => {
