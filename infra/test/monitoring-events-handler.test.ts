@@ -4,7 +4,7 @@ import { MONITORING_BATCH_LIMITS } from '@trailsense/shared/analytics-events';
 import type { CollectedEvent } from '@trailsense/shared/analytics-events';
 import { handleMonitoringEvents } from '../src/uploads-api/events';
 import type { EventsDeps, EventsRequest } from '../src/uploads-api/events';
-import { eventsRequestOf, firehoseEvents, MAX_RECORD_BYTES, recordsOf } from '../src/uploads-api/events-lambda';
+import { eventsRequestOf, FIREHOSE_LIMITS, firehoseEvents, putBatchesOf, recordsOf } from '../src/uploads-api/events-lambda';
 import type { FirehoseSender } from '../src/uploads-api/events-lambda';
 
 const SITE = 'https://www.trailsense.example';
@@ -282,9 +282,61 @@ describe('firehoseEvents', () => {
     const line = `${JSON.stringify(vital)}\n`.length;
     const records = recordsOf([vital, vital, vital, vital, vital], line * 2 + 1);
     expect(records.map((r) => r.length)).toEqual([line * 2, line * 2, line]);
+    expect(recordsOf([vital, vital, vital], line * 3)).toHaveLength(1);
     expect(recordsOf([])).toEqual([]);
-    // The route's largest batch is far under one record.
-    expect(MAX_RECORD_BYTES).toBeGreaterThan(64 * 1024);
+    expect(() => recordsOf([vital], line - 1)).toThrow(`An event of ${line} bytes does not fit one Firehose record (${line - 1} bytes)`);
+  });
+
+  it('puts the largest request the route accepts (20 of the largest client errors, under 16 KiB) as one record in one call', async () => {
+    const largest = {
+      ...error,
+      kind: 'remote-load',
+      message: 'é'.repeat(300),
+      source: `/${'s'.repeat(299)}`,
+      module: 'm'.repeat(100),
+      release: 'r'.repeat(100),
+      suppressed: Number.MAX_SAFE_INTEGER,
+    } as CollectedEvent;
+    // The same limit as the route's: the biggest body that passes.
+    const events: CollectedEvent[] = [];
+    while (events.length < MONITORING_BATCH_LIMITS.maxEvents && Buffer.byteLength(batch([...events, largest])) <= MONITORING_BATCH_LIMITS.maxBytes)
+      events.push(largest);
+    expect(events.length).toBeGreaterThan(10);
+    const d = deps();
+    expect((await handleMonitoringEvents(post(batch(events)), d)).status).toBe(202);
+    const firehose = fakeFirehose();
+    await firehoseEvents(firehose.client, 's').put(d.stored[0]!);
+    expect(firehose.calls).toHaveLength(1);
+    expect(firehose.calls[0]!.records).toHaveLength(1);
+    expect(Buffer.byteLength(firehose.calls[0]!.records[0]!)).toBeLessThanOrEqual(MONITORING_BATCH_LIMITS.maxBytes);
+    expect(firehose.calls[0]!.records[0]!.trimEnd().split('\n')).toHaveLength(events.length);
+    // Under Firehose's own limits, with room: a record up to 1,000 KiB, a call up to 500 records and 4 MiB.
+    expect(FIREHOSE_LIMITS.recordBytes).toBeLessThanOrEqual(1000 * 1024);
+    expect(FIREHOSE_LIMITS.batchRecords).toBeLessThanOrEqual(500);
+    expect(FIREHOSE_LIMITS.batchBytes).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(MONITORING_BATCH_LIMITS.maxBytes).toBeLessThan(FIREHOSE_LIMITS.recordBytes);
+  });
+
+  it('splits records into PutRecordBatch calls of at most 500 records and 4 MB, in order', () => {
+    const records = (n: number, size: number) => Array.from({ length: n }, (_, i) => new Uint8Array(size).fill(i % 256));
+    expect(putBatchesOf(records(1_001, 10)).map((b) => b.length)).toEqual([500, 500, 1]);
+    expect(putBatchesOf(records(9, 1_000_000)).map((b) => b.length)).toEqual([4, 4, 1]);
+    expect(putBatchesOf(records(3, 10), { batchRecords: 500, batchBytes: 25 }).map((b) => b.length)).toEqual([2, 1]);
+    expect(putBatchesOf([])).toEqual([]);
+    const many = records(600, 1);
+    expect(putBatchesOf(many).flat()).toEqual(many);
+  });
+
+  it('puts records beyond one call in several calls, each under the limits', async () => {
+    const firehose = fakeFirehose();
+    // Events of nearly 1 MB (the route refuses them; recordsOf does not know): a record each, four to a 4 MB call.
+    const big = { ...error, message: 'x'.repeat(999_000) } as CollectedEvent;
+    await firehoseEvents(firehose.client, 's').put([big, big, big, big, big]);
+    expect(firehose.calls.map((c) => c.records.length)).toEqual([4, 1]);
+    for (const call of firehose.calls) {
+      expect(call.records.reduce((n, r) => n + Buffer.byteLength(r), 0)).toBeLessThanOrEqual(FIREHOSE_LIMITS.batchBytes);
+      for (const record of call.records) expect(Buffer.byteLength(record)).toBeLessThanOrEqual(FIREHOSE_LIMITS.recordBytes);
+    }
   });
 
   it('puts again the record Firehose refused, and fails after two more tries', async () => {
