@@ -16,9 +16,9 @@ const summary = (page: Page) => page.getByTestId('selection-summary');
 const fileList = (page: Page) => page.getByRole('region', { name: /^File list/ });
 const uploadButton = (page: Page) => page.getByRole('button', { name: 'Upload', exact: true });
 
-async function openUploader(page: Page, account: { email: string; password: string }) {
+async function openUploader(page: Page, account: { email: string; password: string }, query = '') {
   await startSignedIn(page, account);
-  await page.goto('/uploader');
+  await page.goto(`/uploader${query}`);
   await expect(page.getByText(QUOTA)).toBeVisible();
 }
 
@@ -198,7 +198,8 @@ test('Add Folder keeps the folder: after a reload mid-batch, Resume reads it aga
     (window as unknown as { showDirectoryPicker: () => Promise<FileSystemDirectoryHandle> }).showDirectoryPicker = async () =>
       (await navigator.storage.getDirectory()).getDirectoryHandle('DCIM');
   });
-  await openUploader(page, accounts.subscriber);
+  // Six at once, so that the others go on while two hang.
+  await openUploader(page, accounts.subscriber, '?concurrency=6');
   const photos = Array.from({ length: 6 }, (_, i) => ({
     name: `IMG_${String(i + 1).padStart(4, '0')}.JPG`,
     bytes: [...jpegBytes(`opfs-${i}-${Date.now()}`, 20_000)],

@@ -374,3 +374,34 @@ test("a shared computer: after Logout, the sign-in page offers to forget this co
   await expect(page.getByRole('textbox', { name: 'Email' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Forget this computer’s upload history' })).toHaveCount(0);
 });
+
+test('Upload speed: a set speed holds the uploads apart, a lower one chosen mid-batch holds from the next, and it is remembered', async ({ page }) => {
+  test.setTimeout(90_000);
+  await openUploader(page, accounts.subscriber);
+  const speed = page.getByRole('combobox', { name: 'Upload speed' });
+  await speed.selectOption({ label: 'At most a set speed' });
+  const mbit = page.getByRole('textbox', { name: 'Mbit/s' });
+  // 0.4 Mbit/s is 50 KB/s: photos of 50 KB start a second apart.
+  await mbit.fill('0.4');
+  const starts: number[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'PUT' && /\/trailsense-local-uploads\/public\//.test(request.url())) starts.push(Date.now());
+  });
+  const before = bucketObjects();
+  await chooseFiles(page, writeJpegs(path.join(dir, 'card'), 5, { prefix: 'CAPPED_', padding: 50_000 }));
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await expect(progress(page)).toHaveText('Overall Progress: 2 of 5 = 40%', { timeout: 30_000 });
+  // Lower, mid-batch: 0.1 Mbit/s is 12.5 KB/s, four seconds a photo.
+  await mbit.fill('0.1');
+  await expect(progress(page)).toHaveText('Overall Progress: 5 of 5 = 100%', { timeout: 60_000 });
+  expect(newObjects(before)).toHaveLength(5);
+  const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+  expect(gaps).toHaveLength(4);
+  // Lower bounds only (a busy machine only makes them longer): a second apart, then four.
+  expect(gaps[0]).toBeGreaterThanOrEqual(700);
+  expect(gaps.at(-1)).toBeGreaterThanOrEqual(3_000);
+
+  await page.reload();
+  await expect(page.getByRole('combobox', { name: 'Upload speed' })).toHaveValue('mbit');
+  await expect(page.getByRole('textbox', { name: 'Mbit/s' })).toHaveValue('0.1');
+});

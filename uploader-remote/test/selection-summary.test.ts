@@ -18,6 +18,11 @@ describe('selectionSummary', () => {
       }),
     ).toBe('2,431 photos · 6.2 GB · Oct 3 – Nov 19 · 2 cameras · about 48 min at your recent speed');
   });
+  it('says the time is at the upload speed chosen when the member’s cap holds it', () => {
+    expect(selectionSummary({ count: 12, bytes: 40 * MB, cameras: 0, bytesPerSecond: (40 * MB) / 3600, capped: true })).toBe(
+      '12 photos · 40.0 MB · about 1 h at the upload speed chosen',
+    );
+  });
   it('says "1 photo" and "1 camera"', () => {
     expect(selectionSummary({ count: 1, bytes: 4.2 * MB, first: at('2024-10-03T05:12:44'), last: at('2024-10-03T05:12:44'), cameras: 1 })).toBe(
       '1 photo · 4.2 MB · Oct 3 · 1 camera',

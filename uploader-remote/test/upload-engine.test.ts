@@ -7,6 +7,11 @@ beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());
 
 const jobs = (n: number): UploadJob[] => Array.from({ length: n }, (_, i) => ({ id: `f${i}`, key: `k${i}.jpg`, file: new Blob(['x']) }));
+/** Jobs whose files are `bytes` long (what the link watch weighs their progress by). */
+const sizedJobs = (n: number, bytes: number): UploadJob[] => {
+  const body = new Blob([new Uint8Array(bytes)]);
+  return Array.from({ length: n }, (_, i) => ({ id: `f${i}`, key: `k${i}.jpg`, file: body }));
+};
 /** Lets promise chains run, with no clock time passing. */
 const settle = () => jest.advanceTimersByTimeAsync(0);
 const policy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000 };
@@ -198,23 +203,86 @@ describe('runBatch', () => {
     expect(await batch.done).toMatchObject({ succeeded: 1, failed: 0 });
   });
 
-  it('an upload with no progress for the stall bound is aborted and retried with the same key', async () => {
+  it('a lone upload with no progress is given up only when nothing has moved for the silence bound (3× the stall bound), and retried with the same key', async () => {
     const m = manualDeps();
     const events: EngineEvent[] = [];
     const batch = runBatch(jobs(1), options({ stallMs: 60_000 }), m.deps, (e) => events.push(e));
     await settle();
     const first = m.pending.get('f0')!;
     await jest.advanceTimersByTimeAsync(30_000);
-    first.progress(0.5); // progress re-arms the watchdog
-    await jest.advanceTimersByTimeAsync(59_999);
+    first.progress(0.5); // progress: the link moved
+    // A minute and more of quiet is an outage or a buffer draining, not yet a dead connection.
+    await jest.advanceTimersByTimeAsync(179_000);
     expect(first.signal.aborted).toBe(false);
-    await jest.advanceTimersByTimeAsync(1);
+    await jest.advanceTimersByTimeAsync(1_000);
     expect(first.signal.aborted).toBe(true);
-    expect(events).toContainEqual({ type: 'retrying', id: 'f0', attempt: 1, reason: 'No progress for 60 s' });
+    expect(events).toContainEqual({ type: 'retrying', id: 'f0', attempt: 1, reason: 'No progress for 180 s' });
     await jest.advanceTimersByTimeAsync(policy.maxDelayMs);
     expect(m.calls).toEqual(['k0.jpg', 'k0.jpg']);
     m.pending.get('f0')!.resolve();
     expect(await batch.done).toMatchObject({ succeeded: 1, failed: 0 });
+  });
+
+  it('an upload whose bytes sit in the socket buffer while others share a slow link is not given up', async () => {
+    // Six 4 MB photos handed whole to their sockets at once; the link carries 375 KB/s: each
+    // answer comes after the link has carried one more, every ~11 s, the last after ~64 s.
+    const m = manualDeps();
+    const events: EngineEvent[] = [];
+    const batch = runBatch(sizedJobs(6, 4_000_000), options({ concurrency: 6, stallMs: 60_000 }), m.deps, (e) => events.push(e));
+    await settle();
+    for (const p of m.pending.values()) p.progress(1);
+    for (let i = 0; i < 6; i++) {
+      await jest.advanceTimersByTimeAsync(10_700);
+      m.first()[1].resolve();
+    }
+    expect(await batch.done).toMatchObject({ succeeded: 6, failed: 0 });
+    expect(events.filter((e) => e.type === 'retrying')).toEqual([]);
+  });
+
+  it('gives up an upload whose connection died while the others keep moving, past four times its drain time', async () => {
+    const m = manualDeps();
+    const events: EngineEvent[] = [];
+    const batch = runBatch(sizedJobs(40, 1_000_000), options({ concurrency: 2, stallMs: 60_000 }), m.deps, (e) => events.push(e));
+    await settle();
+    const dead = m.pending.get('f0')!;
+    dead.progress(0.3);
+    // The other connection goes on: a photo every 2 s (500 KB/s delivered).
+    for (let t = 0; t < 58_000; t += 2_000) {
+      await jest.advanceTimersByTimeAsync(2_000);
+      const [id, other] = [...m.pending.entries()].find(([id]) => id !== 'f0')!;
+      other.progress(1);
+      other.resolve();
+      void id;
+    }
+    expect(dead.signal.aborted).toBe(false);
+    await jest.advanceTimersByTimeAsync(6_000);
+    expect(dead.signal.aborted).toBe(true);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'retrying', id: 'f0', reason: expect.stringMatching(/^No progress for 6\d s$/) }));
+    batch.stop();
+    await batch.done;
+  });
+
+  it('rides out an outage of two minutes: nothing is given up, everything finishes', async () => {
+    const m = manualDeps();
+    const events: EngineEvent[] = [];
+    const batch = runBatch(sizedJobs(2, 2_000_000), options({ concurrency: 2, stallMs: 60_000 }), m.deps, (e) => events.push(e));
+    await settle();
+    m.pending.get('f0')!.progress(0.4);
+    await jest.advanceTimersByTimeAsync(2_000);
+    m.pending.get('f1')!.progress(0.2);
+    // The dish is obstructed; then one connection resumes 40 s before the other.
+    await jest.advanceTimersByTimeAsync(120_000);
+    m.pending.get('f1')!.progress(0.6);
+    for (let t = 0; t < 40_000; t += 1_000) {
+      await jest.advanceTimersByTimeAsync(1_000);
+      m.pending.get('f1')?.progress(0.6 + t / 100_000);
+    }
+    m.pending.get('f1')!.resolve();
+    m.pending.get('f0')!.progress(0.5);
+    await settle();
+    m.pending.get('f0')!.resolve();
+    expect(await batch.done).toMatchObject({ succeeded: 2, failed: 0 });
+    expect(events.filter((e) => e.type === 'retrying')).toEqual([]);
   });
 
   it('a progress event after its attempt failed changes nothing', async () => {
@@ -408,6 +476,113 @@ describe('runBatch', () => {
     await settle();
     expect(await batch.done).toMatchObject({ dropped: 1 });
     expect(events).toEqual([{ type: 'dropped', id: 'f0', reason: 'unreadable' }]);
+  });
+});
+
+describe('runBatch and the link', () => {
+  /**
+   * Uploads that each take `msAt(inFlight)` from their start (the link's share they get), the
+   * starts and the most in flight recorded.
+   */
+  function linkDeps(msAt: (inFlight: number) => number, over: Partial<EngineDeps> = {}) {
+    let active = 0;
+    const inFlight: number[] = [];
+    const starts: number[] = [];
+    const deps: EngineDeps = {
+      upload: () =>
+        new Promise<void>((resolve) => {
+          active++;
+          inFlight.push(active);
+          starts.push(Date.now());
+          setTimeout(() => {
+            active--;
+            resolve();
+          }, msAt(active));
+        }),
+      refreshCredentials: async () => undefined,
+      sleep: realSleep,
+      random: () => 0.5,
+      timers,
+      now: () => Date.now(),
+      ...over,
+    };
+    return { deps, inFlight, starts };
+  }
+
+  it('with the fit, starts two at once and adds more while each one added raises what the link delivers', async () => {
+    // Every upload takes 2 s whatever the others do (a long round trip, room on the link).
+    const l = linkDeps(() => 2_000);
+    const batch = runBatch(sizedJobs(120, 100_000), options({ concurrency: 'fit', limit: 1000 }), l.deps, () => undefined);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(l.inFlight).toEqual([1, 2]);
+    await jest.advanceTimersByTimeAsync(600_000);
+    expect(await batch.done).toMatchObject({ succeeded: 120 });
+    expect(Math.max(...l.inFlight)).toBe(6);
+  });
+
+  it('with the fit, a full link keeps about two in flight: photos finish one after another, not six slowly at once', async () => {
+    // A link that is full at one: each upload takes its share of it (3 s alone, 6 s beside another).
+    const l = linkDeps((n) => 3_000 * n);
+    const batch = runBatch(sizedJobs(60, 1_000_000), options({ concurrency: 'fit', limit: 1000 }), l.deps, () => undefined);
+    await jest.advanceTimersByTimeAsync(3_600_000);
+    expect(await batch.done).toMatchObject({ succeeded: 60 });
+    expect(Math.max(...l.inFlight)).toBeLessThanOrEqual(3);
+    expect(l.inFlight.filter((n) => n <= 2).length).toBeGreaterThan(l.inFlight.length * 0.6);
+  });
+
+  it('with the fit, a stall halves how many are in flight', async () => {
+    const m = manualDeps({ now: () => Date.now() });
+    const batch = runBatch(sizedJobs(20, 1_000), options({ concurrency: 'fit', stallMs: 5_000 }), m.deps, () => undefined);
+    await settle();
+    expect(m.pending.size).toBe(2);
+    // Both held with no progress: the silence bound gives them up; the fit halves to one.
+    await jest.advanceTimersByTimeAsync(16_000);
+    await jest.advanceTimersByTimeAsync(policy.maxDelayMs);
+    expect(m.pending.size).toBe(1);
+    batch.stop();
+    await batch.done;
+  });
+
+  it('under a cap, each attempt starts when the bytes before it are paid for at the cap', async () => {
+    const l = linkDeps(() => 0);
+    const batch = runBatch(sizedJobs(4, 2_000_000), options({ concurrency: 2, pace: () => 1_000_000 }), l.deps, () => undefined);
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(await batch.done).toMatchObject({ succeeded: 4 });
+    const t0 = l.starts[0]!;
+    expect(l.starts.map((t) => t - t0)).toEqual([0, 2_000, 4_000, 6_000]);
+  });
+
+  it('a cap changed mid-batch holds from the next attempt; lifted, the rest go at once', async () => {
+    let cap: number | null = 1_000_000;
+    const l = linkDeps(() => 0);
+    const batch = runBatch(sizedJobs(5, 1_000_000), options({ concurrency: 1, pace: () => cap }), l.deps, () => undefined);
+    await jest.advanceTimersByTimeAsync(1_500);
+    expect(l.starts).toHaveLength(2);
+    cap = 250_000;
+    await jest.advanceTimersByTimeAsync(3_000);
+    expect(l.starts).toHaveLength(2);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(l.starts).toHaveLength(3);
+    cap = null;
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(await batch.done).toMatchObject({ succeeded: 5 });
+  });
+
+  it('the cap counts what admission says an attempt sends (a smaller copy’s bytes), not the file’s', async () => {
+    const l = linkDeps(() => 0, { admit: async () => ({ go: true, bytes: 250_000 }) });
+    const batch = runBatch(sizedJobs(3, 4_000_000), options({ concurrency: 1, pace: () => 1_000_000 }), l.deps, () => undefined);
+    await jest.advanceTimersByTimeAsync(2_000);
+    expect(await batch.done).toMatchObject({ succeeded: 3 });
+    const t0 = l.starts[0]!;
+    expect(l.starts.map((t) => t - t0)).toEqual([0, 250, 500]);
+  });
+
+  it('Stop ends an attempt waiting for its turn under the cap', async () => {
+    const l = linkDeps(() => 0);
+    const batch = runBatch(sizedJobs(3, 10_000_000), options({ concurrency: 1, pace: () => 100_000 }), l.deps, () => undefined);
+    await jest.advanceTimersByTimeAsync(1_000);
+    batch.stop();
+    expect(await batch.done).toMatchObject({ succeeded: 1, untouched: 2, stopped: true });
   });
 });
 

@@ -125,6 +125,52 @@ describe('UploaderScreen', () => {
     expect(screen.getByTestId('copies-estimates')).toHaveTextContent(/^Originals: about 3 h 20 min · Smaller copies: about 3 h 20 min$/);
   });
 
+  it('offers Upload speed, no limit by default and remembered; a share says what it is of the measured link; the estimates follow it', async () => {
+    const prefs = storedPreferences(mapStorage());
+    // 4 bytes a second measured before: 12 KB of photos is 50 min, under a quarter of it over 3 hours.
+    prefs.setRecentSpeed(4);
+    const { services } = fakeServices({ prefs });
+    const { user, input } = renderScreen(services);
+    await screen.findByText(/You have 15 remaining/);
+    const speed = screen.getByRole('combobox', { name: 'Upload speed' });
+    expect(speed).toHaveDisplayValue('As fast as the connection allows');
+    expect(speed).toHaveAccessibleDescription('Uploading uses all of the connection. Choose a limit to leave room for everyone else on it.');
+    await user.upload(input(), [photo('a.jpg', 'a'.repeat(6000)), photo('b.jpg', 'b'.repeat(6000))]);
+    expect(screen.queryByTestId('copies-estimates')).toBeNull();
+
+    await user.selectOptions(speed, 'At most a quarter of the connection');
+    expect(prefs.uploadCap()).toEqual({ kind: 'share', share: 0.25 });
+    expect(speed).toHaveAccessibleDescription(/^At most about 0 Mbit\/s: a quarter of the 0 Mbit\/s measured here\. The rest stays free/);
+    expect(await screen.findByTestId('copies-estimates')).toHaveTextContent(/^Originals: about 3 h 20 min · Smaller copies: about 3 h 20 min/);
+    expect(screen.getByTestId('selection-summary')).toHaveTextContent(/· about 3 h 20 min at the upload speed chosen$/);
+  });
+
+  it('Upload speed at a set speed: offers half the measured link, refuses a speed it cannot be with words, keeps the last good one', async () => {
+    const prefs = storedPreferences(mapStorage());
+    prefs.setRecentSpeed(375_000); // 3 Mbit/s
+    const { services } = fakeServices({ prefs });
+    const { user } = renderScreen(services);
+    await screen.findByText(/You have 15 remaining/);
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Upload speed' }), 'At most a set speed');
+    const mbit = screen.getByRole('textbox', { name: 'Mbit/s' });
+    expect(mbit).toHaveValue('1.5');
+    expect(prefs.uploadCap()).toEqual({ kind: 'mbit', mbit: 1.5 });
+    expect(mbit).toHaveAccessibleDescription('At most 1.5 Mbit/s of the 3 Mbit/s measured here. The rest stays free for everyone else on the connection.');
+    await user.clear(mbit);
+    await user.type(mbit, 'fast');
+    expect(screen.getAllByRole('alert').map((a) => a.textContent)).toContain('Type a speed from 0.1 to 1,000 Mbit/s.');
+    expect(mbit).toHaveAccessibleDescription('Type a speed from 0.1 to 1,000 Mbit/s.');
+    expect(mbit).toBeInvalid();
+    expect(prefs.uploadCap()).toEqual({ kind: 'mbit', mbit: 1.5 });
+    await user.clear(mbit);
+    await user.type(mbit, '0,8');
+    expect(prefs.uploadCap()).toEqual({ kind: 'mbit', mbit: 0.8 });
+    expect(mbit).toBeValid();
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Upload speed' }), 'As fast as the connection allows');
+    expect(prefs.uploadCap()).toEqual({ kind: 'none' });
+    expect(screen.queryByRole('textbox', { name: 'Mbit/s' })).toBeNull();
+  });
+
   it('brings no <style> element and sets inline styles only on the virtual list (a Content-Security-Policy allows those)', async () => {
     const { services } = fakeServices();
     const { user, input, container } = renderScreen(services);

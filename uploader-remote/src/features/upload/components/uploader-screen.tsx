@@ -14,6 +14,8 @@ import { ConfirmDialog } from './confirm-dialog';
 import { DropZone, usePageDrop, type Dropped } from './drop-zone';
 import { FileList } from './file-list';
 import { AccountStatus, BatchStatus, KeepAwake, Pickers, ResumeOfferPanel, SmallerCopies } from './uploader-panels';
+import { UploadSpeed } from './upload-speed';
+import { capRate, cappedSpeed } from '../model/upload-cap';
 import styles from './uploader.module.css';
 
 const NO_FACTS = selectionFacts([], 0, null);
@@ -98,9 +100,12 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
   const sending = running && state.paused.length === 0;
   // One pass over the list per change of it, and none while a batch runs (every progress flush
   // changes the list, and the summary and notices are for before Upload).
+  // The estimates before Upload follow the member's cap ("Upload speed").
+  const speed = cappedSpeed(state.recentSpeed, capRate(state.cap, state.recentSpeed));
+  const capped = speed !== null && speed !== state.recentSpeed;
   const facts = useMemo(
-    () => (running ? NO_FACTS : selectionFacts(queue.files, services.now().getTime(), state.recentSpeed, state.sendCopies)),
-    [running, queue.files, state.recentSpeed, state.sendCopies, services],
+    () => (running ? NO_FACTS : selectionFacts(queue.files, services.now().getTime(), speed, state.sendCopies, capped)),
+    [running, queue.files, speed, state.sendCopies, capped, services],
   );
 
   // Stable, so the list's memoised rows do not re-render on every progress flush.
@@ -165,6 +170,7 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
         </p>
       )}
       <SmallerCopies controller={controller} sendCopies={state.sendCopies} running={running} estimates={facts.estimates} />
+      <UploadSpeed controller={controller} cap={state.cap} linkSpeed={state.recentSpeed} />
       <div className={styles.actions}>
         <button
           type="button"

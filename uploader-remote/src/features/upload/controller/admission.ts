@@ -130,7 +130,7 @@ export class Admissions {
     };
     this.admitted.set(file.id, sent);
     await journal.write([sent.entry]);
-    return { go: true, key: sent.key };
+    return { go: true, key: sent.key, bytes: sent.bytes };
   };
 
   /** The photo's smaller copy, or null when its original goes instead (smaller already, undecodable, or the copy failed). */

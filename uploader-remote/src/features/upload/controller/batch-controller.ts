@@ -1,5 +1,6 @@
 import { ALLOWANCE_USED_UP, allowanceUnknownMessage, FOLDER_NOT_ALLOWED, SESSION_RESUMED } from '../model/messages';
 import { remainingOf } from '../model/quota';
+import type { UploadCap } from '../model/upload-cap';
 import { planUpload } from '../model/upload-queue';
 import type { DirectoryHandleLike, WalkResult } from '../services/files/folder-walk';
 import type { UploaderServices } from '../services/uploader-services';
@@ -48,7 +49,8 @@ export class BatchController {
     readonly identity: UploaderIdentity,
     options: ControllerOptions,
   ) {
-    const store = new UploaderStore(initialUploaderState(services.prefs.recentSpeed(), services.prefs.sendCopies()));
+    const { prefs } = services;
+    const store = new UploaderStore(initialUploaderState(prefs.recentSpeed(), prefs.sendCopies(), prefs.uploadCap()));
     this.store = store;
     this.journal = new BatchJournal(store, services, { owner: identity.owner, ranchId: identity.ranchId });
     this.choice = new CameraChoice(store, services, identity.ranchId, this.journal);
@@ -118,6 +120,12 @@ export class BatchController {
   setSendCopies(on: boolean): void {
     this.store.set({ sendCopies: on });
     this.services.prefs.setSendCopies(on);
+  }
+
+  /** "Upload speed": remembered on this browser; a running batch follows it from its next upload. */
+  setCap(cap: UploadCap): void {
+    this.store.set({ cap });
+    this.services.prefs.setUploadCap(cap);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { progressQuarter } from '../model/messages';
 import { milestoneWithTimeLeft, SpeedMeter } from '../model/speed-meter';
+import { cappedSpeed } from '../model/upload-cap';
 import type { EngineEvent, ListedFile } from '../model/upload-queue';
 import type { SpeedEstimate } from './uploader-state';
 
@@ -30,7 +31,8 @@ export class BatchProgress {
   /**
    * `sizeOf`: the bytes a file sends, by id; `uploaded` of `total` were sent before this batch
    * began; `weigh`: what a photo still listed is expected to send (a typical copy when copies are
-   * sent), its size when absent.
+   * sent), its size when absent; `cap`: the member's cap now (bytes/s; model/upload-cap.ts), which
+   * the time left follows at once when it changes.
    */
   constructor(
     private readonly sizeOf: (id: string) => number,
@@ -38,6 +40,7 @@ export class BatchProgress {
     uploaded: number,
     private readonly total: number,
     private readonly weigh?: (file: ListedFile) => number,
+    private readonly cap: () => number | null = () => null,
   ) {
     this.meter.reset(now);
     this.quarter = progressQuarter(uploaded, total);
@@ -62,9 +65,10 @@ export class BatchProgress {
     let moving = 0;
     for (const bytes of this.inFlight.values()) moving += bytes;
     this.meter.sample(now, this.sentBytes + moving);
-    const bytesLeft = bytesLeftOf(files, left, this.weigh);
+    const bytesLeft = Math.max(0, bytesLeftOf(files, left, this.weigh) - moving);
     const bytesPerSecond = this.meter.rate();
-    return { bytesPerSecond, secondsLeft: bytesPerSecond ? this.meter.timeLeft(Math.max(0, bytesLeft - moving)) : null };
+    const pace = cappedSpeed(bytesPerSecond, this.cap());
+    return { bytesPerSecond, secondsLeft: pace ? (bytesLeft === 0 ? 0 : bytesLeft / pace) : null };
   }
 
   /** The announcement when `uploaded` enters a new quarter of the batch (not its end), else null. */

@@ -3,6 +3,7 @@ import { progressAnnouncement, sessionPauseMessage } from '../model/messages';
 import { remainingOf } from '../model/quota';
 import { WAKE_GRACE_MS } from '../model/retry';
 import { sliceSize } from '../model/slice-plan';
+import { capRate, measuresTheLink } from '../model/upload-cap';
 import type { ListedFile } from '../model/upload-queue';
 import { SessionEndedError } from '../services/upload/session-ended-error';
 import { runBatch, type BatchResult, type RunningBatch } from '../services/upload/upload-engine';
@@ -211,7 +212,7 @@ export class UploadRun {
     let admissions: Admissions | null = null;
     const bytesOf = (id: string) => admissions?.bytesOf(id) ?? sizeOf(id);
     const sendCopies = store.getState().sendCopies;
-    const progress = new BatchProgress(bytesOf, now(), before.uploaded, before.total, sendCopies ? expectedBytes : undefined);
+    const progress = new BatchProgress(bytesOf, now(), before.uploaded, before.total, sendCopies ? expectedBytes : undefined, () => this.capNow());
     this.progress = progress;
     const outcome = new BatchOutcomeRecorder(now, services.wakeLock, bytesOf, sendCopies);
     const tally = new RunTally(before.uploaded, before.failures);
@@ -261,6 +262,21 @@ export class UploadRun {
     return run;
   }
 
+  /**
+   * The member's cap now, in bytes/s (model/upload-cap.ts), or null. A share is of the link's speed
+   * as last measured; on a browser that never measured it, of the first speed this batch
+   * measures (at full speed: no share applies before), which is then remembered as the link's.
+   */
+  private capNow(): number | null {
+    const { cap, recentSpeed } = this.store.getState();
+    if (cap.kind !== 'share' || recentSpeed !== null) return capRate(cap, recentSpeed);
+    const measured = this.progress?.rate() ?? null;
+    if (measured === null) return null;
+    this.store.set({ recentSpeed: measured });
+    this.services.prefs.setRecentSpeed(measured);
+    return capRate(cap, measured);
+  }
+
   /** Upload slots from the server, a slice of the batch at a time (slot-broker.ts), or the fixed reservation of tests. */
   private slotsFor(progress: BatchProgress, now: () => number, sleepSignal: AbortSignal): Slots {
     const { services, store } = this;
@@ -288,6 +304,7 @@ export class UploadRun {
         limit: limit + upgradesWaiting(files),
         retry: services.retry,
         stallMs: this.options.stallMs ?? services.stallMs,
+        pace: () => this.capNow(),
         // Originals of photos the ranch has as copies use no allowance.
         allowance: () => (remainingOf(store.getState().allowance) ?? 0) + upgradesWaiting(store.getState().queue.files),
       },
@@ -304,6 +321,7 @@ export class UploadRun {
         sleep: services.sleep,
         random: services.random,
         timers: services.timers,
+        now: run.now,
         admit: run.admissions.admit,
         isOnline: services.network.online,
         networkLost: () => this.pause('offline'),
@@ -332,10 +350,12 @@ export class UploadRun {
     await run.slots.releaseAll();
     const groups = groupCameras(run.tally.sentExif);
     if (run.cameraName && groups.length === 1) services.prefs.rememberCamera(identity.ranchId, groups[0]!.key, run.cameraName);
+    // What the link gives (for estimates and a share's cap): not a capped batch's own speed.
     const measured = run.progress.rate();
-    if (measured) services.prefs.setRecentSpeed(measured);
+    const linkSpeed = measured !== null && measuresTheLink(measured, this.capNow()) ? measured : null;
+    if (linkSpeed) services.prefs.setRecentSpeed(linkSpeed);
     this.progress = null;
-    store.set({ speed: null, recentSpeed: measured ?? store.getState().recentSpeed });
+    store.set({ speed: null, recentSpeed: linkSpeed ?? store.getState().recentSpeed });
     this.engine = null;
     this.releaseLock?.();
     this.releaseLock = null;

@@ -2,6 +2,7 @@ import type { Camera } from '../services/api/api-client';
 import type { ActiveSubscription, Allowance } from '../model/quota';
 import { initialQueueState, queueReducer, type QueueAction, type QueueState } from '../model/upload-queue';
 import type { FoundFile } from '../services/files/folder-walk';
+import { NO_CAP, type UploadCap } from '../model/upload-cap';
 
 /** The subscription as the screen knows it. */
 export type SubscriptionState =
@@ -53,6 +54,8 @@ export interface UploaderState {
   recentSpeed: number | null;
   /** "Send smaller copies" (docs/product.md#smaller-copies): remembered per browser, off by default. */
   sendCopies: boolean;
+  /** "Upload speed" (docs/product.md#sending-over-a-rural-link): remembered per browser, none by default; a running batch follows it. */
+  cap: UploadCap;
 }
 
 /** Who the controller uploads for. */
@@ -64,7 +67,8 @@ export interface UploaderIdentity {
 }
 
 export interface ControllerOptions {
-  concurrency: number;
+  /** Uploads at once: 'fit' (the link decides: model/link-fit.ts) or a fixed number (`?concurrency=N`). */
+  concurrency: number | 'fit';
   /** Overrides the services' stall bound (`?stall=N`). */
   stallMs?: number;
   /**
@@ -82,7 +86,7 @@ export type ChosenFile = File | FoundFile;
 export const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** The screen's state before anything is known: the recent speed is the one thing read at once. */
-export function initialUploaderState(recentSpeed: number | null, sendCopies = false): UploaderState {
+export function initialUploaderState(recentSpeed: number | null, sendCopies = false, cap: UploadCap = NO_CAP): UploaderState {
   return {
     queue: initialQueueState,
     subscription: { kind: 'loading' },
@@ -98,6 +102,7 @@ export function initialUploaderState(recentSpeed: number | null, sendCopies = fa
     speed: null,
     recentSpeed,
     sendCopies,
+    cap,
   };
 }
 

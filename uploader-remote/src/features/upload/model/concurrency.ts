@@ -1,22 +1,22 @@
 /**
- * Uploads in flight at once. Measured with bench/upload.ts (300 × 1.5 MB, Chromium, sandbox):
- * 1 → 31.7 files/s, 4 → 42.2, 6 → 49.7 (×1.57). Six is also the browser's HTTP/1.1 connection
- * limit per host, and S3 is a host of its own (the API and analytics use others), so more would
- * only queue in the browser.
+ * Uploads in flight at once: by default as many as keep the link full (model/link-fit.ts, at most
+ * six: the browser's HTTP/1.1 connection limit per host, and S3 is a host of its own). A fixed
+ * number is for benchmarks and support (`?concurrency=N`, up to 16).
  */
-export const DEFAULT_CONCURRENCY = 6;
+export const DEFAULT_CONCURRENCY = 'fit' as const;
 export const MAX_CONCURRENCY = 16;
 
-/** `?concurrency=N` (benchmarks, support): a whole number 1–16, else the default. */
-export function parseConcurrency(value: string | null | undefined): number {
+/** `?concurrency=N` (benchmarks, support): a whole number 1–16, else 'fit' (the link decides). */
+export function parseConcurrency(value: string | null | undefined): number | 'fit' {
   if (!value || !/^\d+$/.test(value.trim())) return DEFAULT_CONCURRENCY;
   const n = Number(value);
   return n >= 1 && n <= MAX_CONCURRENCY ? n : DEFAULT_CONCURRENCY;
 }
 
 /**
- * `?stall=N` (tests, support on a link known to pause): seconds without progress before an
- * upload is aborted and retried, a whole number 5–600, else `fallbackMs` (upload-engine.ts's 60 s).
+ * `?stall=N` (tests, support on a link known to pause): the least seconds without progress before
+ * an upload may be aborted and retried (model/stall-watch.ts), a whole number 5–600, else
+ * `fallbackMs` (upload-engine.ts's 60 s).
  */
 export function parseStallMs(value: string | null | undefined, fallbackMs: number): number {
   if (!value || !/^\d+$/.test(value.trim())) return fallbackMs;

@@ -1,6 +1,7 @@
 import type { ActiveSubscription } from './quota';
 import type { SkipReason, SkippedFile } from './file-filter';
 import { formatInteger, formatLongDateUTC, formatMonthDayLocal } from './en-us-format';
+import type { UploadCap } from './upload-cap';
 
 /** Numbers as people read them: 10,000 (docs/product.md#uploader-messages writes "1,000"). */
 export const formatCount = formatInteger;
@@ -214,3 +215,42 @@ export function estimatesLine(originals: string, copies: string): string {
 
 /** The suggestion beside both estimates; the uploader never switches by itself. */
 export const SUGGEST_COPIES = 'Sending the originals would take hours at your recent speed. Tick “Send smaller copies” to send this card sooner.';
+
+/** "Upload speed" (docs/product.md#sending-over-a-rural-link): the choice under "Send smaller copies". */
+export const UPLOAD_SPEED_LABEL = 'Upload speed';
+
+/** Its choices, in order; a share is of the link's speed as measured on this browser. */
+export const CAP_CHOICE_TEXT = {
+  none: 'As fast as the connection allows',
+  half: 'At most half of the connection',
+  quarter: 'At most a quarter of the connection',
+  mbit: 'At most a set speed',
+} as const;
+
+/** A speed as the cap says it: "1.5 Mbit/s" (one decimal under 10), "17 Mbit/s". */
+export function mbitText(mbit: number): string {
+  const rounded = mbit < 10 ? Math.round(mbit * 10) / 10 : Math.round(mbit);
+  return `${rounded.toLocaleString('en-US', { maximumFractionDigits: 1 })} Mbit/s`;
+}
+
+/** A typed speed the cap cannot be. */
+export const CAP_MBIT_INVALID = 'Type a speed from 0.1 to 1,000 Mbit/s.';
+
+const ROOM = 'The rest stays free for everyone else on the connection.';
+
+/**
+ * The one line under the choice, from the cap and the link's measured speed (Mbit/s, null while
+ * never measured): what the uploader will use.
+ */
+export function capNote(cap: UploadCap, linkMbit: number | null): string {
+  const measured = linkMbit === null ? '' : ` of the ${mbitText(linkMbit)} measured here`;
+  if (cap.kind === 'none') return 'Uploading uses all of the connection. Choose a limit to leave room for everyone else on it.';
+  if (cap.kind === 'share') {
+    const part = cap.share === 0.5 ? 'half' : cap.share === 0.25 ? 'a quarter' : `${Math.round(cap.share * 100)} %`;
+    if (linkMbit === null) return `At most ${part} of what the connection gives, measured when sending starts. ${ROOM}`;
+    return `At most about ${mbitText(cap.share * linkMbit)}: ${part}${measured}. ${ROOM}`;
+  }
+  if (linkMbit !== null && cap.mbit >= linkMbit)
+    return `At most ${mbitText(cap.mbit)}: more than the ${mbitText(linkMbit)} measured here, so uploading may use all of it.`;
+  return `At most ${mbitText(cap.mbit)}${measured}. ${ROOM}`;
+}

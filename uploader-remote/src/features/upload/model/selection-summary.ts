@@ -22,6 +22,8 @@ export interface SelectionFacts {
   bytesPerSecond?: number | null;
   /** The bytes that will actually be sent (fewer than `bytes` when smaller copies are sent); `bytes` when absent. */
   sendBytes?: number;
+  /** The speed is the member's cap ("Upload speed"), below the recent one: the time is said to be at it. */
+  capped?: boolean;
 }
 
 const SEPARATOR = ' · ';
@@ -70,7 +72,7 @@ export function selectionSummary(input: SelectionFacts): string {
   if (range !== null) parts.push(range);
   if (cameras > 0) parts.push(`${formatCount(cameras)} ${cameras === 1 ? 'camera' : 'cameras'}`);
   if (typeof bytesPerSecond === 'number' && Number.isFinite(bytesPerSecond) && bytesPerSecond > 0 && bytes >= 0) {
-    parts.push(`${durationText((input.sendBytes ?? bytes) / bytesPerSecond)} at your recent speed`);
+    parts.push(`${durationText((input.sendBytes ?? bytes) / bytesPerSecond)} at ${input.capped ? 'the upload speed chosen' : 'your recent speed'}`);
   }
   return parts.join(SEPARATOR);
 }

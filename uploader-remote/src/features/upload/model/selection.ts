@@ -52,9 +52,10 @@ function clockOf(known: Parsed, taken: Date, now: number): ClockProblem | null {
 /**
  * The facts of the listed photos (not those already sent): count, size, the capture dates' span,
  * the cameras and the clocks, from what the EXIF said (files still being read count by size only).
- * `bytesPerSecond` is the recent speed, for the estimate; `now` decides what is "in the future".
+ * `bytesPerSecond` is the recent speed, for the estimate (`capped`: held to the member's cap,
+ * model/upload-cap.ts); `now` decides what is "in the future".
  */
-export function selectionFacts(files: readonly ListedFile[], now: number, bytesPerSecond: number | null, sendCopies = false): SelectionFacts {
+export function selectionFacts(files: readonly ListedFile[], now: number, bytesPerSecond: number | null, sendCopies = false, capped = false): SelectionFacts {
   if (files.length === 0) return { summary: null, mixedCameras: null, clock: null, cameras: [], estimates: null };
   let bytes = 0;
   let copyBytes = 0;
@@ -99,6 +100,7 @@ export function selectionFacts(files: readonly ListedFile[], now: number, bytesP
       ...(last ? { last } : {}),
       cameras: cameras.length,
       bytesPerSecond,
+      capped,
     }),
     estimates: slow ? estimatesLine(durationText(bytes / speed), durationText(copyBytes / speed)) : null,
     mixedCameras: mixedCameraNotice(cameras),

@@ -1,3 +1,5 @@
+import { parseCap, storedCap, type UploadCap } from '../../model/upload-cap';
+
 /**
  * What the uploader remembers on this browser between visits, besides the journal: which camera a
  * ranch's photos of one make, model and serial were sent as (so the next card from that camera
@@ -23,6 +25,9 @@ export interface UploaderPreferences {
   /** "Send smaller copies" (default no). */
   sendCopies(): boolean;
   setSendCopies(on: boolean): void;
+  /** "Upload speed": the member's cap (default none; model/upload-cap.ts). */
+  uploadCap(): UploadCap;
+  setUploadCap(cap: UploadCap): void;
   /** Whether this browser was asked for notifications already (asked once, when a batch starts). */
   notificationsAsked(): boolean;
   setNotificationsAsked(): void;
@@ -37,6 +42,7 @@ const reservationsItem = (ranchId: string) => `trailsense:reservations:${ranchId
 const KEEP_AWAKE_ITEM = 'trailsense:keep-awake';
 const NOTIFICATIONS_ASKED_ITEM = 'trailsense:notifications-asked';
 const SEND_COPIES_ITEM = 'trailsense:send-copies';
+const UPLOAD_CAP_ITEM = 'trailsense:upload-cap';
 
 /** The part of Storage used (tests pass a Map-backed one). */
 export type PreferenceStorage = Pick<Storage, 'getItem' | 'setItem'>;
@@ -92,6 +98,8 @@ export function storedPreferences(storage: PreferenceStorage | null): UploaderPr
     setKeepAwake: (keep) => write(KEEP_AWAKE_ITEM, keep),
     sendCopies: () => read(SEND_COPIES_ITEM) === true,
     setSendCopies: (on) => write(SEND_COPIES_ITEM, on),
+    uploadCap: () => parseCap(read(UPLOAD_CAP_ITEM)),
+    setUploadCap: (cap) => write(UPLOAD_CAP_ITEM, storedCap(cap)),
     notificationsAsked: () => read(NOTIFICATIONS_ASKED_ITEM) === true,
     setNotificationsAsked: () => write(NOTIFICATIONS_ASKED_ITEM, true),
   };
