@@ -34,15 +34,16 @@ afterAll(() => stopTestSandbox(sandbox));
 const url = (key: string) => `http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/${key}`;
 const objectFile = (key: string) => path.join(sandbox.dataDir, 's3', sandbox.config.storage.bucket, `${key}._S3rver_object`);
 
-/** Whether the ledger decided the object (counted it), in the sandbox's own database. */
-function counted(key: string): boolean {
+/** The counted object's checksum as the ledger keeps it (undefined: not counted), in the sandbox's own database. */
+function ledgerChecksum(key: string): string | null | undefined {
   const db = new DatabaseSync(path.join(sandbox.dataDir, 'sandbox.db'), { readOnly: true });
   try {
-    return db.prepare('SELECT 1 FROM uploads WHERE key = ?').get(key) !== undefined;
+    return (db.prepare('SELECT checksum FROM uploads WHERE key = ?').get(key) as { checksum: string | null } | undefined)?.checksum;
   } finally {
     db.close();
   }
 }
+const counted = (key: string) => ledgerChecksum(key) !== undefined;
 
 /** A photo PUT as the uploader makes one (a reserved slot, the ranch's metadata), with `headers` on top. */
 async function putPhoto(headers: Record<string, string>, body?: Buffer): Promise<{ key: string; bytes: Buffer; answer: RawAnswer }> {
@@ -103,7 +104,8 @@ describe('a PutObject with a checksum', () => {
     expect(put.status).toBe(200);
     expect(put.headers[header]).toBe(checksumOf(algorithm, bytes));
     expect(readFileSync(objectFile(key))).toEqual(bytes);
-    expect(counted(key)).toBe(true);
+    // The object-created function read it into the ledger.
+    expect(ledgerChecksum(key)).toBe(`${algorithm}:FULL_OBJECT:${checksumOf(algorithm, bytes)}`);
 
     const head = answered(await operatorRawRequest(url(key), { method: 'HEAD', headers: { 'x-amz-checksum-mode': 'ENABLED' } }));
     expect(head.status).toBe(200);
@@ -140,6 +142,7 @@ describe('a PutObject with a checksum', () => {
     const head = answered(await operatorRawRequest(url(key), { method: 'HEAD', headers: { 'x-amz-checksum-mode': 'ENABLED' } }));
     expect(head.headers['x-amz-checksum-crc64nvme']).toBe(checksumOf('CRC64NVME', bytes));
     expect(head.headers['x-amz-checksum-type']).toBe('FULL_OBJECT');
+    expect(ledgerChecksum(key)).toBe(`CRC64NVME:FULL_OBJECT:${checksumOf('CRC64NVME', bytes)}`);
   });
 });
 
