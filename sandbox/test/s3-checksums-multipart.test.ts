@@ -66,10 +66,20 @@ async function sendParts(key: string, uploadId: string, parts: Buffer[]): Promis
   return etags;
 }
 
-/** A raw CompleteMultipartUpload listing `parts` (with their CRC32s unless told otherwise). */
-async function complete(key: string, uploadId: string, parts: { etag: string; crc32?: string | null }[], headers: Record<string, string>) {
+/** A raw CompleteMultipartUpload listing `parts` (numbered in order unless said), each with the checksum elements given. */
+async function complete(
+  key: string,
+  uploadId: string,
+  parts: { etag: string; crc32?: string | null; number?: number; checksums?: Record<string, string> }[],
+  headers: Record<string, string>,
+) {
   const xml = parts
-    .map((p, i) => `<Part><ETag>${p.etag}</ETag><PartNumber>${i + 1}</PartNumber>${p.crc32 ? `<ChecksumCRC32>${p.crc32}</ChecksumCRC32>` : ''}</Part>`)
+    .map((p, i) => {
+      const checksums = Object.entries({ ...(p.crc32 ? { ChecksumCRC32: p.crc32 } : {}), ...p.checksums }).map(
+        ([name, value]) => `<${name}>${value}</${name}>`,
+      );
+      return `<Part><ETag>${p.etag}</ETag><PartNumber>${p.number ?? i + 1}</PartNumber>${checksums.join('')}</Part>`;
+    })
     .join('');
   return answered(
     await operatorRawRequest(url(key, `uploadId=${uploadId}`), {
@@ -202,6 +212,95 @@ describe('a FULL_OBJECT CRC32 multipart upload (what Amplify sends for a photo o
       }),
     );
     expect(done.ChecksumCRC32).toBe(checksumOf('CRC32', bytes));
+  });
+});
+
+describe('the other checks of a completion', () => {
+  it('parts out of order: 400 InvalidPartOrder', async () => {
+    const { key, parts, uploadId } = await createUpload();
+    const etags = await sendParts(key, uploadId, parts);
+    const [first, second] = listed(etags, parts);
+    const answer = await complete(
+      key,
+      uploadId,
+      [
+        { ...second!, number: 2 },
+        { ...first!, number: 1 },
+      ],
+      {},
+    );
+    expect(errorOf(answer)).toMatchObject({ status: 400, code: 'InvalidPartOrder' });
+  });
+
+  it('a part listed with another algorithm’s checksum: 400 BadDigest naming the part', async () => {
+    const { key, parts, uploadId } = await createUpload();
+    const etags = await sendParts(key, uploadId, parts);
+    const answer = await complete(
+      key,
+      uploadId,
+      [{ etag: etags[0]!, checksums: { ChecksumSHA256: checksumOf('SHA256', parts[0]!) } }, listed(etags, parts)[1]!],
+      {},
+    );
+    expect(errorOf(answer)).toEqual({ status: 400, code: 'BadDigest', message: 'The sha256 you specified for part 1 did not match what we received.' });
+  });
+
+  it('a checksum mode that is none: 400 InvalidRequest', async () => {
+    const { key, parts, uploadId } = await createUpload();
+    const etags = await sendParts(key, uploadId, parts);
+    const answer = await complete(key, uploadId, listed(etags, parts), { 'x-amz-checksum-type': 'WHOLE' });
+    expect(errorOf(answer)).toEqual({ status: 400, code: 'InvalidRequest', message: 'Value for x-amz-checksum-type header is invalid.' });
+  });
+
+  it('a COMPOSITE upload: each part’s checksum required, and the object’s checksum the digest of the parts’, `-<parts>`', async () => {
+    const { key, parts, uploadId, s3 } = await createUpload({ algorithm: 'SHA256', type: 'COMPOSITE' });
+    const etags: string[] = [];
+    for (const [i, part] of parts.entries()) {
+      const answer = await uploadPart(key, uploadId, i + 1, part, { 'x-amz-checksum-sha256': checksumOf('SHA256', part) });
+      etags.push(String(answer.headers.etag));
+    }
+    const missing = await complete(
+      key,
+      uploadId,
+      [{ etag: etags[0]! }, { etag: etags[1]!, checksums: { ChecksumSHA256: checksumOf('SHA256', parts[1]!) } }],
+      {},
+    );
+    expect(errorOf(missing)).toEqual({
+      status: 400,
+      code: 'InvalidRequest',
+      message:
+        'The upload was created using a sha256 checksum. The complete request must include the checksum for each part. It was missing for part 1 in the request.',
+    });
+    const sums = parts.map((part) => checksumOf('SHA256', part));
+    const done = await complete(
+      key,
+      uploadId,
+      etags.map((etag, i) => ({ etag, checksums: { ChecksumSHA256: sums[i]! } })),
+      { 'x-amz-checksum-type': 'COMPOSITE' },
+    );
+    expect(done.status).toBe(200);
+    const composite = `${checksumOf('SHA256', Buffer.concat(sums.map((sum) => Buffer.from(sum, 'base64'))))}-2`;
+    const head = await s3.send(new HeadObjectCommand({ Bucket: sandbox.config.storage.bucket, Key: key, ChecksumMode: 'ENABLED' }));
+    expect({ sha256: head.ChecksumSHA256, type: head.ChecksumType }).toEqual({ sha256: composite, type: 'COMPOSITE' });
+  });
+
+  it('an upload created without a checksum: stored with S3’s default CRC64NVME of the whole object; a part listed with a checksum is an InvalidPart', async () => {
+    const { key, bytes, parts, uploadId, s3 } = await createUpload({});
+    const etags: string[] = [];
+    for (const [i, part] of parts.entries()) etags.push(String((await uploadPart(key, uploadId, i + 1, part, {})).headers.etag));
+    const listedWithOne = await complete(key, uploadId, [{ etag: etags[0]!, crc32: checksumOf('CRC32', parts[0]!) }, { etag: etags[1]! }], {});
+    expect(errorOf(listedWithOne)).toMatchObject({ status: 400, code: 'InvalidPart' });
+    expect(
+      (
+        await complete(
+          key,
+          uploadId,
+          etags.map((etag) => ({ etag })),
+          {},
+        )
+      ).status,
+    ).toBe(200);
+    const head = await s3.send(new HeadObjectCommand({ Bucket: sandbox.config.storage.bucket, Key: key, ChecksumMode: 'ENABLED' }));
+    expect({ crc64: head.ChecksumCRC64NVME, type: head.ChecksumType }).toEqual({ crc64: checksumOf('CRC64NVME', bytes), type: 'FULL_OBJECT' });
   });
 });
 
