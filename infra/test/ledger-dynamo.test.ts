@@ -114,6 +114,7 @@ const object = (key: string, fp: string | null = null, reservation = RESERVATION
   reservation,
   fingerprint: fp,
   form: 'original',
+  checksum: null,
   at: '2026-11-10T12:00:00.000Z',
 });
 

@@ -52,10 +52,13 @@ class World {
     form: PhotoForm = 'original',
   ) {
     const yearmo = reservationMonth(reservation)!;
-    return this.ledger.countObject({ bucket: 'uploads', key, ranchId, yearmo, reservation, fingerprint, form, at: this.now.toISOString() }, (state) => {
-      const { next, outcome } = countUnder(state, { id: reservation, ceiling: 1000, now: this.now.getTime() });
-      return { next, result: outcome };
-    });
+    return this.ledger.countObject(
+      { bucket: 'uploads', key, ranchId, yearmo, reservation, fingerprint, form, checksum: null, at: this.now.toISOString() },
+      (state) => {
+        const { next, outcome } = countUnder(state, { id: reservation, ceiling: 1000, now: this.now.getTime() });
+        return { next, result: outcome };
+      },
+    );
   }
 }
 
@@ -316,7 +319,15 @@ describe('reservations', () => {
     expect(answer.granted).not.toContain(fp(1));
     // An original upgrades the copy: from then on the photo is no copy.
     await expect(
-      world.ledger.upgradePhoto({ bucket: 'uploads', key: 'public/cedar-creek/1.jpg', ranchId: 'cedar-creek', fingerprint: fp(1), yearmo: '2026_11', at: '' }),
+      world.ledger.upgradePhoto({
+        bucket: 'uploads',
+        key: 'public/cedar-creek/1.jpg',
+        ranchId: 'cedar-creek',
+        fingerprint: fp(1),
+        yearmo: '2026_11',
+        checksum: null,
+        at: '',
+      }),
     ).resolves.toBe('upgraded');
     expect(((await reserve([fp(1)])).body as ReservationAnswer).copies).toEqual([]);
   });

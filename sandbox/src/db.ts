@@ -10,7 +10,7 @@ import { EMPTY_MONTH, type Hold, type MonthState } from '@trailsense/infra/ledge
 import type { MonitoringEvent, UploadAnalyticsEvent } from '@trailsense/shared/analytics-events';
 
 /** Each entry moves the schema one version up; append, never edit, once released. */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly (string | ((db: Sqlite) => void))[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
    CREATE TABLE ranches (id TEXT PRIMARY KEY, name TEXT NOT NULL, max_monthly_uploads INTEGER NOT NULL);
    CREATE TABLE cameras (id TEXT PRIMARY KEY, ranch_id TEXT NOT NULL REFERENCES ranches(id), name TEXT NOT NULL, position INTEGER NOT NULL);
@@ -63,6 +63,16 @@ const MIGRATIONS: readonly string[] = [
      copy_key TEXT, original_key TEXT, upgraded_at TEXT, PRIMARY KEY (ranch_id, fingerprint));
    CREATE TABLE IF NOT EXISTS upgraded_objects (bucket TEXT NOT NULL, key TEXT NOT NULL, ranch_id TEXT NOT NULL, fingerprint TEXT NOT NULL, yearmo TEXT NOT NULL,
      at TEXT NOT NULL, PRIMARY KEY (bucket, key));`,
+  // Each object's full checksum as S3 keeps it (infra/src/ledger/port.ts ObjectChecksum, as its
+  // checksumText: `CRC32:FULL_OBJECT:<base64>`), beside the counted object, the upgrade, and the
+  // photo's record (that of the object it was last counted under). Rows of before have none (null).
+  // SQLite has no ADD COLUMN IF NOT EXISTS: a table that has the column already keeps it.
+  (db) => {
+    for (const table of ['uploads', 'upgraded_objects', 'photo_records']) {
+      const columns = db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all();
+      if (!columns.some((c) => c.name === 'checksum')) db.exec(`ALTER TABLE ${table} ADD COLUMN checksum TEXT`);
+    }
+  },
 ];
 
 /** How long a revoked token's id is kept: its refresh token's lifetime (30 days), after which it is dead anyway. */
@@ -170,7 +180,9 @@ function migrate(db: Sqlite): void {
   const version = db.prepare<[], { user_version: number }>('PRAGMA user_version').get()?.user_version ?? 0;
   for (let v = version; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[v] as string);
+      const step = MIGRATIONS[v] as string | ((db: Sqlite) => void);
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
       db.exec(`PRAGMA user_version = ${v + 1}`);
     })();
   }
@@ -239,7 +251,8 @@ function ledgerQueries(db: Sqlite) {
     ),
     refusedObject: db.prepare<[string, string], { outcome: string }>('SELECT outcome FROM refused_objects WHERE bucket = ? AND key = ?'),
     recordRefusedObject: db.prepare('INSERT INTO refused_objects (bucket, key, outcome) VALUES (?, ?, ?)'),
-    insertUpload: db.prepare('INSERT INTO uploads (bucket, key, ranch_id, yearmo, created_at) VALUES (?, ?, ?, ?, ?)'),
+    insertUpload: db.prepare('INSERT INTO uploads (bucket, key, ranch_id, yearmo, created_at, checksum) VALUES (?, ?, ?, ?, ?, ?)'),
+    uploadChecksum: db.prepare<[string, string], { checksum: string | null }>('SELECT checksum FROM uploads WHERE bucket = ? AND key = ?'),
     insertPhoto: db.prepare('INSERT INTO photos (ranch_id, fingerprint, size, key, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (ranch_id, fingerprint) DO NOTHING'),
     hasPhotoSize: db.prepare<[string, number], { n: number }>('SELECT 1 AS n FROM photos WHERE ranch_id = ? AND size = ? LIMIT 1'),
     hasPhoto: db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM photos WHERE ranch_id = ? AND fingerprint = ?'),
@@ -273,8 +286,11 @@ function ledgerQueries(db: Sqlite) {
     /** How the ledger refused an object, or null when it did not. */
     refusedObject: (bucket: string, key: string): string | null => stmt.refusedObject.get(bucket, key)?.outcome ?? null,
     recordRefusedObject: (bucket: string, key: string, outcome: string) => void stmt.recordRefusedObject.run(bucket, key, outcome),
-    insertUpload: (u: { bucket: string; key: string; ranchId: string; yearmo: string; createdAt: string }) =>
-      void stmt.insertUpload.run(u.bucket, u.key, u.ranchId, u.yearmo, u.createdAt),
+    /** Records a counted object; `checksum` as infra/src/ledger/port.ts checksumText writes it, or null. */
+    insertUpload: (u: { bucket: string; key: string; ranchId: string; yearmo: string; createdAt: string; checksum: string | null }) =>
+      void stmt.insertUpload.run(u.bucket, u.key, u.ranchId, u.yearmo, u.createdAt, u.checksum),
+    /** A counted object's checksum text: null when it had none, undefined when it was not counted. */
+    uploadChecksum: (bucket: string, key: string): string | null | undefined => stmt.uploadChecksum.get(bucket, key)?.checksum,
     insertPhoto: (ranchId: string, fingerprint: string, size: number, key: string, at: string) =>
       void stmt.insertPhoto.run(ranchId, fingerprint, size, key, at),
     hasPhotoSize: (ranchId: string, size: number) => stmt.hasPhotoSize.get(ranchId, size) !== undefined,

@@ -7,9 +7,19 @@
  * `uploads`, refused in `refused_objects`, an upgrade of a copy in `upgraded_objects`), and each
  * photo in `photos` (that the ranch has it, and its size) with its record in `photo_records`
  * (its form and keys, infra/src/ledger/port.ts `PhotoRecord`; a photo without one, counted before
- * forms were kept, is an original).
+ * forms were kept, is an original). Each counted object, upgrade and photo record keeps the
+ * object's checksum as S3 keeps it (`checksum`, port.ts `checksumText`; null when it had none).
  */
-import { countedPhoto, retiredBy, sizeOfFingerprint, storedRefusal, upgradedPhoto, withReservation } from '@trailsense/infra/ledger';
+import {
+  checksumFromText,
+  checksumText,
+  countedPhoto,
+  retiredBy,
+  sizeOfFingerprint,
+  storedRefusal,
+  upgradedPhoto,
+  withReservation,
+} from '@trailsense/infra/ledger';
 import type {
   CountedObject,
   CountOutcome,
@@ -29,6 +39,7 @@ interface PhotoRow {
   form: string;
   key: string;
   at: string;
+  checksum: string | null;
   copy_key: string | null;
   original_key: string | null;
   upgraded_at: string | null;
@@ -38,16 +49,16 @@ interface PhotoRow {
 function photoQueries(db: SandboxDb) {
   const stmt = {
     record: db.raw.prepare<[string, string], PhotoRow>(
-      'SELECT form, key, at, copy_key, original_key, upgraded_at FROM photo_records WHERE ranch_id = ? AND fingerprint = ?',
+      'SELECT form, key, at, checksum, copy_key, original_key, upgraded_at FROM photo_records WHERE ranch_id = ? AND fingerprint = ?',
     ),
     writeRecord: db.raw.prepare(
-      `INSERT INTO photo_records (ranch_id, fingerprint, form, key, at, copy_key, original_key, upgraded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (ranch_id, fingerprint) DO UPDATE SET form = excluded.form, key = excluded.key, at = excluded.at, copy_key = excluded.copy_key,
-       original_key = excluded.original_key, upgraded_at = excluded.upgraded_at`,
+      `INSERT INTO photo_records (ranch_id, fingerprint, form, key, at, checksum, copy_key, original_key, upgraded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (ranch_id, fingerprint) DO UPDATE SET form = excluded.form, key = excluded.key, at = excluded.at, checksum = excluded.checksum,
+       copy_key = excluded.copy_key, original_key = excluded.original_key, upgraded_at = excluded.upgraded_at`,
     ),
     counted: db.raw.prepare<[string, string], { key: string; at: string }>('SELECT key, at FROM photos WHERE ranch_id = ? AND fingerprint = ?'),
     upgraded: db.raw.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM upgraded_objects WHERE bucket = ? AND key = ?'),
-    recordUpgrade: db.raw.prepare('INSERT INTO upgraded_objects (bucket, key, ranch_id, fingerprint, yearmo, at) VALUES (?, ?, ?, ?, ?, ?)'),
+    recordUpgrade: db.raw.prepare('INSERT INTO upgraded_objects (bucket, key, ranch_id, fingerprint, yearmo, at, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)'),
   };
   return {
     /** A photo's record; one the ranch has without a record (counted before forms were kept) is an original's. */
@@ -61,16 +72,28 @@ function photoQueries(db: SandboxDb) {
         form: row.form === 'copy' ? 'copy' : 'original',
         key: row.key,
         at: row.at,
+        ...(checksumFromText(row.checksum) ? { checksum: checksumFromText(row.checksum)! } : {}),
         ...(row.copy_key === null ? {} : { copyKey: row.copy_key }),
         ...(row.original_key === null ? {} : { originalKey: row.original_key }),
         ...(row.upgraded_at === null ? {} : { upgradedAt: row.upgraded_at }),
       };
     },
     writePhoto(ranchId: string, fingerprint: string, r: PhotoRecord): void {
-      stmt.writeRecord.run(ranchId, fingerprint, r.form, r.key, r.at, r.copyKey ?? null, r.originalKey ?? null, r.upgradedAt ?? null);
+      stmt.writeRecord.run(
+        ranchId,
+        fingerprint,
+        r.form,
+        r.key,
+        r.at,
+        r.checksum ? checksumText(r.checksum) : null,
+        r.copyKey ?? null,
+        r.originalKey ?? null,
+        r.upgradedAt ?? null,
+      );
     },
     isUpgrade: (bucket: string, key: string) => stmt.upgraded.get(bucket, key) !== undefined,
-    recordUpgrade: (u: PhotoUpgrade) => void stmt.recordUpgrade.run(u.bucket, u.key, u.ranchId, u.fingerprint, u.yearmo, u.at),
+    recordUpgrade: (u: PhotoUpgrade) =>
+      void stmt.recordUpgrade.run(u.bucket, u.key, u.ranchId, u.fingerprint, u.yearmo, u.at, u.checksum ? checksumText(u.checksum) : null),
   };
 }
 
@@ -114,7 +137,8 @@ export function sqliteLedger(db: SandboxDb): LedgerPort {
           return result;
         }
         write(object.ranchId, object.yearmo, month.stored, next);
-        db.insertUpload({ bucket: object.bucket, key: object.key, ranchId: object.ranchId, yearmo: object.yearmo, createdAt: object.at });
+        const checksum = object.checksum ? checksumText(object.checksum) : null;
+        db.insertUpload({ bucket: object.bucket, key: object.key, ranchId: object.ranchId, yearmo: object.yearmo, createdAt: object.at, checksum });
         const { fingerprint } = object;
         if (fingerprint) {
           const before = photos.photo(object.ranchId, fingerprint);

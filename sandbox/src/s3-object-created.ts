@@ -12,6 +12,7 @@ import type { ObjectCreatedDeps } from '@trailsense/infra/object-created';
 import { RANCH_OBJECT_TAG } from '@trailsense/infra/upload-access';
 import type { SandboxDb } from './db';
 import { sqliteLedger, sqliteRanches } from './ledger';
+import { storedChecksumOf } from './s3-checksum-store';
 
 function xmlEscape(text: string): string {
   return text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] as string);
@@ -59,7 +60,13 @@ export function objectCreatedDeps(s3rver: S3rver, opts: ObjectCreatedOptions): O
           if (name.startsWith('x-amz-meta-') && typeof value === 'string') user[name.slice('x-amz-meta-'.length)] = value;
         }
         const contentType = stored['content-type'];
-        return { metadata: user, size: Number(stored['content-length'] ?? 0), contentType: typeof contentType === 'string' ? contentType : '' };
+        return {
+          metadata: user,
+          size: Number(stored['content-length'] ?? 0),
+          contentType: typeof contentType === 'string' ? contentType : '',
+          // What S3 answers a HeadObject with ChecksumMode ENABLED (src/s3-checksum-store.ts keeps it).
+          checksum: storedChecksumOf(stored),
+        };
       },
       firstBytes: (bucket, key, count) => readRange(s3rver, bucket, key, 0, count),
       range: (bucket, key, start, end) => readRange(s3rver, bucket, key, start, end),

@@ -36,6 +36,8 @@ import { runObjectCreated } from './s3-object-created';
 import type { ObjectCreatedRuns } from './s3-object-created';
 import type { SessionRegistry } from './sessions';
 import { readLocalContract } from './config';
+import { answerChecksums, checksumRefusal, withChecksums } from './s3-checksum-front';
+import { verifyChecksumsOnStore } from './s3-checksum-store';
 import { amzDateMs, parseSignedRequest, scopeRefusal, signatureMatches, unsignedAmzHeaders } from './sigv4';
 import type { RawRequest } from './sigv4';
 import { createPutStall, HOLD_LIMIT_MS, holdUntilClosed } from './stall';
@@ -308,6 +310,7 @@ interface PutSwitches {
 function createFront(opts: {
   switches: PutSwitches;
   objectCreated: ObjectCreatedRuns;
+  store: S3rver['store'];
   sessions: SessionRegistry | undefined;
   bucket: string;
   now: () => number;
@@ -377,6 +380,13 @@ function createFront(opts: {
         return;
       }
     }
+    // S3's checksum rules (src/s3-checksum-front.ts): what the headers alone make S3 refuse.
+    const checksum = await checksumRefusal(ctx, opts.store);
+    if (checksum) {
+      await answerS3Error(ctx, checksum.status, s3ErrorXml(checksum.code, checksum.message, checksum.details));
+      opts.log(`[s3] ${ctx.method} ${ctx.path} -> ${checksum.status} ${checksum.code}: ${checksum.why}`);
+      return;
+    }
     if (objectPut && shouldFail(switches.fault)) {
       const fault = switches.fault;
       switches.injected++;
@@ -384,8 +394,10 @@ function createFront(opts: {
       opts.log(`[s3] fault switch: ${ctx.method} ${ctx.path} -> ${fault.status}${fault.code ? ` ${fault.code}` : ''}`);
       return;
     }
+    let checksums;
     try {
-      await next();
+      // The store verifies the bytes against the checksums sent (src/s3-checksum-store.ts).
+      checksums = await withChecksums(ctx, next);
     } catch (err) {
       // s3rver's own errors (S3Error: a code and a status) go on to its error handler.
       const s3Error = typeof (err as { code?: unknown }).code === 'string' && typeof (err as { status?: unknown }).status === 'number';
@@ -399,6 +411,7 @@ function createFront(opts: {
     // being sooner than AWS is harmless here).
     const pending = opts.objectCreated.pending();
     if (pending.length > 0) await Promise.allSettled(pending);
+    await answerChecksums(ctx, opts.store, checksums);
   };
 }
 
@@ -457,12 +470,13 @@ export async function startS3(opts: {
     configureBuckets: [{ name: opts.bucket, configs: [corsXml(SITE_ORIGINS)] }],
   });
   await s3rver.configureBuckets();
+  await verifyChecksumsOnStore(s3rver.store, path.join(opts.dataDir, 's3-incoming'));
   const switches: PutSwitches = { stall: createPutStall(), fault: opts.fault ?? NO_FAULT, injected: 0 };
   const objectCreated = runObjectCreated(s3rver, { db: opts.db, log: opts.log, ledgerNow: opts.ledgerNow ?? now });
   s3rver.on('error', (err) => {
     if ((err.status ?? 500) >= 500) opts.log(`[s3] ${err.stack ?? err.message}`);
   });
-  s3rver.middleware.unshift(createFront({ switches, objectCreated, sessions: opts.sessions, bucket: opts.bucket, now, log: opts.log }));
+  s3rver.middleware.unshift(createFront({ switches, objectCreated, store: s3rver.store, sessions: opts.sessions, bucket: opts.bucket, now, log: opts.log }));
   const { listener, linkProxy } = await listenS3(s3rver, opts);
   return {
     port: linkProxy ? linkProxy.port : listener.port,

@@ -40,6 +40,7 @@ const object = (key: string, reservation: string): CountedObject => ({
   reservation,
   fingerprint: null,
   form: 'original',
+  checksum: null,
   at: new Date(NOW).toISOString(),
 });
 
@@ -85,7 +86,15 @@ describe('photos and their forms (smaller copies)', () => {
       return { next, result: outcome };
     });
   const upgrade = (key: string) =>
-    ledger.upgradePhoto({ bucket: 'uploads', key, ranchId: RANCH, fingerprint: FP, yearmo: '2026_11', at: new Date(NOW + 120_000).toISOString() });
+    ledger.upgradePhoto({
+      bucket: 'uploads',
+      key,
+      ranchId: RANCH,
+      fingerprint: FP,
+      yearmo: '2026_11',
+      checksum: null,
+      at: new Date(NOW + 120_000).toISOString(),
+    });
   const record = () =>
     db.raw.prepare('SELECT form, key, copy_key, original_key, upgraded_at FROM photo_records WHERE ranch_id = ? AND fingerprint = ?').get(RANCH, FP);
 

@@ -19,7 +19,7 @@ import {
   s,
   type LedgerTable,
 } from './dynamo-table';
-import type { CountedObject, PhotoForm, PhotoUpgrade, UpgradeOutcome } from './port';
+import { checksumText, type CountedObject, type PhotoForm, type PhotoUpgrade, type UpgradeOutcome } from './port';
 
 /** A photo item's form: `copy` only when it says so; an item from before forms has none and is an original. */
 export function photoFormOf(item: Record<string, AttributeValue> | undefined): PhotoForm {
@@ -37,17 +37,23 @@ export const COPY_PHOTO_CONDITION = 'attribute_not_exists(#pk) OR #form = :copy'
  * (`heldOriginal`: the condition failed once; an original never goes back), leaves the form alone.
  */
 export function photoCountUpdate(tableName: string, object: CountedObject & { fingerprint: string }, heldOriginal: boolean): Update {
-  const names: Record<string, string> = { '#key': 'key', '#at': 'at', '#first': object.form === 'copy' ? 'copy_key' : 'original_key' };
+  const names: Record<string, string> = { '#key': 'key', '#at': 'at', '#first': object.form === 'copy' ? 'copy_key' : 'original_key', '#checksum': 'checksum' };
   const values: Record<string, AttributeValue> = { ':key': s(`${object.bucket}/${object.key}`), ':at': s(object.at) };
   const sets = ['#key = :key', '#at = :at', '#first = if_not_exists(#first, :key)'];
+  // The checksum goes with `key` (port.ts countedPhoto): the object's, or none.
+  if (object.checksum) {
+    values[':checksum'] = s(checksumText(object.checksum));
+    sets.push('#checksum = :checksum');
+  }
+  const remove = object.checksum ? '' : ' REMOVE #checksum';
   const update = { TableName: tableName, Key: keyAttributes(ledgerKeys.photo(object.ranchId, object.fingerprint)) };
   if (object.form === 'copy' && heldOriginal) {
-    return { ...update, UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+    return { ...update, UpdateExpression: `SET ${sets.join(', ')}${remove}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
   }
   names['#form'] = 'form';
   values[object.form === 'copy' ? ':copy' : ':original'] = s(object.form);
   const setForm = object.form === 'copy' ? '#form = :copy' : '#form = :original';
-  const expression = { UpdateExpression: `SET ${[setForm, ...sets].join(', ')}`, ExpressionAttributeValues: values };
+  const expression = { UpdateExpression: `SET ${[setForm, ...sets].join(', ')}${remove}`, ExpressionAttributeValues: values };
   if (object.form === 'original') return { ...update, ...expression, ExpressionAttributeNames: names };
   return { ...update, ...expression, ConditionExpression: COPY_PHOTO_CONDITION, ExpressionAttributeNames: { ...names, '#pk': LEDGER_TABLE.partitionKey } };
 }
@@ -84,6 +90,7 @@ export function upgradeItems(tableName: string, upgrade: PhotoUpgrade): Transact
           yearmo: s(upgrade.yearmo),
           at: s(upgrade.at),
           upgraded: s(upgrade.fingerprint),
+          ...(upgrade.checksum ? { checksum: s(checksumText(upgrade.checksum)) } : {}),
         },
         ...FIRST_DECISION,
       },

@@ -10,12 +10,14 @@
  *   keeping it: pk `RANCH#<ranchid>`, sk `HOLD#<id>`, with `hold` (its JSON) and `ttl` (DynamoDB's
  *   time to live, a month after its month closed);
  * - one item per object whose fate is decided: pk `OBJECT#<bucket>/<key>`, sk `OBJECT`, with
- *   ranchid, yearmo, at, and — for an object the ledger refused — `refused` (the outcome) and `ttl`;
+ *   ranchid, yearmo, at, `checksum` (a counted object's, as S3 keeps it: `CRC32:FULL_OBJECT:<base64>`,
+ *   port.ts `checksumText`; none when S3 had none), and — for an object the ledger refused —
+ *   `refused` (the outcome) and `ttl`;
  *   for an original that upgraded a copy, `upgraded` (the photo's fingerprint; yearmo is the
  *   month it arrived in, it counts in none);
  * - one item per photo a ranch has: pk `RANCH#<ranchid>`, sk `PHOTO#<fingerprint>`, with `key`
  *   and `at` (the object and time it was last counted under: a second object of the same photo
- *   writes them again), `form` (`copy` while only copies of it were counted, else `original`; an
+ *   writes them again) and that object's `checksum` (removed when it had none), `form` (`copy` while only copies of it were counted, else `original`; an
  *   item from before forms has none and is an original), `copy_key` and `original_key` (its first
  *   copy and its first original, `<bucket>/<key>`: both once an original upgraded its copy) and
  *   `upgraded_at`; and one per file size among them: pk `RANCH#<ranchid>`, sk `SIZE#<size>`;
@@ -64,7 +66,7 @@ import {
   type DynamoLedgerOptions,
   type LedgerTable,
 } from './dynamo-table';
-import { retiredBy, sizeOfFingerprint, withReservation, type CountedObject, type LedgerPort, type MonthChange, type Refusal } from './port';
+import { checksumText, retiredBy, sizeOfFingerprint, withReservation, type CountedObject, type LedgerPort, type MonthChange, type Refusal } from './port';
 import { EMPTY_MONTH, type CountOutcome, type Hold, type MonthState } from './rules';
 
 // What the stacks, the sweep and the tests import of the table.
@@ -254,8 +256,9 @@ function decisionItems(
       { ConditionCheck: monthCheck(tableName, object.ranchId, object.yearmo, read) },
     ];
   }
+  const counted = object.checksum ? { ...objectItem, checksum: s(checksumText(object.checksum)) } : objectItem;
   const items: TransactWriteItem[] = [
-    { Put: { TableName: tableName, Item: objectItem, ...FIRST_DECISION } },
+    { Put: { TableName: tableName, Item: counted, ...FIRST_DECISION } },
     { Put: monthPut(tableName, object.ranchId, object.yearmo, read, change.next) },
   ];
   const { fingerprint } = object;

@@ -17,6 +17,32 @@ export interface MonthChange<T> {
   result: T;
 }
 
+/**
+ * An object's full checksum as S3 keeps it (HeadObject with `ChecksumMode: ENABLED`): S3 verified
+ * the bytes it received against it when the client sent it — the uploader sends a CRC32 of the
+ * bytes it read from the file (infra/docs/server.md#checksums) — or computed it itself when the
+ * client sent none (its default, a CRC64NVME).
+ */
+export interface ObjectChecksum {
+  /** `CRC32`, `CRC32C`, `CRC64NVME`, `SHA1`, `SHA256`, … as S3 names it. */
+  algorithm: string;
+  /** FULL_OBJECT: of the whole object; COMPOSITE: a multipart upload's, of its parts' checksums. */
+  type: 'FULL_OBJECT' | 'COMPOSITE';
+  /** Base64 (a COMPOSITE one ends in `-<parts>`). */
+  value: string;
+}
+
+/** A checksum as the ledgers store it in one text attribute: `CRC32:FULL_OBJECT:<base64>`. */
+export function checksumText(checksum: ObjectChecksum): string {
+  return `${checksum.algorithm}:${checksum.type}:${checksum.value}`;
+}
+
+/** The checksum of `checksumText`, or null for none or a text that is not one. */
+export function checksumFromText(text: string | null | undefined): ObjectChecksum | null {
+  const m = /^([A-Z0-9]+):(FULL_OBJECT|COMPOSITE):([A-Za-z0-9+/=]+(?:-\d+)?)$/.exec(text ?? '');
+  return m ? { algorithm: m[1] as string, type: m[2] as ObjectChecksum['type'], value: m[3] as string } : null;
+}
+
 /** An object counted for a ranch-month. */
 export interface CountedObject {
   bucket: string;
@@ -34,6 +60,8 @@ export interface CountedObject {
   fingerprint: string | null;
   /** How the photo travelled (its `photo_form`): a copy counts as an original does, once. */
   form: PhotoForm;
+  /** The object's checksum as S3 keeps it; null when S3 has none (an object stored before S3 kept one). */
+  checksum: ObjectChecksum | null;
   /** ISO 8601. */
   at: string;
 }
@@ -49,6 +77,8 @@ export interface PhotoRecord {
   /** `<bucket>/<key>` of the object it was last counted under, and when. */
   key: string;
   at: string;
+  /** That object's full checksum, beside the fingerprint (which samples 128 KiB of it); absent when it had none. */
+  checksum?: ObjectChecksum;
   /** The first copy counted of it. */
   copyKey?: string;
   /** The first original counted of it, or the original that upgraded its copy. */
@@ -62,6 +92,9 @@ export function countedPhoto(before: PhotoRecord | undefined, object: CountedObj
   const objectKey = `${object.bucket}/${object.key}`;
   const form: PhotoForm = object.form === 'original' || before?.form === 'original' ? 'original' : 'copy';
   const record: PhotoRecord = { ...before, form, key: objectKey, at: object.at };
+  // The checksum goes with `key`: the object counted now's, or none.
+  delete record.checksum;
+  if (object.checksum) record.checksum = object.checksum;
   if (object.form === 'copy') record.copyKey = before?.copyKey ?? objectKey;
   else record.originalKey = before?.originalKey ?? objectKey;
   return record;
@@ -84,6 +117,8 @@ export interface PhotoUpgrade {
   fingerprint: string;
   /** The month the decision is recorded in (the current one: the object counts in none). */
   yearmo: string;
+  /** The original's checksum as S3 keeps it (kept with the object's decision; the photo's record stays its counted object's). */
+  checksum: ObjectChecksum | null;
   /** ISO 8601. */
   at: string;
 }

@@ -5,8 +5,29 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectTaggingCommand } from '@aws-sdk/client-s3';
 import type { GetObjectCommandOutput, HeadObjectCommandOutput } from '@aws-sdk/client-s3';
 import type { CommandSender } from '../ledger/dynamo';
+import type { ObjectChecksum } from '../ledger/port';
 import { RANCH_OBJECT_TAG } from '../upload-access';
 import type { ObjectPort } from './handler';
+
+/** The checksum a HeadObject answered with checksum mode, or null (an object stored before S3 kept one). */
+export function headChecksum(head: HeadObjectCommandOutput): ObjectChecksum | null {
+  const algorithms = [
+    ['CRC32', head.ChecksumCRC32],
+    ['CRC32C', head.ChecksumCRC32C],
+    ['CRC64NVME', head.ChecksumCRC64NVME],
+    ['SHA1', head.ChecksumSHA1],
+    ['SHA256', head.ChecksumSHA256],
+    ['SHA512', head.ChecksumSHA512],
+    ['MD5', head.ChecksumMD5],
+    ['XXHASH64', head.ChecksumXXHASH64],
+    ['XXHASH3', head.ChecksumXXHASH3],
+    ['XXHASH128', head.ChecksumXXHASH128],
+  ] as const;
+  const found = algorithms.find(([, value]) => typeof value === 'string' && value !== '');
+  if (!found) return null;
+  const type = head.ChecksumType === 'COMPOSITE' || /-\d+$/.test(found[1] as string) ? 'COMPOSITE' : 'FULL_OBJECT';
+  return { algorithm: found[0], type, value: found[1] as string };
+}
 
 const isGone = (error: unknown) => {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -18,8 +39,9 @@ export function s3Objects(client: CommandSender): ObjectPort {
   return {
     async head(bucket, key) {
       try {
-        const head = (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))) as HeadObjectCommandOutput;
-        return { metadata: head.Metadata ?? {}, size: head.ContentLength ?? 0, contentType: head.ContentType ?? '' };
+        // ChecksumMode: S3 answers the object's checksum only when asked (s3:GetObject allows it).
+        const head = (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key, ChecksumMode: 'ENABLED' }))) as HeadObjectCommandOutput;
+        return { metadata: head.Metadata ?? {}, size: head.ContentLength ?? 0, contentType: head.ContentType ?? '', checksum: headChecksum(head) };
       } catch (error) {
         const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
         if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return null;

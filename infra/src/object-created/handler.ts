@@ -62,7 +62,7 @@ import { parseUploadKey } from '@trailsense/shared/object-key';
 import { ranchUploadCeiling } from '@trailsense/shared/quota';
 import { METADATA, PHOTO_FORMS } from '@trailsense/shared/uploads-wire';
 import { FINGERPRINT_PATTERN } from '../ledger/port';
-import type { LedgerPort, PhotoForm, RanchPort, RefusalReason } from '../ledger/port';
+import type { LedgerPort, ObjectChecksum, PhotoForm, RanchPort, RefusalReason } from '../ledger/port';
 import { countingMonth, countUnder, reservationMonth } from '../ledger/rules';
 import { storedFingerprint } from './stored-fingerprint';
 
@@ -95,6 +95,11 @@ export interface ObjectHead {
   size: number;
   /** The Content-Type it was stored with ('' when none). */
   contentType: string;
+  /**
+   * Its full checksum as S3 keeps it (HeadObject with `ChecksumMode: ENABLED`): the client's, which
+   * S3 verified against the bytes it received, or S3's own default; null (or absent) when it has none.
+   */
+  checksum?: ObjectChecksum | null;
 }
 
 /** The upload bucket as the function needs it. */
@@ -208,7 +213,7 @@ type OriginalCheck =
  */
 async function checkOriginal(
   deps: ObjectCreatedDeps,
-  object: { bucket: string; key: string; ranchId: string; size: number; yearmo: string; at: string },
+  object: { bucket: string; key: string; ranchId: string; size: number; checksum: ObjectChecksum | null; yearmo: string; at: string },
   claimed: string,
 ): Promise<OriginalCheck> {
   const held = (await deps.ledger.photoForms(object.ranchId, [claimed])).get(claimed);
@@ -216,8 +221,8 @@ async function checkOriginal(
   const computed = await storedFingerprint(object.size, (r) => deps.objects.range(object.bucket, object.key, r.start, r.end));
   if (computed === null) return { kind: 'gone' };
   if (computed !== claimed) return { kind: 'photo', fingerprint: computed, heldOriginal: false };
-  const { bucket, key, ranchId, yearmo, at } = object;
-  const outcome = await deps.ledger.upgradePhoto({ bucket, key, ranchId, fingerprint: claimed, yearmo, at });
+  const { bucket, key, ranchId, checksum, yearmo, at } = object;
+  const outcome = await deps.ledger.upgradePhoto({ bucket, key, ranchId, fingerprint: claimed, yearmo, checksum, at });
   if (outcome === 'upgraded') return { kind: 'upgraded' };
   if (outcome === 'duplicate') return { kind: 'duplicate' };
   // Another original of it came first (or this object was refused before): decided as any original of a photo the ranch has.
@@ -275,7 +280,7 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   let fingerprint = FINGERPRINT_PATTERN.test(claimed) ? claimed : null;
   let heldOriginal = false;
   if (form === 'original' && fingerprint !== null) {
-    const original = await checkOriginal(deps, { bucket, key, ranchId, size: head.size, yearmo, at }, fingerprint);
+    const original = await checkOriginal(deps, { bucket, key, ranchId, size: head.size, checksum: head.checksum ?? null, yearmo, at }, fingerprint);
     if (original.kind === 'gone') return gone();
     if (original.kind === 'upgraded') return kept({ decision: 'upgraded', fingerprint });
     if (original.kind === 'duplicate') return kept({ decision: 'duplicate' });
@@ -293,10 +298,13 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   // The photo counts in the month it was reserved in, whenever it arrives.
   yearmo = month;
   const ceiling = ranchUploadCeiling(max);
-  const result = await deps.ledger.countObject({ bucket, key, ranchId, yearmo, reservation, fingerprint, form, at }, (state) => {
-    const { next, outcome } = countUnder(state, { id: reservation, ceiling, now: now.getTime() });
-    return { next, result: outcome };
-  });
+  const result = await deps.ledger.countObject(
+    { bucket, key, ranchId, yearmo, reservation, fingerprint, form, checksum: head.checksum ?? null, at },
+    (state) => {
+      const { next, outcome } = countUnder(state, { id: reservation, ceiling, now: now.getTime() });
+      return { next, result: outcome };
+    },
+  );
   if (result === 'over-limit') return refuse('monthly-limit', ranchId);
   if (result === 'no-reservation') return refuse('no-reservation', ranchId);
   if (result === 'month-closed') return refuse('month-closed', ranchId);

@@ -177,14 +177,20 @@ export class FakeDynamo implements CommandSender {
 
   /**
    * The item an Update makes: `SET` clauses of `#name = :value` and `#name = if_not_exists(#name,
-   * :value)` (the forms the ledger writes), on the item as stored or a new one of its key.
+   * :value)`, then a `REMOVE #name, …` (the forms the ledger writes), on the item as stored or a
+   * new one of its key.
    */
   private updated(update: Update): Item {
     const item = structuredClone(this.items.get(keyOf(update.Key)) ?? update.Key!);
     const names = update.ExpressionAttributeNames ?? {};
     const values = update.ExpressionAttributeValues ?? {};
-    const set = /^SET (.+)$/.exec(update.UpdateExpression ?? '');
+    const set = /^SET (.+?)(?: REMOVE (#\w+(?:,\s*#\w+)*))?$/.exec(update.UpdateExpression ?? '');
     if (!set) throw new Error(`fake: unknown update ${update.UpdateExpression}`);
+    for (const placeholder of set[2]?.split(/,\s*/) ?? []) {
+      const name = names[placeholder];
+      if (!name) throw validation(`An expression attribute name used in the document path is not defined: ${placeholder}`);
+      delete item[name];
+    }
     for (const clause of set[1]!.split(/,\s*(?![^(]*\))/)) {
       const m = /^(#\w+) = (?:(:\w+)|if_not_exists\((#\w+), (:\w+)\))$/.exec(clause.trim());
       const name = m && names[m[1]!];

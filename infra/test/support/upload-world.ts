@@ -5,7 +5,7 @@
  * was removed), the ranch table, and a clock that each call may set on its own (two deliveries of
  * one event need not see the same time).
  */
-import type { LedgerPort, PhotoForm } from '../../src/ledger/port';
+import type { LedgerPort, ObjectChecksum, PhotoForm } from '../../src/ledger/port';
 import { encodeEventKey, handleObjectCreated } from '../../src/object-created/handler';
 import type { Decision, ObjectCreatedDeps } from '../../src/object-created/handler';
 import { handleUploadsApi } from '../../src/uploads-api/handler';
@@ -27,6 +27,7 @@ export interface WorldObject {
   tags: Record<string, string>;
   /** Its content (default DEFAULT_BODY). */
   bytes?: Uint8Array;
+  checksum?: ObjectChecksum;
 }
 
 /** How a test stores an object besides its reservation and fingerprint. */
@@ -35,6 +36,8 @@ export interface StoreOptions {
   form?: PhotoForm;
   /** Its content (default: 200 KB starting as a JPEG). */
   bytes?: Uint8Array;
+  /** The checksum S3 keeps for it (HeadObject with checksum mode); none by default. */
+  checksum?: ObjectChecksum;
 }
 
 export class UploadWorld {
@@ -87,7 +90,12 @@ export class UploadWorld {
   private put(key: string, metadata: Record<string, string>, options: StoreOptions): void {
     const all: Record<string, string> = { ranchid: RANCH, ...metadata };
     if (options.form) all['photo_form'] = options.form;
-    this.objects.set(key, { metadata: all, tags: {}, ...(options.bytes ? { bytes: options.bytes } : {}) });
+    this.objects.set(key, {
+      metadata: all,
+      tags: {},
+      ...(options.bytes ? { bytes: options.bytes } : {}),
+      ...(options.checksum ? { checksum: options.checksum } : {}),
+    });
   }
 
   objectDeps(at = this.now): ObjectCreatedDeps {
@@ -95,7 +103,9 @@ export class UploadWorld {
       objects: {
         head: async (_bucket, key) => {
           const object = this.objects.get(key);
-          return object ? { metadata: object.metadata, size: (object.bytes ?? DEFAULT_BODY).length, contentType: 'image/jpg' } : null;
+          return object
+            ? { metadata: object.metadata, size: (object.bytes ?? DEFAULT_BODY).length, contentType: 'image/jpg', checksum: object.checksum ?? null }
+            : null;
         },
         firstBytes: async (_bucket, key, count) => {
           const object = this.objects.get(key);

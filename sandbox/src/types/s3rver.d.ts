@@ -11,10 +11,20 @@ declare module '@20minutes/s3rver' {
     body: unknown;
     type: string;
     req: IncomingMessage;
+    /** The parsed body, once s3rver's controller parsed it (XML APIs). */
+    request: { body?: unknown };
     /** false: Koa leaves the response alone (the middleware answers, or never does). */
     respond: boolean;
     set(field: string, value: string): void;
     get(field: string): string;
+  }
+  /** An object as s3rver's controllers hand it to the store (models/object.js). */
+  export interface StoreObject {
+    bucket: string;
+    key: string;
+    content: Buffer | NodeJS.ReadableStream;
+    /** The request's headers s3rver keeps (S3Object.ALLOWED_METADATA and `x-amz-meta-*`). */
+    metadata: Record<string, string>;
   }
   export type KoaMiddleware = (ctx: KoaContext, next: () => Promise<void>) => Promise<void>;
 
@@ -45,6 +55,12 @@ declare module '@20minutes/s3rver' {
       deleteSubresource(bucket: string, key: string, type: string): Promise<void>;
       /** Removes the object's files (no event is emitted). */
       deleteObject(bucket: string, key: string): Promise<void>;
+      /** `<dir>/<bucket>/<key's folders>/<key's name>._S3rver_<resource>` (`object`, `metadata.json`, `object.md5`; no key: the bucket's own). */
+      getResourcePath(bucket: string, key: string | undefined, resource: string): string;
+      // The writes, which src/s3-checksum-store.ts replaces with verified ones.
+      putObject(object: StoreObject): Promise<{ size: number; md5: string }>;
+      putPart(bucket: string, uploadId: string, partNumber: string | number, content: Buffer | NodeJS.ReadableStream): Promise<{ size: number; md5: string }>;
+      putObjectMultipart(bucket: string, uploadId: string, parts: { number: number; etag: string }[]): Promise<{ size: number; md5: string }>;
     };
     logger: { close(): void };
     configureBuckets(): Promise<void>;
@@ -56,4 +72,26 @@ declare module '@20minutes/s3rver' {
 
 declare module '@20minutes/s3rver/lib/models/config' {
   export const TaggingConfiguration: { validate(xml: string): unknown };
+}
+
+declare module '@20minutes/s3rver/lib/models/error' {
+  /** s3rver's S3 error: its error handler answers it as S3 would (status by code, the XML body with `detail`'s elements). */
+  export default class S3Error extends Error {
+    constructor(code: string, message: string, detail?: Record<string, string>);
+    code: string;
+    status: number;
+  }
+}
+
+declare module '@20minutes/s3rver/lib/models/object' {
+  import type { StoreObject } from '@20minutes/s3rver';
+  /** An object: its metadata filtered to what s3rver keeps. */
+  export default class S3Object implements StoreObject {
+    constructor(bucket: string, key: string, content: Buffer | NodeJS.ReadableStream | null, metadata: Record<string, string>);
+    bucket: string;
+    key: string;
+    content: Buffer | NodeJS.ReadableStream;
+    metadata: Record<string, string>;
+    static ALLOWED_METADATA: string[];
+  }
 }

@@ -36,6 +36,13 @@ export function progressLabel(uploaded: number, total: number): string {
 
 /** docs/product.md#uploader-messages. */
 export const subscriptionErrorMessage = (error: string): string => `Problem with subscription retrieval: ${error}`;
+/**
+ * Why a photo is sent again, or failed once every attempt arrived so: S3 found that the bytes it
+ * received were not the ones the browser read from the file (its CRC32, `BadDigest`), and kept
+ * nothing (docs/product.md#uploader-messages, infra/docs/server.md#checksums).
+ */
+export const ARRIVED_DAMAGED = 'The photo arrived damaged (its bytes changed on the way) and was not kept';
+
 /** docs/product.md#uploader-messages (a space after the colon, before the error's message). */
 export const storageErrorMessage = (error: string): string => `Problem with Storage.put operation: ${error}`;
 

@@ -1,3 +1,5 @@
+import { ARRIVED_DAMAGED } from './messages';
+
 /** How uploads are retried: bounded attempts, exponential backoff with jitter. */
 export interface RetryPolicy {
   /** Attempts per file in one batch, the first included. */
@@ -34,7 +36,7 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
 
 /** How an upload error is treated. */
 export type UploadErrorKind =
-  /** network, timeout, throttling, 429, 5xx: try again after a backoff */
+  /** network, timeout, throttling, 429, 5xx, a body S3 received damaged (BadDigest): try again after a backoff */
   | 'transient'
   /** the temporary AWS credentials expired or were refused: refresh them, then try again */
   | 'credentials'
@@ -89,6 +91,10 @@ export function classifyUploadError(error: unknown): ClassifiedError {
   if (CANCEL_NAMES.has(name)) return { kind: 'cancelled', message };
   if (CREDENTIAL_NAMES.has(name)) return { kind: 'credentials', message };
   const status = statusOf(e);
+  // S3 computed another checksum of the bytes it received than the browser of the file's
+  // (infra/docs/server.md#checksums): the bytes changed on the way, not the photo, and nothing was
+  // stored, so the same key is sent again, within the attempts like a network failure.
+  if (name === 'BadDigest') return { kind: 'transient', message: ARRIVED_DAMAGED };
   if (name === 'TypeError') return { kind: FETCH_NETWORK_MESSAGE.test(message) ? 'transient' : 'permanent', message };
   if (TRANSIENT_NAMES.has(name) || status === 408 || status === 429 || (status !== undefined && status >= 500)) {
     return { kind: 'transient', message };
