@@ -113,12 +113,17 @@ test.describe("/login: the sign-in form takes the frame's place", () => {
 const KEPT = ['#root header', '#root main', '#root main h1', '#root main > :last-child', '#root footer'];
 
 /** Remembers the server's nodes as the parser creates them, and collects errors and warnings. */
-async function watchHydration(page: Page) {
+async function watchHydration(page: Page, options: { holdsAuthManifest?: boolean } = {}) {
   const problems: string[] = [];
   page.on('console', (message) => {
     if (message.type() === 'error' || message.type() === 'warning') {
+      const text = message.text();
       // Local config only: Amplify warns about the sandbox's custom endpoints.
-      if (!/custom Amazon/.test(message.text())) problems.push(`${message.type()}: ${message.text()}`);
+      if (/custom Amazon/.test(text)) return;
+      // A test that holds auth-remote's manifest itself (holdAuthRemote) keeps its preload unused
+      // for as long as its own steps take: on a busy machine past Chromium's few seconds.
+      if (options.holdsAuthManifest && /:3001\/mf-manifest\.json was preloaded using link preload but not used/.test(text)) return;
+      problems.push(`${message.type()}: ${text}`);
     }
   });
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
@@ -161,7 +166,7 @@ test.describe('hydration', () => {
       await route.fulfill({ json: { ...config, auth: { ...config.auth, signUpEnabled: false } } });
     });
     const release = await holdAuthRemote(page);
-    const problems = await watchHydration(page);
+    const problems = await watchHydration(page, { holdsAuthManifest: true });
     const positions = () => headingAndFooter(page);
     await page.goto('/login');
     await expect(page.locator('html')).toHaveAttribute('data-session', 'signed-out');
