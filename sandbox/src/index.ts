@@ -81,6 +81,11 @@ export interface SandboxOptions {
    * "20:80"; null / "off" for none. Default `$SANDBOX_LINK`, else off (s3rver on the port itself).
    */
   link?: LinkSpec | string | null;
+  /**
+   * The user pool's clock for its password lockout and revocations (milliseconds since the epoch);
+   * Date.now by default. Tests hold it still so a lockout cannot lapse on a slow machine.
+   */
+  authClock?: () => number;
 }
 
 export type StopReason = { kind: 'stopped' } | { kind: 'piece-died'; piece: PieceName; error?: Error };
@@ -258,6 +263,7 @@ async function startCognito(opts: {
   db: SandboxDb;
   sessions: SessionRegistry;
   log: (line: string) => void;
+  now?: (() => number) | undefined;
 }): Promise<{ codes: DeliveredCode[]; handler: RequestListener }> {
   const { ids, db, log } = opts;
   const issuer = issuerFor(opts.config);
@@ -272,6 +278,7 @@ async function startCognito(opts: {
     clientId: ids.clientId,
     issuer,
     keys: localKeys,
+    ...(opts.now ? { now: opts.now } : {}),
     onCode: (c) => {
       cognito.codes.push(c);
       onCode(c);
@@ -331,7 +338,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
     ports = { gateway, api, analytics, s3: s3.port };
     config = runtimeConfigFor(contract, ports);
-    const cognito = await startCognito({ dataDir, ids, identityPoolId: contract.auth.identityPoolId, config, db, sessions, log });
+    const cognito = await startCognito({ dataDir, ids, identityPoolId: contract.auth.identityPoolId, config, db, sessions, log, now: options.authClock });
     codes = cognito.codes;
     supervisor.handle('cognito', cognito.handler);
     const issuer = issuerFor(config);

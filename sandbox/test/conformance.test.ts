@@ -49,9 +49,11 @@ const subscriber = seedUser('subscriber@trailsense.example');
 const free = seedUser('free@trailsense.example');
 const lapsed = seedUser('lapsed@trailsense.example');
 let sandbox: Sandbox;
+/** While set, the user pool's clock stands still here: a lockout cannot lapse between two calls on a slow machine. */
+let heldAt: number | undefined;
 
 beforeAll(async () => {
-  sandbox = await startTestSandbox();
+  sandbox = await startTestSandbox({ authClock: () => heldAt ?? Date.now() });
 });
 afterAll(() => stopTestSandbox(sandbox));
 
@@ -448,11 +450,16 @@ describe('what the user pool refuses, as the SDK and amazon-cognito-identity-js 
 
   it('locks a user out after 5 wrong passwords to an independent SRP client', async () => {
     const email = await sdkFreshUser();
-    for (let i = 0; i < 5; i++) {
-      await expect(srpSignIn(email, `wrong password ${i}`)).rejects.toEqual(expect.objectContaining({ message: 'Incorrect username or password.' }));
+    heldAt = Date.now();
+    try {
+      for (let i = 0; i < 5; i++) {
+        await expect(srpSignIn(email, `wrong password ${i}`)).rejects.toEqual(expect.objectContaining({ message: 'Incorrect username or password.' }));
+      }
+      // The right password now gets the lockout (it lasts a second of the held clock: lockout.test.ts times it).
+      await expect(srpSignIn(email, 'long enough')).rejects.toEqual(expect.objectContaining({ message: 'Password attempts exceeded' }));
+    } finally {
+      heldAt = undefined;
     }
-    // The right password now gets the lockout (it lasts a second here: lockout.test.ts times it).
-    await expect(srpSignIn(email, 'long enough')).rejects.toEqual(expect.objectContaining({ message: 'Password attempts exceeded' }));
   });
 
   it('answers a ClientId no header can carry (above U+00FF, a newline) and goes on answering', async () => {

@@ -9,8 +9,10 @@ import { SEED_USERS } from '../src/seed';
 import { cognitoCall, passwordTokens, startTestSandbox, stopTestSandbox } from './support/sandbox';
 
 let sandbox: Sandbox;
+/** While set, the user pool's clock stands still here: a lockout cannot lapse between two calls on a slow machine. */
+let heldAt: number | undefined;
 beforeAll(async () => {
-  sandbox = await startTestSandbox();
+  sandbox = await startTestSandbox({ authClock: () => heldAt ?? Date.now() });
 });
 afterAll(() => stopTestSandbox(sandbox));
 
@@ -133,11 +135,16 @@ it('allows USER_PASSWORD_AUTH only on the test client, and locks a user out afte
       AuthFlow: 'USER_PASSWORD_AUTH',
       AuthParameters: { USERNAME: lapsed.email, PASSWORD: password },
     });
-  for (let i = 0; i < 5; i++) {
-    expect(await attempt('wrong password')).toEqual({ status: 400, json: { __type: 'NotAuthorizedException', message: 'Incorrect username or password.' } });
+  heldAt = Date.now();
+  try {
+    for (let i = 0; i < 5; i++) {
+      expect(await attempt('wrong password')).toEqual({ status: 400, json: { __type: 'NotAuthorizedException', message: 'Incorrect username or password.' } });
+    }
+    // Locked out now, even with the right password (a second of the held clock; lockout.test.ts covers its timing).
+    expect(await attempt(lapsed.password)).toEqual({ status: 400, json: { __type: 'NotAuthorizedException', message: 'Password attempts exceeded' } });
+  } finally {
+    heldAt = undefined;
   }
-  // Locked out now, even with the right password (the lock lasts one second here; lockout.test.ts covers its timing).
-  expect(await attempt(lapsed.password)).toEqual({ status: 400, json: { __type: 'NotAuthorizedException', message: 'Password attempts exceeded' } });
 });
 
 it('names the refresh token in the tokens it issues, and RevokeToken ends that refresh token', async () => {
