@@ -18,8 +18,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from '@playwright/test';
-import { formatLink, parseLink, startSandbox } from '../sandbox/src/index';
-import type { LinkSpec } from '../sandbox/src/index';
+import { formatLink, parseCleanLink, startSandbox } from '../sandbox/src/index';
+import type { CleanLink } from '../sandbox/src/index';
 import { chromiumLaunchOptions } from '../e2e/support/chromium';
 import { realisticPhotos } from '../e2e/support/photos';
 import { startStack } from '../e2e/support/servers';
@@ -30,8 +30,8 @@ import { printTable } from './table';
 const COPY_PHOTOS = Number(process.env.BENCH_COPY_PHOTOS ?? 96);
 const ORIGINAL_PHOTOS = Number(process.env.BENCH_ORIGINAL_PHOTOS ?? 6);
 const PAINTED = Number(process.env.BENCH_PAINTED ?? 24);
-const LINKS: LinkSpec[] = (process.env.BENCH_COPY_LINKS ?? '3:600,20:80').split(',').map((spec) => {
-  const parsed = parseLink(spec.trim());
+const LINKS: CleanLink[] = (process.env.BENCH_COPY_LINKS ?? '3:600,20:80').split(',').map((spec) => {
+  const parsed = parseCleanLink(spec.trim());
   if ('error' in parsed || !parsed.link) throw new Error(`BENCH_COPY_LINKS: ${'error' in parsed ? parsed.error : 'a link cannot be off here'}`);
   return parsed.link;
 });

@@ -26,6 +26,8 @@ import { faultXml, NO_FAULT, s3ErrorXml, shouldFail } from './fault';
 import type { PutFault } from './fault';
 import { SITE_ORIGINS } from './http-util';
 import type { LinkSpec } from './link';
+import { createPutCounters } from './link-counters';
+import type { PutCounters } from './link-counters';
 import { startLinkProxy } from './link-proxy';
 import type { LinkProxy } from './link-proxy';
 import { listenLoopback } from './listen';
@@ -286,6 +288,8 @@ export interface S3Piece {
   stallPuts(count: number): void;
   /** How many PUTs have been held, and how many are still to be. */
   putStall(): PutStallState;
+  /** What the link benches count: PUT body bytes, aborted PUTs, stored objects (link-counters.ts). */
+  counters: PutCounters;
   s3rver: S3rver;
   stop(): Promise<void>;
 }
@@ -307,6 +311,7 @@ interface PutSwitches {
  */
 function createFront(opts: {
   switches: PutSwitches;
+  counters: PutCounters;
   objectCreated: ObjectCreatedRuns;
   sessions: SessionRegistry | undefined;
   bucket: string;
@@ -316,6 +321,7 @@ function createFront(opts: {
   const { switches } = opts;
   return async (ctx, next) => {
     const objectPut = isObjectPut(ctx);
+    const putBytes = objectPut ? opts.counters.watch(ctx.req) : () => 0;
     if (objectPut && switches.stall.take()) {
       opts.log(`[s3] stall switch: holding ${ctx.method} ${ctx.path} unanswered`);
       const end = await holdUntilClosed(ctx.req.socket);
@@ -399,6 +405,7 @@ function createFront(opts: {
     // being sooner than AWS is harmless here).
     const pending = opts.objectCreated.pending();
     if (pending.length > 0) await Promise.allSettled(pending);
+    opts.counters.answered(ctx, objectWriteOf(ctx), putBytes());
   };
 }
 
@@ -458,17 +465,19 @@ export async function startS3(opts: {
   });
   await s3rver.configureBuckets();
   const switches: PutSwitches = { stall: createPutStall(), fault: opts.fault ?? NO_FAULT, injected: 0 };
+  const counters = createPutCounters();
   const objectCreated = runObjectCreated(s3rver, { db: opts.db, log: opts.log, ledgerNow: opts.ledgerNow ?? now });
   s3rver.on('error', (err) => {
     if ((err.status ?? 500) >= 500) opts.log(`[s3] ${err.stack ?? err.message}`);
   });
-  s3rver.middleware.unshift(createFront({ switches, objectCreated, sessions: opts.sessions, bucket: opts.bucket, now, log: opts.log }));
+  s3rver.middleware.unshift(createFront({ switches, counters, objectCreated, sessions: opts.sessions, bucket: opts.bucket, now, log: opts.log }));
   const { listener, linkProxy } = await listenS3(s3rver, opts);
   return {
     port: linkProxy ? linkProxy.port : listener.port,
     listener,
     ...(linkProxy ? { front: linkProxy } : {}),
     s3rver,
+    counters,
     setPutFault: (next) => {
       switches.fault = next;
     },
