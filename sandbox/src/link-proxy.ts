@@ -86,8 +86,9 @@ function listenNet(server: net.Server, port: number, host: string): Promise<numb
 
 /**
  * Listens on 127.0.0.1:port (and ::1:port when the machine has it) and forwards every connection to
- * `target` (a loopback port) through one shared `SharedLink`: a new one for `link`, or `shared`, the
- * link of another proxy (a bench's second flow on the same uplink).
+ * `target` (a loopback port) through one shared `SharedLink`: a new one for a spec, or one already
+ * in use by another proxy (a bench's second flow on the same uplink, `sandbox.throughLink`).
+ * `clock`: the link's time (tests); the real clock by default.
  */
 export async function startLinkProxy(opts: {
   piece: string;
