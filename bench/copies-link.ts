@@ -13,41 +13,26 @@
  * photos, each made its own; BENCH_ORIGINAL_PHOTOS (default 6, about as long at 3 Mbit/s);
  * BENCH_COPY_LINKS (default `3:600,20:80`).
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from '@playwright/test';
-import { formatLink, parseLink, startSandbox } from '../sandbox/src/index';
-import type { LinkSpec } from '../sandbox/src/index';
+import { formatLink, parseCleanLink, startSandbox } from '../sandbox/src/index';
+import type { CleanLink } from '../sandbox/src/index';
 import { chromiumLaunchOptions } from '../e2e/support/chromium';
 import { realisticPhotos } from '../e2e/support/photos';
 import { startStack } from '../e2e/support/servers';
-import { accounts, startSignedIn } from '../e2e/support/session';
-import { chooseFiles } from './upload-page';
+import { linkQuiet, ownPhotos, sendBatch } from './link-runs';
 import { printTable } from './table';
 
 const COPY_PHOTOS = Number(process.env.BENCH_COPY_PHOTOS ?? 96);
 const ORIGINAL_PHOTOS = Number(process.env.BENCH_ORIGINAL_PHOTOS ?? 6);
 const PAINTED = Number(process.env.BENCH_PAINTED ?? 24);
-const LINKS: LinkSpec[] = (process.env.BENCH_COPY_LINKS ?? '3:600,20:80').split(',').map((spec) => {
-  const parsed = parseLink(spec.trim());
+const LINKS: CleanLink[] = (process.env.BENCH_COPY_LINKS ?? '3:600,20:80').split(',').map((spec) => {
+  const parsed = parseCleanLink(spec.trim());
   if ('error' in parsed || !parsed.link) throw new Error(`BENCH_COPY_LINKS: ${'error' in parsed ? parsed.error : 'a link cannot be off here'}`);
   return parsed.link;
 });
-
-/** The photos made this run's own (a random COM segment after SOI): the ranch has never seen them. */
-function ownPhotos(sources: readonly string[], dir: string): string[] {
-  fs.mkdirSync(dir, { recursive: true });
-  return sources.map((source, i) => {
-    const bytes = fs.readFileSync(source);
-    const text = Buffer.from(`bench ${crypto.randomUUID()}`, 'ascii');
-    const com = Buffer.from([0xff, 0xfe, (text.length + 2) >> 8, (text.length + 2) & 0xff]);
-    const file = path.join(dir, `IMG_${String(i + 1).padStart(4, '0')}.JPG`);
-    fs.writeFileSync(file, Buffer.concat([bytes.subarray(0, 2), com, text, bytes.subarray(2)]));
-    return file;
-  });
-}
 
 interface Run {
   photos: number;
@@ -59,60 +44,28 @@ interface Run {
   longestTaskMs: number;
 }
 
-/**
- * Waits until the link has carried nothing for 3 s: bytes of an aborted upload the emulator had
- * already taken in still cross it after the page let go, and must not count in the next run.
- */
-async function linkQuiet(carried: () => number): Promise<void> {
-  let last = carried();
-  for (let quiet = 0; quiet < 6;) {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const now = carried();
-    quiet = now === last ? quiet + 1 : 0;
-    last = now;
-  }
-}
-
-/** Sends `files` as copies or originals in a fresh signed-in page; the time from Upload to 100 %, and the longest task meanwhile. */
+/** Sends `files` as copies or originals in a fresh signed-in page, the link quiet before the click (bench/link-runs.ts). */
 async function send(browser: Browser, shellUrl: string, files: string[], copies: boolean, carried: () => number): Promise<Run> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  let retries = 0;
-  page.on('request', (request) => {
-    const body = request.method() === 'POST' ? request.postData() : null;
-    if (!body?.includes('batchOutcome')) return;
-    for (const match of body.matchAll(/"retries":(\d+)/g)) retries += Number(match[1]);
+  let before = 0;
+  let after = 0;
+  const run = await sendBatch(browser, shellUrl, files, {
+    copies,
+    beforeClick: async () => {
+      await linkQuiet(carried);
+      before = carried();
+    },
+    atEnd: () => {
+      after = carried();
+    },
   });
-  try {
-    await page.addInitScript((on: boolean) => {
-      localStorage.setItem('trailsense:send-copies', JSON.stringify(on));
-      const w = window as unknown as { longest: number };
-      w.longest = 0;
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) w.longest = Math.max(w.longest, entry.duration);
-      }).observe({ type: 'longtask', buffered: false });
-    }, copies);
-    await startSignedIn(page, accounts.subscriber);
-    await page.goto(`${shellUrl}/uploader`);
-    await page.getByText(/You have uploaded/).waitFor();
-    await chooseFiles(page, files);
-    await page.getByText(`Overall Progress: 0 of ${files.length} = 0%`).waitFor();
-    await page.getByText(/^Checking [\d,]+ files?…$/).waitFor({ state: 'hidden', timeout: 120_000 });
-    await page.evaluate(() => ((window as unknown as { longest: number }).longest = 0));
-    await linkQuiet(carried);
-    const before = carried();
-    const start = Date.now();
-    await page.getByRole('button', { name: 'Upload', exact: true }).click();
-    await page.getByText(`Overall Progress: ${files.length} of ${files.length} = 100%`).waitFor({ timeout: 3_600_000 });
-    const seconds = (Date.now() - start) / 1000;
-    const longestTaskMs = await page.evaluate(() => (window as unknown as { longest: number }).longest);
-    const sent = carried() - before;
-    // The outcome event goes when the batch has ended, just after 100 %.
-    await page.waitForTimeout(1500);
-    return { photos: files.length, fileBytes: files.reduce((n, f) => n + fs.statSync(f).size, 0), retries, seconds, carried: sent, longestTaskMs };
-  } finally {
-    await context.close();
-  }
+  return {
+    photos: files.length,
+    fileBytes: files.reduce((n, f) => n + fs.statSync(f).size, 0),
+    retries: run.retries,
+    seconds: run.seconds,
+    carried: after - before,
+    longestTaskMs: run.longestTaskMs,
+  };
 }
 
 async function main() {

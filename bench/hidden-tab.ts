@@ -22,8 +22,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from '@playwright/test';
-import { formatLink, parseLink, startSandbox } from '../sandbox/src/index';
-import type { LinkSpec } from '../sandbox/src/index';
+import { formatLink, parseCleanLink, startSandbox } from '../sandbox/src/index';
+import type { CleanLink } from '../sandbox/src/index';
 import { memberChromium } from '../e2e/support/chromium';
 import { startStack } from '../e2e/support/servers';
 import { accounts, startSignedIn } from '../e2e/support/session';
@@ -35,8 +35,8 @@ const FILES = Number(process.env.BENCH_FILES ?? 200);
 const GRACE_SECONDS = Number(process.env.BENCH_GRACE ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const PADDING = 2_000_000;
-const LINK: LinkSpec = (() => {
-  const parsed = parseLink(process.env.BENCH_LINK ?? '20:80');
+const LINK: CleanLink = (() => {
+  const parsed = parseCleanLink(process.env.BENCH_LINK ?? '20:80');
   if ('error' in parsed || !parsed.link) throw new Error(`BENCH_LINK: ${'error' in parsed ? parsed.error : 'the link cannot be off here'}`);
   return parsed.link;
 })();

@@ -20,8 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { chromium, type Browser } from '@playwright/test';
-import { formatLink, parseLink, startSandbox } from '../sandbox/src/index';
-import type { LinkSpec, Sandbox } from '../sandbox/src/index';
+import { formatLink, parseCleanLink, startSandbox } from '../sandbox/src/index';
+import type { CleanLink, Sandbox } from '../sandbox/src/index';
 import { openDb } from '../sandbox/src/db';
 import { chromiumLaunchOptions } from '../e2e/support/chromium';
 import { startStack } from '../e2e/support/servers';
@@ -35,7 +35,7 @@ import { printTable } from './table';
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'goodput,card,latency').split(',').map((s) => s.trim()));
 const LINKS = (process.env.BENCH_LINKS ?? '20:80:100,3:600:24').split(',').map((spec) => {
   const [mbit, rtt, files] = spec.split(':');
-  const parsed = parseLink(`${mbit}:${rtt}`);
+  const parsed = parseCleanLink(`${mbit}:${rtt}`);
   if ('error' in parsed || !parsed.link) throw new Error(`BENCH_LINKS: ${spec}`);
   return { link: parsed.link, files: Number(files ?? 50) };
 });
@@ -45,7 +45,7 @@ const RANCH = 'cedar-creek';
 const formatNumber = (n: number) => new Intl.NumberFormat('en-US').format(n);
 
 /** An HTTP proxy to `target` that holds each request for the link's RTT and its body's time on the link. */
-function delayProxy(target: number, link: LinkSpec): Promise<{ url: string; close: () => Promise<void> }> {
+function delayProxy(target: number, link: CleanLink): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

@@ -17,8 +17,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
-import { formatLink, parseLink, startSandbox } from '../sandbox/src/index';
-import type { LinkSpec, Sandbox } from '../sandbox/src/index';
+import { formatLink, parseCleanLink, startSandbox } from '../sandbox/src/index';
+import type { CleanLink, Sandbox } from '../sandbox/src/index';
 import { chromiumLaunchOptions } from '../e2e/support/chromium';
 import { startStack } from '../e2e/support/servers';
 import { accounts, startSignedIn } from '../e2e/support/session';
@@ -40,8 +40,8 @@ const INTAKE_SMALL = Number(process.env.BENCH_INTAKE_SMALL ?? 50_000);
 const INTAKE_BYTES = 1024 * 1024;
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'loopback,repick,intake,link').split(',').map((s) => s.trim()));
 const LINK_PADDING = 2_000_000;
-const LINK: LinkSpec = (() => {
-  const parsed = parseLink(process.env.BENCH_LINK ?? '20:80');
+const LINK: CleanLink = (() => {
+  const parsed = parseCleanLink(process.env.BENCH_LINK ?? '20:80');
   if ('error' in parsed || !parsed.link) throw new Error(`BENCH_LINK: ${'error' in parsed ? parsed.error : 'the link cannot be off here'}`);
   return parsed.link;
 })();

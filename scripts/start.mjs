@@ -5,7 +5,8 @@
 // one (a content stamp in <app>/dist/.build-stamp: scripts/build-stamp.mjs); otherwise its build
 // is reused. Each line is prefixed by its source; if any piece stops, everything stops.
 // `npm run dev` runs the webpack dev servers with live reload instead.
-//   node scripts/start.mjs [sandbox options, e.g. --reset]
+//   node scripts/start.mjs [sandbox options, e.g. --reset, --link starlink]
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +17,15 @@ import { requireSupportedNode } from './node-version.mjs';
 requireSupportedNode('start');
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const extra = process.argv.slice(2); // passed to the sandbox, e.g. --reset
+const extra = process.argv.slice(2); // passed to the sandbox, e.g. --reset, --link starlink
+
+// The sandbox's options are checked before anything is built: a bad `--link` (or any option the
+// sandbox refuses) stops here with the sandbox's own message, and the line says what the link is.
+if (extra.length > 0) {
+  const tsx = path.join(repo, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+  const check = spawnSync(process.execPath, [tsx, path.join(repo, 'sandbox', 'src', 'cli.ts'), '--check', ...extra], { cwd: repo, stdio: 'inherit' });
+  if (check.status !== 0) process.exit(check.status ?? 1);
+}
 
 const supervisor = createSupervisor({ cwd: repo });
 console.log('Starting the local site as production serves it: http://localhost:3000 (Ctrl-C stops everything)');

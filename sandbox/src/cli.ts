@@ -1,7 +1,9 @@
 /**
- * `npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault 0.3:503 | 1:400:ExpiredToken] [--link 20:80]`
+ * `npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault 0.3:503 | 1:400:ExpiredToken] [--link 20:80 | starlink | geo | lte]`
  * Starts the sandbox, prints the seed accounts and where everything listens, and stops cleanly on
- * Ctrl-C, SIGTERM, or when any piece dies (exit code 1 then).
+ * Ctrl-C, SIGTERM, or when any piece dies (exit code 1 then). `--check` only checks the options
+ * and says what the link would be (`npm start` runs it before building, so a bad `--link` stops
+ * it at once).
  */
 import { parsePutFault } from './fault';
 import { formatLink, parseLink } from './link';
@@ -15,6 +17,8 @@ interface CliArgs {
   dataDir?: string;
   s3PutFault?: string;
   link?: string;
+  /** Only check the options (and say what the link would be). */
+  check?: true;
 }
 
 export function parseArgs(argv: readonly string[]): CliArgs | string {
@@ -30,6 +34,9 @@ export function parseArgs(argv: readonly string[]): CliArgs | string {
       case '--quiet':
         args.quiet = true;
         break;
+      case '--check':
+        args.check = true;
+        break;
       case '--data-dir':
         args.dataDir = value();
         if (!args.dataDir) return '--data-dir needs a directory';
@@ -43,14 +50,14 @@ export function parseArgs(argv: readonly string[]): CliArgs | string {
       }
       case '--link': {
         args.link = value();
-        if (!args.link) return '--link needs <mbit>[:<rttMs>], e.g. 20:80, or off';
+        if (!args.link) return '--link needs <mbit>[:<rttMs>] (e.g. 20:80), a profile (starlink, geo, lte), or off';
         const parsed = parseLink(args.link);
         if ('error' in parsed) return parsed.error;
         break;
       }
       case '--help':
       case '-h':
-        return 'usage: npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault FRACTION[:STATUS[:CODE]]] [--link MBIT[:RTT_MS]]';
+        return 'usage: npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault FRACTION[:STATUS[:CODE]]] [--link MBIT[:RTT_MS] | starlink | geo | lte[:SEED] | off] [--check]';
       default:
         return `unknown option ${arg} (try --help)`;
     }
@@ -58,11 +65,22 @@ export function parseArgs(argv: readonly string[]): CliArgs | string {
   return args;
 }
 
+/** What the sandbox's S3 link will be, in a line (the spec is valid: parseArgs checked it). */
+export function linkLine(spec: string | undefined): string {
+  const parsed = parseLink(spec ?? '');
+  if ('error' in parsed) return parsed.error;
+  return parsed.link ? `S3 behind an emulated link: ${formatLink(parsed.link)}` : 'S3 on plain loopback (no link emulator)';
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (typeof args === 'string') {
     console.error(args);
     process.exit(2);
+  }
+  if (args.check) {
+    console.log(linkLine(args.link ?? process.env['SANDBOX_LINK']));
+    process.exit(0);
   }
   let sandbox: Sandbox;
   try {

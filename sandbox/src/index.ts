@@ -37,8 +37,10 @@ import type { DeliveredCode } from './gateway/cognito-local';
 import { createGateway } from './gateway/gateway';
 import { createIdentityPool, serverSideTokenCheck } from './gateway/identity-pool';
 import { createUserPool } from './gateway/user-pool';
-import { formatLink, parseLink } from './link';
+import { formatLink, linkName, parseLink } from './link';
 import type { LinkSpec } from './link';
+import type { StoredObject } from './link-counters';
+import { startLinkProxy } from './link-proxy';
 import { sqliteLedger, sqliteRanches } from './ledger';
 import { createLedgerClock } from './ledger-clock';
 import { assertPortFree, listenLoopback } from './listen';
@@ -50,8 +52,11 @@ import { createSessionRegistry } from './sessions';
 import type { SessionRegistry } from './sessions';
 import { parseStallCount } from './stall';
 
-export type { RuntimeConfig, SandboxPorts, PutFault, ApiFault, DeliveredCode, StoredEvent, StoredRefusal, LinkSpec };
-export { parseLink, formatLink } from './link';
+export type { RuntimeConfig, SandboxPorts, PutFault, ApiFault, DeliveredCode, StoredEvent, StoredRefusal, LinkSpec, StoredObject };
+export type { CleanLink, ProfileLink, ProfileName } from './link';
+export { parseLink, parseCleanLink, formatLink, linkName } from './link';
+export { linkTimeline, timelineJson, PROFILE_NAMES } from './link-profile';
+export type { LinkSegment, LinkTimeline } from './link-profile';
 export { PortInUseError } from './listen';
 export { SEED_USERS, SEED_RANCHES, countingMonth } from './seed';
 export { S3_PORT } from './config';
@@ -78,7 +83,9 @@ export interface SandboxOptions {
   log?: (line: string) => void;
   /**
    * The link emulator on the storage path: one shared uplink, e.g. `{ mbit: 20, rttMs: 80 }` or
-   * "20:80"; null / "off" for none. Default `$SANDBOX_LINK`, else off (s3rver on the port itself).
+   * "20:80", or a profile: `{ profile: 'starlink', seed: 1 }` or "starlink", "geo", "lte", "lte:7"
+   * (sandbox/README.md#link-profiles); null / "off" for none. Default `$SANDBOX_LINK`, else off
+   * (s3rver on the port itself).
    */
   link?: LinkSpec | string | null;
   /**
@@ -118,6 +125,19 @@ export interface Sandbox {
   link: LinkSpec | null;
   /** Bytes that have crossed the emulated uplink so far (0 without a link). */
   linkBytesSent(): number;
+  /** The emulated link's clock: ms since it started, the `t` of its timeline (0 without a link). */
+  linkTime(): number;
+  /**
+   * Carries another loopback port through the same emulated uplink (a bench's second flow
+   * competing with the uploads): connect to the returned port to reach `targetPort`.
+   */
+  throughLink(targetPort: number): Promise<{ port: number; close(): Promise<void> }>;
+  /** Bytes S3 received in object PUT bodies (PutObject, UploadPart), every attempt: stored, refused or aborted. */
+  putBodyBytes(): number;
+  /** Object PUTs whose client went away before the body was complete (aborted uploads). */
+  abortedPuts(): number;
+  /** Objects stored (PutObject or a completed multipart upload, answered 200): key, when (epoch ms), bytes; oldest first. */
+  storedObjects(): readonly StoredObject[];
   /** Resolves when the sandbox has stopped, saying why. */
   stopped: Promise<StopReason>;
   /** Simulates a crash of one piece (tests of the supervisor). */
@@ -128,12 +148,7 @@ export interface Sandbox {
 
 function toLink(value: LinkSpec | string | null | undefined): LinkSpec | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') {
-    const parsed = parseLink(`${value.mbit}:${value.rttMs}`);
-    if ('error' in parsed) throw new Error(parsed.error);
-    return parsed.link;
-  }
-  const parsed = parseLink(value);
+  const parsed = parseLink(typeof value === 'string' ? value : linkName(value));
   if ('error' in parsed) throw new Error(parsed.error);
   return parsed.link;
 }
@@ -380,6 +395,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     setApiFault: (next) => apiFaultSwitch.set(toApiFault(next)),
     link,
     linkBytesSent: () => s3Piece.front?.link.sent ?? 0,
+    linkTime: () => s3Piece.front?.link.elapsed() ?? 0,
+    throughLink: async (targetPort) => {
+      const front = s3Piece.front;
+      if (!front) throw new Error('throughLink needs a sandbox started with a link');
+      const proxy = await startLinkProxy({ piece: 'second flow through the link', port: 0, targetPort, link: front.link, log });
+      return { port: proxy.port, close: () => proxy.close() };
+    },
+    putBodyBytes: () => s3Piece.counters.bodyBytes(),
+    abortedPuts: () => s3Piece.counters.abortedPuts(),
+    storedObjects: () => s3Piece.counters.stored(),
     stopped: supervisor.stopped,
     crashPiece: (piece) => supervisor.crash(piece),
     stop: () => supervisor.shutdown({ kind: 'stopped' }),

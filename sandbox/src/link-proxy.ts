@@ -1,164 +1,62 @@
 /**
  * The link emulator: a TCP proxy on the S3 port in front of s3rver (which then listens on an
- * internal loopback port) that makes every connection to S3 cross ONE emulated uplink.
+ * internal loopback port) that makes every connection to S3 cross ONE emulated uplink, following
+ * its profile's timeline (link-profile.ts; a clean `<mbit>:<rtt>` link is a constant one).
  *
  * - Upload direction (site → S3: request lines, headers, bodies): each connection's bytes are cut
- *   into pieces (link.ts PIECE_BYTES) and each piece reserves capacity in one token bucket shared by
- *   all connections, then travels half the RTT before s3rver sees it.
- * - Download direction (S3 → site: responses): not bandwidth-limited, only delayed by half the RTT.
- * - A new connection costs one extra RTT before its first byte arrives (the TCP handshake).
+ *   into pieces (link.ts PIECE_BYTES) and each piece reserves capacity in one bucket shared by all
+ *   connections, at the timeline's rate (none during an outage), then travels half the RTT of its
+ *   moment before s3rver sees it. A loss or an outage holds the connection's data as TCP would
+ *   hold the flow (link-flow.ts: a retransmission, an RTO, a backed-off retry after an outage).
+ * - Download direction (S3 → site: responses): not bandwidth-limited, only delayed by half the
+ *   RTT, and held while the link is down.
+ * - A new connection costs one extra RTT before its first byte arrives (the TCP handshake), more
+ *   when its SYN meets an outage or a loss.
+ * The scheduling itself is link-direction.ts; this file wires sockets to it.
  *
  * Robustness: every socket has an error handler (a client abort or a reset destroys the pair and
  * nothing else); reading pauses while more than MAX_BUFFERED bytes of a direction are in the proxy
  * or the destination's socket is not draining, so memory per connection is bounded and backpressure
- * reaches the sender.
+ * reaches the sender. An outage keeps connections open: their data waits.
  */
 import net from 'node:net';
-import { performance } from 'node:perf_hooks';
-import { burstFor, bytesPerSecond, deliveryTime, PIECE_BYTES, TokenBucket } from './link';
-import type { LinkSpec } from './link';
+import { createLinkDirection, realClock, SharedLink } from './link-direction';
+import type { LinkClock, LinkDirection } from './link-direction';
+import type { LinkSpec } from './link-profile';
 import { PortInUseError } from './listen';
+
+export { SharedLink } from './link-direction';
+export type { LinkClock } from './link-direction';
 
 /** Bytes of one direction held by the proxy (shaping queue + delay line) before reading pauses. */
 const MAX_BUFFERED = 256 * 1024;
 
-/** Where the link's time comes from: the real clock, or a fake one in tests. */
-export interface LinkClock {
-  /** Milliseconds on a monotonic clock. */
-  now(): number;
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const realClock: LinkClock = {
-  now: () => performance.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
-const sleep = (clock: LinkClock, ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
-
-/** One uplink shared by every connection through the proxy. */
-export class SharedLink {
-  private readonly bucket: TokenBucket;
-  /** Bytes that have crossed the uplink. */
-  sent = 0;
-
-  constructor(
-    readonly spec: LinkSpec,
-    private readonly clock: LinkClock = realClock,
-  ) {
-    const rate = bytesPerSecond(spec.mbit);
-    this.bucket = new TokenBucket(rate, burstFor(rate), clock.now());
-  }
-
-  /** Resolves once `bytes` have been serialised onto the link (queued behind everyone else's). */
-  transmit(bytes: number): Promise<void> {
-    const wait = this.bucket.reserve(bytes, this.clock.now());
-    this.sent += bytes;
-    return wait >= 1 ? sleep(this.clock, wait) : Promise.resolve();
-  }
-}
-
-interface Direction {
-  /** Ends the destination once everything has been delivered. */
-  srcEnded(): void;
-  idle(): boolean;
-  stop(): void;
-}
-
 /**
- * Copies src → dst through the link: `link` (if any) serialises, then the data waits until
- * `deliveryTime`. Order is kept; reading src pauses when too much is held or dst is full.
+ * Copies src → dst through `link` (`shaped`: serialised on the uplink). Order is kept; reading src
+ * pauses when too much is held or dst is full; dst is ended once src has ended and all is delivered.
  */
-function forward(
-  src: net.Socket,
-  dst: net.Socket,
-  opts: { link?: SharedLink; rttMs: number; openedAt?: number; clock: LinkClock; onDone: () => void },
-): Direction {
-  const { clock } = opts;
-  const toShape: Buffer[] = [];
-  const line: { due: number; chunk: Buffer }[] = [];
-  let held = 0;
-  let shaping = false;
-  let ended = false;
-  let stopped = false;
+function forward(src: net.Socket, dst: net.Socket, link: SharedLink, opts: { shaped: boolean; handshakeAt?: number }): LinkDirection {
   let dstFull = false;
-  let timer: unknown;
-
   const maybeResume = () => {
-    if (!stopped && !dstFull && held < MAX_BUFFERED / 2 && src.isPaused()) src.resume();
+    if (!direction.done() && !dstFull && direction.held() < MAX_BUFFERED / 2 && src.isPaused()) src.resume();
   };
-  const finish = () => {
-    if (!stopped && ended && !shaping && toShape.length === 0 && line.length === 0) {
-      stopped = true;
-      dst.end();
-      opts.onDone();
-    }
-  };
-  const pump = () => {
-    timer = undefined;
-    if (stopped) return;
-    const now = clock.now();
-    while (line.length > 0 && line[0]!.due <= now + 0.5) {
-      const { chunk } = line.shift()!;
-      held -= chunk.length;
+  const direction = createLinkDirection(link, opts, {
+    deliver: (chunk) => {
       if (!dst.write(chunk)) dstFull = true;
-    }
-    if (line.length > 0) timer = clock.setTimeout(pump, Math.max(1, line[0]!.due - now));
-    maybeResume();
-    finish();
-  };
-  const enqueue = (chunk: Buffer) => {
-    line.push({ due: deliveryTime(clock.now(), opts.rttMs, opts.openedAt), chunk });
-    if (timer === undefined) pump();
-  };
-  const shape = async () => {
-    if (shaping) return;
-    shaping = true;
-    // The sender cannot start before the connection's handshake (one round trip) has completed.
-    const handshake = opts.openedAt === undefined ? 0 : opts.openedAt + opts.rttMs - clock.now();
-    if (handshake >= 1) await sleep(clock, handshake);
-    while (toShape.length > 0 && !stopped) {
-      const chunk = toShape.shift()!;
-      for (let at = 0; at < chunk.length && !stopped; at += PIECE_BYTES) {
-        const piece = chunk.subarray(at, at + PIECE_BYTES);
-        await opts.link!.transmit(piece.length);
-        if (!stopped) enqueue(piece);
-      }
-    }
-    shaping = false;
-    finish();
-  };
-
+    },
+    finished: () => dst.end(),
+    released: maybeResume,
+  });
   src.on('data', (chunk: Buffer) => {
-    if (stopped) return;
-    held += chunk.length;
-    if (held >= MAX_BUFFERED) src.pause();
-    if (opts.link) {
-      toShape.push(chunk);
-      void shape();
-    } else {
-      enqueue(chunk);
-    }
+    if (direction.done()) return;
+    direction.push(chunk);
+    if (direction.held() >= MAX_BUFFERED) src.pause();
   });
   dst.on('drain', () => {
     dstFull = false;
     maybeResume();
   });
-  return {
-    srcEnded: () => {
-      ended = true;
-      finish();
-    },
-    idle: () => stopped,
-    stop: () => {
-      stopped = true;
-      if (timer !== undefined) clock.clearTimeout(timer);
-      toShape.length = 0;
-      line.length = 0;
-    },
-  };
+  return direction;
 }
 
 export interface LinkProxy {
@@ -188,21 +86,23 @@ function listenNet(server: net.Server, port: number, host: string): Promise<numb
 
 /**
  * Listens on 127.0.0.1:port (and ::1:port when the machine has it) and forwards every connection to
- * `target` (a loopback port) through one shared `SharedLink`.
+ * `target` (a loopback port) through one shared `SharedLink`: a new one for a spec, or one already
+ * in use by another proxy (a bench's second flow on the same uplink, `sandbox.throughLink`).
+ * `clock`: the link's time (tests); the real clock by default.
  */
 export async function startLinkProxy(opts: {
   piece: string;
   port: number;
   targetPort: number;
-  link: LinkSpec;
+  link: LinkSpec | SharedLink;
   log?: (line: string) => void;
+  clock?: LinkClock;
 }): Promise<LinkProxy> {
-  const clock = realClock;
-  const link = new SharedLink(opts.link, clock);
+  const link = opts.link instanceof SharedLink ? opts.link : new SharedLink(opts.link, opts.clock ?? realClock);
   const sockets = new Set<net.Socket>();
 
   const onConnection = (client: net.Socket) => {
-    const openedAt = clock.now();
+    const handshakeAt = link.handshakeDone();
     const upstream = net.connect({ host: '127.0.0.1', port: opts.targetPort, allowHalfOpen: true });
     sockets.add(client);
     sockets.add(upstream);
@@ -218,14 +118,13 @@ export async function startLinkProxy(opts: {
       upstream.destroy();
     };
     // A direction that ended cleanly has ended its destination; the sockets close once both have.
-    const onDone = () => undefined;
-    const up = forward(client, upstream, { link, rttMs: opts.link.rttMs, openedAt, clock, onDone });
-    const down = forward(upstream, client, { rttMs: opts.link.rttMs, clock, onDone });
+    const up = forward(client, upstream, link, { shaped: true, handshakeAt });
+    const down = forward(upstream, client, link, { shaped: false });
     let responseComplete = false;
-    client.on('end', () => up.srcEnded());
+    client.on('end', () => up.end());
     upstream.on('end', () => {
       responseComplete = true;
-      down.srcEnded();
+      down.end();
     });
     // A client abort, a reset or a refused upstream ends this pair only; never the proxy.
     client.on('error', destroyBoth);
@@ -239,11 +138,11 @@ export async function startLinkProxy(opts: {
     client.on('close', () => {
       sockets.delete(client);
       // The client is gone: nothing more can be delivered to it, and its request will never finish.
-      if (!down.idle() || !up.idle()) destroyBoth();
+      if (!down.done() || !up.done()) destroyBoth();
     });
     upstream.on('close', () => {
       sockets.delete(upstream);
-      if (!up.idle() && !responseComplete) destroyBoth();
+      if (!up.done() && !responseComplete) destroyBoth();
       // Else: the response may still be in the delay line; `down` ends the client when it is out.
     });
   };

@@ -26,6 +26,8 @@ import { faultXml, NO_FAULT, s3ErrorXml, shouldFail } from './fault';
 import type { PutFault } from './fault';
 import { SITE_ORIGINS } from './http-util';
 import type { LinkSpec } from './link';
+import { createPutCounters } from './link-counters';
+import type { PutCounters } from './link-counters';
 import { startLinkProxy } from './link-proxy';
 import type { LinkProxy } from './link-proxy';
 import { listenLoopback } from './listen';
@@ -288,6 +290,8 @@ export interface S3Piece {
   stallPuts(count: number): void;
   /** How many PUTs have been held, and how many are still to be. */
   putStall(): PutStallState;
+  /** What the link benches count: PUT body bytes, aborted PUTs, stored objects (link-counters.ts). */
+  counters: PutCounters;
   s3rver: S3rver;
   stop(): Promise<void>;
 }
@@ -309,6 +313,7 @@ interface PutSwitches {
  */
 function createFront(opts: {
   switches: PutSwitches;
+  counters: PutCounters;
   objectCreated: ObjectCreatedRuns;
   store: S3rver['store'];
   sessions: SessionRegistry | undefined;
@@ -319,6 +324,7 @@ function createFront(opts: {
   const { switches } = opts;
   return async (ctx, next) => {
     const objectPut = isObjectPut(ctx);
+    const putBytes = objectPut ? opts.counters.watch(ctx.req) : () => 0;
     if (objectPut && switches.stall.take()) {
       opts.log(`[s3] stall switch: holding ${ctx.method} ${ctx.path} unanswered`);
       const end = await holdUntilClosed(ctx.req.socket);
@@ -412,6 +418,7 @@ function createFront(opts: {
     const pending = opts.objectCreated.pending();
     if (pending.length > 0) await Promise.allSettled(pending);
     await answerChecksums(ctx, opts.store, checksums);
+    opts.counters.answered(ctx, objectWriteOf(ctx), putBytes());
   };
 }
 
@@ -472,17 +479,21 @@ export async function startS3(opts: {
   await s3rver.configureBuckets();
   await verifyChecksumsOnStore(s3rver.store, path.join(opts.dataDir, 's3-incoming'));
   const switches: PutSwitches = { stall: createPutStall(), fault: opts.fault ?? NO_FAULT, injected: 0 };
+  const counters = createPutCounters();
   const objectCreated = runObjectCreated(s3rver, { db: opts.db, log: opts.log, ledgerNow: opts.ledgerNow ?? now });
   s3rver.on('error', (err) => {
     if ((err.status ?? 500) >= 500) opts.log(`[s3] ${err.stack ?? err.message}`);
   });
-  s3rver.middleware.unshift(createFront({ switches, objectCreated, store: s3rver.store, sessions: opts.sessions, bucket: opts.bucket, now, log: opts.log }));
+  s3rver.middleware.unshift(
+    createFront({ switches, counters, objectCreated, store: s3rver.store, sessions: opts.sessions, bucket: opts.bucket, now, log: opts.log }),
+  );
   const { listener, linkProxy } = await listenS3(s3rver, opts);
   return {
     port: linkProxy ? linkProxy.port : listener.port,
     listener,
     ...(linkProxy ? { front: linkProxy } : {}),
     s3rver,
+    counters,
     setPutFault: (next) => {
       switches.fault = next;
     },

@@ -3,16 +3,11 @@
  * through one `SharedLink`, in emulated milliseconds (no sockets, no real waiting).
  */
 import { burstFor, bytesPerSecond, PIECE_BYTES } from '../src/link';
-import { SharedLink, type LinkClock } from '../src/link-proxy';
+import { SharedLink } from '../src/link-proxy';
+import { fakeLinkClock } from './support/link-clock';
 
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());
-
-const fakeClock: LinkClock = {
-  now: () => jest.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 const MBIT = 8;
 const rate = bytesPerSecond(MBIT); // 1,000,000 bytes/s: 1,000 bytes per ms
@@ -34,7 +29,7 @@ async function race(senders: Promise<number>[]): Promise<number[]> {
 }
 
 it('gives one sender alone the whole link (after the small burst an idle link banks)', async () => {
-  const link = new SharedLink({ mbit: MBIT, rttMs: 0 }, fakeClock);
+  const link = new SharedLink({ mbit: MBIT, rttMs: 0 }, fakeLinkClock);
   const [alone] = await race([send(link, BYTES)]);
   const expected = ((BYTES - burstFor(rate)) / rate) * 1000; // 967 ms
   expect(alone).toBeGreaterThanOrEqual(expected - 1);
@@ -43,7 +38,7 @@ it('gives one sender alone the whole link (after the small burst an idle link ba
 });
 
 it('shares the link: two senders each take twice as long, and finish within a piece of each other', async () => {
-  const link = new SharedLink({ mbit: MBIT, rttMs: 0 }, fakeClock);
+  const link = new SharedLink({ mbit: MBIT, rttMs: 0 }, fakeLinkClock);
   const [a, b] = await race([send(link, BYTES), send(link, BYTES)]);
   const both = ((2 * BYTES - burstFor(rate)) / rate) * 1000; // 1,967 ms: the link full all along
   for (const end of [a!, b!]) {
@@ -54,8 +49,8 @@ it('shares the link: two senders each take twice as long, and finish within a pi
 });
 
 it('a faster link carries the same bytes in proportionally less time', async () => {
-  const slow = new SharedLink({ mbit: MBIT, rttMs: 0 }, fakeClock);
-  const fast = new SharedLink({ mbit: 4 * MBIT, rttMs: 0 }, fakeClock);
+  const slow = new SharedLink({ mbit: MBIT, rttMs: 0 }, fakeLinkClock);
+  const fast = new SharedLink({ mbit: 4 * MBIT, rttMs: 0 }, fakeLinkClock);
   const [slowEnd, fastEnd] = await race([send(slow, BYTES), send(fast, BYTES)]);
   const fastRate = bytesPerSecond(4 * MBIT);
   expect(fastEnd).toBeGreaterThanOrEqual(((BYTES - burstFor(fastRate)) / fastRate) * 1000 - 1);

@@ -48,6 +48,14 @@ interface Timed {
 const photoBytes = (size: number) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(size - 4)]);
 
 async function request(method: string, key: string, body?: Buffer, agent: http.Agent | false = false): Promise<Timed> {
+  return (await prepared(method, key, body, agent))();
+}
+
+/**
+ * The request signed and its slot reserved, ready to go: `send` starts the clock. Requests meant to
+ * share the link are prepared first, so none starts alone while another's reservation is under way.
+ */
+async function prepared(method: string, key: string, body?: Buffer, agent: http.Agent | false = false): Promise<() => Promise<Timed>> {
   // The reservation goes to the API, not over the emulated link, and before the clock starts.
   const ledger = body ? await reservedMetadata(sandbox.config, idToken, 'cedar-creek', body) : undefined;
   const signed = await signRequest(OPERATOR_CREDENTIALS, {
@@ -64,15 +72,16 @@ async function request(method: string, key: string, body?: Buffer, agent: http.A
         : {},
     host: `127.0.0.1:${sandbox.ports.s3}`,
   });
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const req = http.request({ host: '127.0.0.1', port: sandbox.ports.s3, method, path: signed.target, agent, headers: signed.headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - start, reused: req.reusedSocket }));
+  return () =>
+    new Promise((resolve, reject) => {
+      const start = performance.now();
+      const req = http.request({ host: '127.0.0.1', port: sandbox.ports.s3, method, path: signed.target, agent, headers: signed.headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - start, reused: req.reusedSocket }));
+      });
+      req.on('error', reject);
+      req.end(body);
     });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 /**
@@ -111,10 +120,11 @@ it('shares one link: two parallel uploads each take about twice as long as one a
   const sentBefore = sandbox.linkBytesSent();
   let n = 0;
   const alone = await fastest(2, () => request('PUT', `public/cedar-creek/link-alone-${n++}.jpg`, photoBytes(BYTES)));
-  const [a, b] = await Promise.all([
-    request('PUT', 'public/cedar-creek/link-a.jpg', photoBytes(BYTES)),
-    request('PUT', 'public/cedar-creek/link-b.jpg', photoBytes(BYTES)),
-  ]);
+  const pair = [
+    await prepared('PUT', 'public/cedar-creek/link-a.jpg', photoBytes(BYTES)),
+    await prepared('PUT', 'public/cedar-creek/link-b.jpg', photoBytes(BYTES)),
+  ];
+  const [a, b] = await Promise.all(pair.map((send) => send()));
   expect([a.status, b.status]).toEqual([200, 200]);
   // Bounds a busy machine cannot break (it only adds time; timers may fire a millisecond early,
   // hence the 0.95). Each of the pair waits for the other's bytes too: at least 2 MB's time on the
@@ -122,10 +132,11 @@ it('shares one link: two parallel uploads each take about twice as long as one a
   // would take 1 MB's.
   const twoMegabytes = linkMs(2 * BYTES, 2);
   for (const r of [a, b]) expect(r.ms).toBeGreaterThan(0.95 * twoMegabytes);
-  // One alone is shaped (at least 1 MB's time) and gets the whole link: it is done before a link
-  // halved per connection could have carried it (the fastest of two runs, the less disturbed).
+  // One alone is shaped (at least 1 MB's time) and gets the whole link: well before either of the
+  // pair, measured in the same run (the fastest of two runs, the less disturbed; ideally 1.2 s
+  // against 2.2 s), so a busy machine, which slows both, cannot break it.
   expect(alone.ms).toBeGreaterThan(0.95 * linkMs(BYTES, 2));
-  expect(alone.ms).toBeLessThan(0.95 * twoMegabytes);
+  expect(alone.ms).toBeLessThan(0.8 * Math.min(a.ms, b.ms));
   // Fair: the pieces interleave, so neither gets ahead (both run at once, on the same machine).
   expect(a.ms / b.ms).toBeGreaterThan(0.8);
   expect(a.ms / b.ms).toBeLessThan(1.25);
