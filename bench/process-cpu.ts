@@ -3,7 +3,7 @@
  * process role and thread name between two snapshots. This bench's own Node process (which runs
  * the sandbox, its link emulator and the static servers) and the processes it started: Chromium's
  * told apart by their `--type` (the renderer, the GPU process, the network service and other
- * utility processes, the browser). Every other process on the machine is "other" (on a shared
+ * utility processes, the browser). The rest of the machine's busy time is "other" (on a shared
  * machine, other people's work). Thread names are the kernel's (15 characters at most):
  * "CrRendererMain" is a page's main thread, "DedicatedWorker" a web worker, "ThreadPoolForeg"
  * Chromium's thread pool (where WebCodecs decodes images).
@@ -41,6 +41,7 @@ function ownPids(parents: Map<number, number>): Set<number> {
   return own;
 }
 
+/** The process's role, or 'other' for one this bench did not start. */
 function roleOf(pid: number, cmdline: string, own: Set<number>): string {
   if (pid === process.pid) return 'bench Node (sandbox, link emulator, servers)';
   if (!own.has(pid)) return 'other';
@@ -83,6 +84,8 @@ export function cpuSnapshot(): CpuSnapshot | null {
     const cmdline = read(`/proc/${pid}/cmdline`);
     if (cmdline === null) continue;
     const role = roleOf(pid, cmdline, own);
+    // Others' processes count only in the machine's busy time (cpuBetween's "other").
+    if (role === 'other') continue;
     let tids: string[];
     try {
       tids = fs.readdirSync(`/proc/${pid}/task`);
@@ -93,26 +96,30 @@ export function cpuSnapshot(): CpuSnapshot | null {
       const stat = read(`/proc/${pid}/task/${tid}/stat`);
       const t = stat ? statOf(stat) : null;
       if (!t) continue;
-      // Others' processes by role alone: their threads are none of this bench's business.
-      const key = role === 'other' ? 'other' : `${role} · ${t.name.replace(/\d+$/, '')}`;
+      const key = `${role} · ${t.name.replace(/\d+$/, '')}`;
       threads.set(key, (threads.get(key) ?? 0) + t.ticks);
     }
   }
   return { threads, machine: { busy: total - idle, total } };
 }
 
-/** CPU seconds per "role · thread" from `before` to `after`, largest first, those under `min` seconds left out; and the machine's. */
+/**
+ * CPU seconds per "role · thread" from `before` to `after`, largest first, those under `min`
+ * seconds left out; and the machine's. "other" is the machine's busy time less this bench's own:
+ * a process of someone else's that ended meanwhile takes its ticks with it, so summing theirs
+ * would undercount.
+ */
 export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot, min = 0.2): { rows: [string, number][]; machineBusy: number; machineTotal: number } {
+  const machineBusy = (after.machine.busy - before.machine.busy) / TICKS_PER_SECOND;
   const rows: [string, number][] = [];
+  let own = 0;
   for (const [key, ticks] of after.threads) {
     // A thread that ended meanwhile is missing from `after`; one that started counts from zero.
-    const seconds = (ticks - (before.threads.get(key) ?? 0)) / TICKS_PER_SECOND;
+    const seconds = Math.max(0, ticks - (before.threads.get(key) ?? 0)) / TICKS_PER_SECOND;
+    own += seconds;
     if (seconds >= min) rows.push([key, seconds]);
   }
+  rows.push(['other (the machine busy, less the above)', Math.max(0, machineBusy - own)]);
   rows.sort((a, b) => b[1] - a[1]);
-  return {
-    rows,
-    machineBusy: (after.machine.busy - before.machine.busy) / TICKS_PER_SECOND,
-    machineTotal: (after.machine.total - before.machine.total) / TICKS_PER_SECOND,
-  };
+  return { rows, machineBusy, machineTotal: (after.machine.total - before.machine.total) / TICKS_PER_SECOND };
 }
