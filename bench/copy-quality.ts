@@ -3,7 +3,8 @@
  * what size and JPEG quality the copy should have, and how fast the real copy path makes them.
  * In headless Chromium, on PHOTOS (default 20) realistic trail-camera photos of 12–20 MP and
  * 3–5 MB (e2e/support/photos.ts, generated and cached). The uploader's copy code is bundled for a
- * page with esbuild; the page is served by Playwright's routing (no port).
+ * page with esbuild; the page is served by Playwright's routing (no port), on an https origin:
+ * WebCodecs' ImageDecoder exists only in a secure context.
  *
  * 1. Size × quality: for long edges {1600, 2048, 2560} × qualities {0.7 … 0.9}, each photo's copy
  *    made by the worker's own makeCopy: mean bytes, ratio to the original, and SSIM (the image-ssim
@@ -11,11 +12,18 @@
  *    area average (every source pixel weighted by how much of it each copy pixel covers); and,
  *    to compare sizes on one scale, SSIM of every copy reduced (the same way) to the smallest
  *    size against the original reduced to it.
- * 2. Resize: at COPY_LONG_EDGE, decode-then-draw with imageSmoothingQuality 'high' (what the worker
- *    does) against createImageBitmap's own resize (resizeQuality 'high', one call, or after a full
- *    decode): time per photo and SSIM of the resized pixels (before JPEG) against the same reference.
- * 3. Throughput: every photo through createCopyMaker with 1 and 2 workers (the real worker bundle):
- *    copies per second, and the longest main-thread task meanwhile (PerformanceObserver 'longtask').
+ * 2. Decode and resize: at COPY_LONG_EDGE, each way of getting the copy's pixels — the photo
+ *    decoded whole then drawn with imageSmoothingQuality 'high' (the worker's way before the DCT
+ *    scale, and still its way where there is no scaled decoder), 'low', createImageBitmap's own
+ *    resize, and the worker's way now: decoded by WebCodecs' ImageDecoder at the smallest DCT
+ *    scale that covers the copy (smaller-copy.ts's scaledDecode), made an ImageBitmap, drawn
+ *    'high' (and, to show why, drawn 'low', and the VideoFrame drawn as it is) — per photo:
+ *    time on the page's thread, SSIM of the resized pixels (before JPEG) against the same
+ *    reference, the copy's bytes at COPY_QUALITY and its SSIM after JPEG.
+ * 3. Throughput: every photo through createCopyMaker with 1 and 2 workers, for the real worker
+ *    bundle (DCT-scaled decode) and the same bundle with the scaled decoder taken away (decoded
+ *    whole, as before): copies per second, and the longest main-thread task meanwhile
+ *    (PerformanceObserver 'longtask'), the two alternating so the machine's load falls on both.
  *
  *   npm run bench:copies
  *   PHOTOS=8 BENCH_SECTIONS=sweep npm run bench:copies
@@ -24,7 +32,14 @@ import { chromium, type Page } from '@playwright/test';
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
-import { COPY_LONG_EDGE, COPY_QUALITY, type copyDimensions, type CopyResult } from '../uploader-remote/src/features/upload/model/smaller-copy';
+import type { jpegFrame } from '../uploader-remote/src/features/upload/model/jpeg-frame';
+import {
+  COPY_LONG_EDGE,
+  COPY_QUALITY,
+  type copyDimensions,
+  type CopyResult,
+  type scaledDecode,
+} from '../uploader-remote/src/features/upload/model/smaller-copy';
 import type { createCopyMaker } from '../uploader-remote/src/features/upload/services/files/copy-maker';
 import type { copyDecoder, makeCopy } from '../uploader-remote/src/features/upload/services/files/copy.worker';
 import { chromiumLaunchOptions } from '../e2e/support/chromium';
@@ -36,8 +51,11 @@ const PHOTOS = Number(process.env.PHOTOS ?? 20);
 const EDGES = [1600, 2048, 2560];
 const QUALITIES = [0.7, 0.75, 0.8, 0.85, 0.9];
 const WORKER_COUNTS = [1, 2];
+/** The worker bundles of section 3: the real one, and one decoding every photo whole (the path before the DCT scale). */
+const WORKER_KINDS = ['scaled', 'whole'] as const;
+type WorkerKind = (typeof WORKER_KINDS)[number];
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'sweep,resize,throughput').split(',').map((s) => s.trim()));
-const ORIGIN = 'http://copy-bench.test';
+const ORIGIN = 'https://copy-bench.test';
 const FILES = path.join(repo, 'uploader-remote/src/features/upload');
 
 /** What the page bundle exposes as `copyBench`. */
@@ -46,6 +64,8 @@ interface CopyBench {
   makeCopy: typeof makeCopy;
   copyDecoder: typeof copyDecoder;
   copyDimensions: typeof copyDimensions;
+  scaledDecode: typeof scaledDecode;
+  jpegFrame: typeof jpegFrame;
   /** image-ssim's compare (typed here: the package ships its TypeScript source, which this project's settings refuse). */
   ssim: (a: SsimImage, b: SsimImage) => { ssim: number };
 }
@@ -57,14 +77,28 @@ interface SsimImage {
   channels: 4;
 }
 declare const copyBench: CopyBench;
-/** The photos, fetched by the page once, and the copy worker's script as a blob: URL. */
+/** The photos, fetched by the page once, and each kind of copy worker's script as a blob: URL. */
 declare const benchPhotos: Blob[];
-declare const copyWorkerUrl: string;
+declare const copyWorkerUrls: Record<WorkerKind, string>;
 
-/** The copy worker and the page's code, bundled as the uploader's build would (one self-contained script each). */
-async function bundles(): Promise<{ worker: string; page: string }> {
+/** The copy workers and the page's code, bundled as the uploader's build would (one self-contained script each). */
+async function bundles(): Promise<{ workers: Record<WorkerKind, string>; page: string }> {
   const common = { bundle: true, write: false, format: 'iife', target: 'chrome120', logLevel: 'error' } as const;
-  const worker = await build({ ...common, entryPoints: [path.join(FILES, 'services/files/copy.worker.ts')] });
+  const scaled = await build({ ...common, entryPoints: [path.join(FILES, 'services/files/copy.worker.ts')] });
+  // The real entry, answering with the scaled decoder taken away: importing copy.worker.ts serves
+  // with this thread's decoder, and serving again replaces its onmessage.
+  const whole = await build({
+    ...common,
+    stdin: {
+      contents: [
+        "import { copyDecoder, serveCopies } from './services/files/copy.worker';",
+        'const decoder = copyDecoder(self);',
+        'serveCopies(self, decoder && { ...decoder, decodeScaledJpeg: null });',
+      ].join('\n'),
+      resolveDir: FILES,
+      loader: 'ts',
+    },
+  });
   const page = await build({
     ...common,
     globalName: 'copyBench',
@@ -74,14 +108,15 @@ async function bundles(): Promise<{ worker: string; page: string }> {
       contents: [
         "export { createCopyMaker } from './services/files/copy-maker';",
         "export { makeCopy, copyDecoder } from './services/files/copy.worker';",
-        "export { copyDimensions } from './model/smaller-copy';",
+        "export { copyDimensions, scaledDecode } from './model/smaller-copy';",
+        "export { jpegFrame } from './model/jpeg-frame';",
         "export { compare as ssim } from 'image-ssim';",
       ].join('\n'),
       resolveDir: FILES,
       loader: 'ts',
     },
   });
-  return { worker: worker.outputFiles[0]!.text, page: page.outputFiles[0]!.text };
+  return { workers: { scaled: scaled.outputFiles[0]!.text, whole: whole.outputFiles[0]!.text }, page: page.outputFiles[0]!.text };
 }
 
 // ---- Run in the page (serialised with toString: they use only the page's globals) ----
@@ -180,46 +215,67 @@ async function sweepPhoto({ index, edges, qualities }: { index: number; edges: n
   return { originalBytes: photo.size, rows };
 }
 
-/** Section 2 for photo `index`: each way of resizing to `edge`, timed, and its SSIM before JPEG. */
-async function resizePhoto({ index, edge }: { index: number; edge: number }) {
+/**
+ * Section 2 for photo `index`: each way of getting the copy's pixels at `edge`, timed on the
+ * page's thread (decode and resize), its SSIM before JPEG, and the copy's bytes and SSIM at `quality`.
+ */
+async function resizePhoto({ index, edge, quality }: { index: number; edge: number; quality: number }) {
   const photo = benchPhotos[index]!;
   const full = await pixelsOf(photo);
   const size = copyBench.copyDimensions(full.width, full.height, edge)!;
   const reference = areaResize(full.data, full.width, full.height, size.width, size.height);
-  const draw = (bitmap: ImageBitmap, quality: ImageSmoothingQuality | null) => {
+  const draw = (image: CanvasImageSource & { close(): void }, smoothing: ImageSmoothingQuality | null) => {
     const canvas = new OffscreenCanvas(size.width, size.height);
     const context = canvas.getContext('2d', { willReadFrequently: true })!;
-    if (quality) context.imageSmoothingQuality = quality;
-    context.drawImage(bitmap, 0, 0, size.width, size.height);
-    bitmap.close();
-    return context;
+    if (smoothing) context.imageSmoothingQuality = smoothing;
+    context.drawImage(image, 0, 0, size.width, size.height);
+    image.close();
+    return { canvas, context };
   };
-  const ways: Record<string, () => Promise<CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D>> = {
-    "decode, then drawImage with imageSmoothingQuality 'high' (the worker's)": async () =>
-      draw(await createImageBitmap(photo, { imageOrientation: 'from-image' }), 'high'),
-    "decode, then drawImage with imageSmoothingQuality 'low'": async () => draw(await createImageBitmap(photo, { imageOrientation: 'from-image' }), 'low'),
-    "createImageBitmap(blob, { resizeWidth, resizeHeight, resizeQuality: 'high' }) (size known beforehand)": async () =>
+  const whole = () => createImageBitmap(photo, { imageOrientation: 'from-image' });
+  /** The worker's scaled decode (copy.worker.ts's imageDecoderScaled), its sizes from the model: the frame, or (`bitmap`) the frame made an ImageBitmap as the worker does. */
+  const scaled = async (bitmap: boolean): Promise<CanvasImageSource & { close(): void }> => {
+    const bytes = await photo.arrayBuffer();
+    const stored = copyBench.jpegFrame(new Uint8Array(bytes))!;
+    const decode = copyBench.scaledDecode(stored.width, stored.height, edge)!;
+    const decoder = new ImageDecoder({ data: bytes, type: 'image/jpeg', desiredWidth: decode.width, desiredHeight: decode.height, transfer: [bytes] });
+    const { image } = await decoder.decode();
+    decoder.close();
+    if (!bitmap) return image;
+    const made = await createImageBitmap(image);
+    image.close();
+    return made;
+  };
+  const ways: Record<string, () => Promise<{ canvas: OffscreenCanvas; context: OffscreenCanvasRenderingContext2D }>> = {
+    "decoded whole, drawn 'high' (the worker's before; still where there is no ImageDecoder)": async () => draw(await whole(), 'high'),
+    "decoded whole, drawn 'low'": async () => draw(await whole(), 'low'),
+    "createImageBitmap(blob, { resizeWidth, resizeHeight, resizeQuality: 'high' })": async () =>
       draw(await createImageBitmap(photo, { imageOrientation: 'from-image', resizeWidth: size.width, resizeHeight: size.height, resizeQuality: 'high' }), null),
-    "decode, then createImageBitmap(bitmap, { …, resizeQuality: 'high' })": async () => {
-      const decoded = await createImageBitmap(photo, { imageOrientation: 'from-image' });
-      const resized = await createImageBitmap(decoded, { resizeWidth: size.width, resizeHeight: size.height, resizeQuality: 'high' });
-      decoded.close();
-      return draw(resized, null);
-    },
+    "ImageDecoder at the DCT scale, made an ImageBitmap, drawn 'high' (the worker's now)": async () => draw(await scaled(true), 'high'),
+    "ImageDecoder at the DCT scale, made an ImageBitmap, drawn 'low'": async () => draw(await scaled(true), 'low'),
+    "ImageDecoder at the DCT scale, the VideoFrame drawn, 'high' asked": async () => draw(await scaled(false), 'high'),
   };
-  const results: { way: string; ms: number; ssim: number }[] = [];
+  const results: { way: string; ms: number; ssim: number; bytes: number; copySsim: number }[] = [];
   for (const [way, run] of Object.entries(ways)) {
     const started = performance.now();
-    const context = await run();
+    const { canvas, context } = await run();
     const data = context.getImageData(0, 0, size.width, size.height).data;
     const ms = performance.now() - started;
-    results.push({ way, ms, ssim: ssimOf(reference, data, size.width, size.height) });
+    const copy = await canvas.convertToBlob({ type: 'image/jpeg', quality });
+    const copied = await pixelsOf(copy);
+    results.push({
+      way,
+      ms,
+      ssim: ssimOf(reference, data, size.width, size.height),
+      bytes: copy.size,
+      copySsim: ssimOf(reference, copied.data, size.width, size.height),
+    });
   }
   return results;
 }
 
-/** Section 3: every photo through createCopyMaker with `workers` workers. */
-async function throughput({ workers, exifs }: { workers: number; exifs: Record<string, string>[] }) {
+/** Section 3: every photo through createCopyMaker with `workers` workers of `kind`. */
+async function throughput({ workers, kind, exifs }: { workers: number; kind: WorkerKind; exifs: Record<string, string>[] }) {
   let longest = 0;
   let longTasks = 0;
   const observer = new PerformanceObserver((list) => {
@@ -240,7 +296,7 @@ async function throughput({ workers, exifs }: { workers: number; exifs: Record<s
   );
   if (longTasks + observer.takeRecords().length === 0) throw new Error('a 60 ms task was not reported as a long task');
   longest = longTasks = 0;
-  const maker = copyBench.createCopyMaker({ workers, startWorker: () => new Worker(copyWorkerUrl) });
+  const maker = copyBench.createCopyMaker({ workers, startWorker: () => new Worker(copyWorkerUrls[kind]) });
   const started = performance.now();
   const results = await Promise.all(benchPhotos.map((photo, i) => maker.make(photo, exifs[i] ?? null)));
   const seconds = (performance.now() - started) / 1000;
@@ -258,14 +314,15 @@ async function throughput({ workers, exifs }: { workers: number; exifs: Record<s
 
 // ---- Node side ----
 
-async function openPage(photos: string[], code: { worker: string; page: string }): Promise<{ page: Page; close: () => Promise<void> }> {
+async function openPage(photos: string[], code: Awaited<ReturnType<typeof bundles>>): Promise<{ page: Page; close: () => Promise<void> }> {
   const browser = await chromium.launch(chromiumLaunchOptions());
   const page = await browser.newPage();
   await page.route(`${ORIGIN}/**`, (route) => {
     const url = new URL(route.request().url());
     const photo = /^\/photos\/(\d+)\.jpg$/.exec(url.pathname);
     if (photo) return route.fulfill({ body: fs.readFileSync(photos[Number(photo[1])]!), contentType: 'image/jpeg' });
-    if (url.pathname === '/copy.worker.js') return route.fulfill({ body: code.worker, contentType: 'text/javascript' });
+    const worker = /^\/copy-(scaled|whole)\.worker\.js$/.exec(url.pathname);
+    if (worker) return route.fulfill({ body: code.workers[worker[1] as WorkerKind], contentType: 'text/javascript' });
     return route.fulfill({ body: '<!doctype html><title>copy bench</title>', contentType: 'text/html' });
   });
   await page.goto(`${ORIGIN}/`);
@@ -273,12 +330,16 @@ async function openPage(photos: string[], code: { worker: string; page: string }
   await page.evaluate('globalThis.__name = globalThis.__name || ((f) => f)');
   await page.addScriptTag({ content: code.page });
   await page.addScriptTag({ content: [areaResize, pixelsOf, ssimOf, sweepPhoto, resizePhoto, throughput].map((f) => f.toString()).join('\n') });
-  await page.evaluate(async (count) => {
-    const g = globalThis as unknown as { benchPhotos: Blob[]; copyWorkerUrl: string };
-    g.benchPhotos = [];
-    for (let i = 0; i < count; i++) g.benchPhotos.push(await (await fetch(`/photos/${i}.jpg`)).blob());
-    g.copyWorkerUrl = URL.createObjectURL(await (await fetch('/copy.worker.js')).blob());
-  }, photos.length);
+  await page.evaluate(
+    async ({ count, kinds }) => {
+      const g = globalThis as unknown as { benchPhotos: Blob[]; copyWorkerUrls: Record<string, string> };
+      g.benchPhotos = [];
+      for (let i = 0; i < count; i++) g.benchPhotos.push(await (await fetch(`/photos/${i}.jpg`)).blob());
+      g.copyWorkerUrls = {};
+      for (const kind of kinds) g.copyWorkerUrls[kind] = URL.createObjectURL(await (await fetch(`/copy-${kind}.worker.js`)).blob());
+    },
+    { count: photos.length, kinds: [...WORKER_KINDS] },
+  );
   return { page, close: () => browser.close() };
 }
 
@@ -311,31 +372,46 @@ async function sweep(page: Page, count: number): Promise<void> {
 }
 
 async function resize(page: Page, count: number): Promise<void> {
-  const perPhoto: { way: string; ms: number; ssim: number }[][] = [];
-  for (let index = 0; index < count; index++) perPhoto.push(await page.evaluate(`resizePhoto(${JSON.stringify({ index, edge: COPY_LONG_EDGE })})`));
-  const table = [['resize to the copy size', 'ms per photo (mean)', 'SSIM before JPEG (mean)']];
+  const perPhoto: Awaited<ReturnType<typeof resizePhoto>>[] = [];
+  for (let index = 0; index < count; index++)
+    perPhoto.push(await page.evaluate(`resizePhoto(${JSON.stringify({ index, edge: COPY_LONG_EDGE, quality: COPY_QUALITY })})`));
+  const table = [
+    ['copy pixels made by', 'ms per photo (mean)', 'SSIM before JPEG (mean)', 'SSIM min', `copy at ${COPY_QUALITY} (mean)`, 'SSIM of the copy (mean)'],
+  ];
   for (const way of perPhoto[0]!.map((r) => r.way)) {
     const rows = perPhoto.map((p) => p.find((r) => r.way === way)!);
-    table.push([way, mean(rows.map((r) => r.ms)).toFixed(0), mean(rows.map((r) => r.ssim)).toFixed(4)]);
+    table.push([
+      way,
+      mean(rows.map((r) => r.ms)).toFixed(0),
+      mean(rows.map((r) => r.ssim)).toFixed(4),
+      Math.min(...rows.map((r) => r.ssim)).toFixed(4),
+      kb(mean(rows.map((r) => r.bytes))),
+      mean(rows.map((r) => r.copySsim)).toFixed(4),
+    ]);
   }
-  console.log(`\n2. Resize to ${COPY_LONG_EDGE} px, on the page's thread, ${count} photos`);
+  console.log(`\n2. Decode and resize to ${COPY_LONG_EDGE} px, on the page's thread, ${count} photos`);
   printTable(table);
 }
 
 async function speed(page: Page, count: number): Promise<void> {
   const exifs = Array.from({ length: count }, (_, i) => photoExif(i + 1));
-  const table = [['workers', 'copies', 'time', 'copies/s', 'longest main-thread task', 'long tasks']];
-  for (const workers of WORKER_COUNTS) {
-    const r: Awaited<ReturnType<typeof throughput>> = await page.evaluate(`throughput(${JSON.stringify({ workers, exifs })})`);
-    table.push([
-      String(workers),
-      `${r.copies} of ${count}`,
-      `${r.seconds.toFixed(1)} s`,
-      (r.copies / r.seconds).toFixed(2),
-      r.longTasks ? `${Math.round(r.longest)} ms` : 'none over 50 ms',
-      String(r.longTasks),
-    ]);
-  }
+  const table = [['decode', 'workers', 'copies', 'time', 'copies/s', 'longest main-thread task', 'long tasks']];
+  const runs: [WorkerKind, number, Awaited<ReturnType<typeof throughput>>][] = [];
+  // Alternating, so a change in the machine's load falls on both decodes alike.
+  for (const workers of WORKER_COUNTS)
+    for (const kind of WORKER_KINDS) runs.push([kind, workers, await page.evaluate(`throughput(${JSON.stringify({ workers, kind, exifs })})`)]);
+  for (const kind of WORKER_KINDS)
+    for (const [k, workers, r] of runs.filter(([k]) => k === kind)) {
+      table.push([
+        k === 'scaled' ? 'DCT-scaled (ImageDecoder)' : 'whole (createImageBitmap)',
+        String(workers),
+        `${r.copies} of ${count}`,
+        `${r.seconds.toFixed(1)} s`,
+        (r.copies / r.seconds).toFixed(2),
+        r.longTasks ? `${Math.round(r.longest)} ms` : 'none over 50 ms',
+        String(r.longTasks),
+      ]);
+    }
   console.log(`\n3. Through createCopyMaker (long edge ${COPY_LONG_EDGE}, quality ${COPY_QUALITY}), ${count} photos`);
   printTable(table);
 }

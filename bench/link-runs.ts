@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser } from '@playwright/test';
+import type { Browser, BrowserContext } from '@playwright/test';
 import { accounts, startSignedIn } from '../e2e/support/session';
 import { chooseFiles } from './upload-page';
 
@@ -62,11 +62,14 @@ export interface SendOptions {
   stopAfterMs?: number;
   /** Called every second while the batch runs. */
   everySecond?: () => void | Promise<void>;
+  /** Runs on the fresh context before its page opens (a route that serves a build changed for the run). */
+  prepare?: (context: BrowserContext) => Promise<unknown>;
 }
 
 /** Sends `files` in a fresh page signed in as the subscriber. */
 export async function sendBatch(browser: Browser, shellUrl: string, files: string[], options: SendOptions): Promise<PageRun> {
   const context = await browser.newContext();
+  await options.prepare?.(context);
   const page = await context.newPage();
   let retries = 0;
   page.on('request', (request) => {

@@ -68,3 +68,55 @@ export function worthSending(originalBytes: number, copyBytes: number): boolean 
   if (!(Number.isFinite(originalBytes) && Number.isFinite(copyBytes) && originalBytes > 0 && copyBytes > 0)) return false;
   return copyBytes < originalBytes * WORTH_SENDING_RATIO;
 }
+
+/**
+ * JPEG's DCT scaling decodes at M/8 of the stored size, M from 1 to 8 (libjpeg-turbo; the output
+ * rounded up): the inverse DCT keeps only the lower frequencies, so a photo decoded at 4/8 costs a
+ * fraction of a whole decode and is already low-passed for the resize that follows. Only the
+ * entropy decoding still reads every coefficient.
+ */
+export const DCT_SCALE_DENOMINATOR = 8;
+
+/** A decode at a reduced size: `numerator`/8 of the stored size, `width` × `height` as the decoder writes it. */
+export interface ScaledDecode {
+  numerator: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * The smallest DCT scale at which a JPEG stored `width` × `height` decodes with its long edge
+ * still at least `longEdge`, so the copy is only ever scaled down from it (then drawn at the copy's
+ * exact size with the canvas's smoothing); null when no copy is made (copyDimensions: the photo is
+ * no larger than the copy, or its size is not a real one). Turning does not change it: the long
+ * edge is the long edge either way.
+ */
+export function scaledDecode(width: number, height: number, longEdge: number = COPY_LONG_EDGE): ScaledDecode | null {
+  if (!copyDimensions(width, height, longEdge)) return null;
+  const long = Math.max(width, height);
+  const numerator = Math.min(DCT_SCALE_DENOMINATOR, Math.max(1, Math.ceil((longEdge * DCT_SCALE_DENOMINATOR) / long)));
+  const scaled = (edge: number) => Math.ceil((edge * numerator) / DCT_SCALE_DENOMINATOR);
+  return { numerator, width: scaled(width), height: scaled(height) };
+}
+
+/**
+ * How one photo's copy is made, decided before anything is decoded:
+ * - `scaled`: decoded at a DCT scale (scaledDecode) by WebCodecs' ImageDecoder, whose frame says
+ *   how the EXIF orientation turns it (`stored`: the size in its header, before turning);
+ * - `whole`: decoded whole by createImageBitmap and scaled on the canvas, as where the engine has
+ *   no scaled JPEG decoder, or the file's frame header cannot be read (not a JPEG whatever its
+ *   name, a lossless or arithmetic-coded one);
+ * - `small`: no copy, the original goes: its header says it is no larger than the copy.
+ */
+export type CopyPlan = { kind: 'scaled'; stored: CopySize; decode: ScaledDecode } | { kind: 'whole' } | { kind: 'small' };
+
+/**
+ * The plan for a photo whose frame header gave `frame` (null: none read or none readable), where
+ * a scaled decoder exists or not. The stored size decides alone: a copy's long edge does not
+ * depend on which way the photo is turned.
+ */
+export function copyPlan(frame: CopySize | null, longEdge: number, scaledDecoder: boolean): CopyPlan {
+  if (!scaledDecoder || !frame) return { kind: 'whole' };
+  const decode = scaledDecode(frame.width, frame.height, longEdge);
+  return decode ? { kind: 'scaled', stored: { width: frame.width, height: frame.height }, decode } : { kind: 'small' };
+}
