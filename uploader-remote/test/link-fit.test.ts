@@ -108,3 +108,38 @@ describe('LinkFit', () => {
     expect(Math.max(...drive(fit, (level) => level * 100_000, 60))).toBeGreaterThan(1);
   });
 });
+
+describe('the bytes floor', () => {
+  it('keeps at least a megabyte of typical photos in flight: five 230 KB copies, one 4 MB original (the climb decides above it)', () => {
+    const copies = new LinkFit(policy);
+    for (let i = 0; i < 3; i++) copies.sized(230_000);
+    expect(copies.limit()).toBe(5);
+    const originals = new LinkFit(policy);
+    originals.sized(4_000_000);
+    expect(originals.limit()).toBe(2);
+  });
+
+  it('follows the typical size, within the policy’s bounds, and ignores sizes that are not real', () => {
+    const fit = new LinkFit(policy);
+    fit.sized(10_000);
+    expect(fit.limit()).toBe(6);
+    fit.sized(Number.NaN);
+    fit.sized(0);
+    expect(fit.limit()).toBe(6);
+  });
+
+  it('gives way to a setback’s halving until the hold is over, then lifts the level again', () => {
+    const fit = new LinkFit(policy);
+    fit.sized(230_000);
+    expect(fit.limit()).toBe(5);
+    fit.setback();
+    expect(fit.limit()).toBe(2);
+    fit.sized(230_000);
+    expect(fit.limit()).toBe(2);
+    // Three epochs of held level (each enough completions over 10 s), then the floor again.
+    let t = 0;
+    for (let epoch = 0; epoch < 3; epoch++) for (let i = 0; i < 5; i++) fit.delivered(230_000, (t += 3_000));
+    fit.sized(230_000);
+    expect(fit.limit()).toBe(5);
+  });
+});

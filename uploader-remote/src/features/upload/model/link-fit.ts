@@ -14,6 +14,14 @@
  * transient error halves it (as TCP halves its window on loss), and the climb starts again after
  * the hold. An epoch spans enough completions (two per upload in flight, three at least) and at
  * least `minEpochMs` between its first and last, so photos of unequal sizes average out.
+ *
+ * Below the climb, a floor by bytes: at least `minBytesInFlight` of photos in flight (by the
+ * typical size of the attempts started, `sized`). Each photo costs round trips that carry nothing
+ * (its PUT's request and answer, the calls between photos): a 230 KB copy crosses a 2.5 Mbit/s
+ * satellite link in 0.7 s and its round trips take as long, so two at a time leave the link idle
+ * about half the time, while four 4 MB originals would only share it. A megabyte covers a second or
+ * more of a slow link's gaps; for originals the floor is one, and the climb decides. After a
+ * setback the floor gives way to the halving until the hold is over.
  */
 
 export interface FitPolicy {
@@ -29,9 +37,14 @@ export interface FitPolicy {
   minEpochMs: number;
   /** Epochs to stay at a level after a failed try or a setback, before trying one more. */
   holdEpochs: number;
+  /** At least this many bytes of photos in flight (by their typical size), within `max`. */
+  minBytesInFlight: number;
 }
 
-export const DEFAULT_FIT: FitPolicy = { initial: 2, min: 1, max: 6, gain: 0.1, minEpochMs: 10_000, holdEpochs: 3 };
+export const DEFAULT_FIT: FitPolicy = { initial: 2, min: 1, max: 6, gain: 0.1, minEpochMs: 10_000, holdEpochs: 3, minBytesInFlight: 1_000_000 };
+
+/** How fast the typical size follows the attempts started: a fifth of the way each time. */
+const SIZE_WEIGHT = 0.2;
 
 /** A finished epoch: the level it ran at and what it delivered (bytes/s). */
 interface Measured {
@@ -56,6 +69,10 @@ export class LinkFit {
   /** The epoch before this one, when it is comparable (no setback since). */
   private previous: Measured | null = null;
   private hold = 0;
+  /** Epochs left before the bytes floor applies again, after a setback. */
+  private floorOff = 0;
+  /** The typical size of an attempt started (bytes), or null before the first. */
+  private typical: number | null = null;
 
   constructor(private readonly policy: FitPolicy = DEFAULT_FIT) {
     this.level = clamp(policy.initial, policy);
@@ -64,6 +81,19 @@ export class LinkFit {
   /** Uploads to keep in flight now. */
   limit(): number {
     return this.level;
+  }
+
+  /** An attempt of `bytes` starts: the typical size follows it, and the level rises to the bytes floor. */
+  sized(bytes: number): void {
+    if (!(Number.isFinite(bytes) && bytes > 0)) return;
+    this.typical = this.typical === null ? bytes : this.typical + SIZE_WEIGHT * (bytes - this.typical);
+    if (this.floorOff === 0) this.level = Math.max(this.level, this.floor());
+  }
+
+  /** The fewest uploads that hold `minBytesInFlight` of typical photos, within the policy's bounds. */
+  private floor(): number {
+    if (this.typical === null) return this.policy.min;
+    return clamp(Math.ceil(this.policy.minBytesInFlight / this.typical), this.policy);
   }
 
   /** An upload of `bytes` completed at `now` (its answer arrived): the link delivered it. */
@@ -88,6 +118,7 @@ export class LinkFit {
     this.level = clamp(Math.floor(this.level / 2), this.policy);
     this.previous = null;
     this.hold = this.policy.holdEpochs;
+    this.floorOff = this.policy.holdEpochs;
     this.epoch = freshEpoch();
   }
 
@@ -101,6 +132,7 @@ export class LinkFit {
     const previous = this.previous;
     const tried = previous !== null && previous.level === this.level - 1;
     this.epoch = freshEpoch();
+    if (this.floorOff > 0) this.floorOff--;
     if (tried && rate < previous.rate * (1 + policy.gain)) {
       // The added upload did not pay: back to where the link was full, and stay a while.
       this.level = previous.level;

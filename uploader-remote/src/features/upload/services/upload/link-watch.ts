@@ -83,6 +83,7 @@ export class LinkWatch {
 
   /** An attempt of `bytes` starts; `abort(quietMs)` gives it up as stalled. */
   begin(id: string, bytes: number, abort: (quietMs: number) => void): void {
+    this.fit?.sized(bytes);
     this.flights.set(id, { id, bytes, written: 0, quietSince: this.clock.now(), deliveredBefore: this.activity.delivered, peers: 1, abort });
     for (const flight of this.flights.values()) flight.peers = Math.max(flight.peers, this.flights.size);
     this.arm();
