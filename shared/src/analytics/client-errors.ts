@@ -33,18 +33,41 @@ export function hasControlCharacters(text: string): boolean {
   return text.search(CONTROL) !== -1;
 }
 
+/** The first control character or line break of `text` and where it is (0-based), or null. */
+export function firstControlCharacter(text: string): { at: number; code: string } | null {
+  const at = text.search(CONTROL);
+  return at === -1 ? null : { at, code: `U+${text.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0')}` };
+}
+
+/** What of the personal data scrubText removes `text` still holds, in words, or null. */
+export function personalDataIn(text: string): string | null {
+  // search, not test: the patterns are global, and search ignores (and keeps) their lastIndex.
+  if (text.search(EMAIL) !== -1) return 'an e-mail address';
+  if (text.search(URL_IN_TEXT) !== -1) return 'a URL with a query or fragment';
+  if (text.search(LONG_NUMBER) !== -1) return 'a run of 6 or more digits';
+  return null;
+}
+
 /**
  * Whether `text` still holds what scrubText removes: an e-mail address, a URL's query or fragment,
  * a run of 6 or more digits. A sink refuses such an event (event-schema.ts): the client scrubs first.
  */
 export function hasPersonalData(text: string): boolean {
-  // search, not test: the patterns are global, and search ignores (and keeps) their lastIndex.
-  return text.search(EMAIL) !== -1 || text.search(URL_IN_TEXT) !== -1 || text.search(LONG_NUMBER) !== -1;
+  return personalDataIn(text) !== null;
 }
+
+/**
+ * How much of a text scrubText reads: the e-mail pattern's time grows with the square of a long
+ * run without spaces (a 50,000-character one takes a second), and at most 300 characters are
+ * kept anyway.
+ */
+const MAX_SCRUBBED_INPUT = 2048;
 
 /** `text` on one line, without control characters, e-mail addresses, URL queries and fragments, or long numbers; at most 300 characters. */
 export function scrubText(text: string): string {
-  const scrubbed = text.replace(CONTROL, ' ').replace(EMAIL, '<email>').replace(URL_IN_TEXT, '$1').replace(LONG_NUMBER, '<number>').replace(/\s+/g, ' ').trim();
+  // Past the cut, the last word goes too: half an address or number is still personal.
+  const head = text.length > MAX_SCRUBBED_INPUT ? text.slice(0, MAX_SCRUBBED_INPUT).replace(/\S*$/, '') : text;
+  const scrubbed = head.replace(CONTROL, ' ').replace(EMAIL, '<email>').replace(URL_IN_TEXT, '$1').replace(LONG_NUMBER, '<number>').replace(/\s+/g, ' ').trim();
   return scrubbed.length > MAX_MESSAGE ? `${scrubbed.slice(0, MAX_MESSAGE - 1)}…` : scrubbed;
 }
 
@@ -62,12 +85,14 @@ export function scriptPath(source: string | undefined): string | undefined {
 /** The event for an error on `route`, from the build `release`. */
 export function clientErrorEvent(input: ClientErrorInput, route: string, release: string, suppressed = 0): ClientErrorEvent {
   const source = scriptPath(input.source);
+  // Scrubbed and cut to the schema's 100 characters: a module the sink would refuse must not cost the error its report.
+  const remoteModule = input.module ? scrubText(input.module).slice(0, 100) : '';
   return {
     name: 'clientError',
     kind: input.kind,
     message: scrubText(input.message) || '(no message)',
     ...(source ? { source } : {}),
-    ...(input.module ? { module: scrubText(input.module) } : {}),
+    ...(remoteModule ? { module: remoteModule } : {}),
     route,
     // The build's version, scrubbed like any text a sink checks: a release the sink would refuse
     // must not cost the error its report.
