@@ -5,6 +5,7 @@ import {
   hasPersonalData,
   personalDataIn,
   scrubText,
+  MAX_SCRUBBED_INPUT,
   scriptPath,
 } from '../src/analytics/client-errors';
 import { parseCollectedEvent, parseMonitoringEvent, quoted } from '../src/analytics/event-schema';
@@ -104,10 +105,34 @@ describe('scrubText', () => {
   });
 
   it('reads at most the first 2,048 characters, dropping a word cut there: a huge message costs no time and leaves nothing half-scrubbed', () => {
-    // Unbounded, the e-mail pattern would take minutes over a million characters without a space.
-    expect(scrubText(`boom ${'x'.repeat(1_000_000)}`)).toBe('boom');
+    // A long run without spaces (minified code, a data URL) keeps its start; a word cut at the end goes.
+    const minified = scrubText(`boom ${'x'.repeat(1_000_000)}`);
+    expect(minified).toBe(`boom ${'x'.repeat(294)}…`);
     const cut = `${'https://x.example/?q='.padEnd(2040, 'q')} subscriber@trailsense.example`;
     expect(scrubText(cut)).toBe('https://x.example/');
+  });
+
+  it('runs no pattern over more than the 2,048 characters it reads, however long the message (bench:scrub times it)', () => {
+    // Every RegExp entry point a replace, search or test goes through, and the length of the text it was given.
+    const seen: number[] = [];
+    const proto = RegExp.prototype as unknown as Record<symbol | string, (this: RegExp, ...args: unknown[]) => unknown>;
+    const originals = new Map<symbol | string, (this: RegExp, ...args: unknown[]) => unknown>();
+    for (const key of [Symbol.replace, Symbol.search, Symbol.match, Symbol.matchAll, 'exec', 'test'] as const) {
+      const original = proto[key]!;
+      originals.set(key, original);
+      proto[key] = function (this: RegExp, ...args: unknown[]) {
+        if (typeof args[0] === 'string') seen.push(args[0].length);
+        return original.apply(this, args);
+      };
+    }
+    try {
+      // Well past the cut, and short enough that a quadratic pattern still ends (in a second or so) and the test fails instead of hanging.
+      for (const message of [`${'a'.repeat(5_000)}@${'b'.repeat(5_000)}`, `http://${'/'.repeat(9_000)}?x`, `${'x '.repeat(4_000)}1234567`]) scrubText(message);
+    } finally {
+      for (const [key, original] of originals) proto[key] = original;
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    expect(Math.max(...seen)).toBeLessThanOrEqual(MAX_SCRUBBED_INPUT);
   });
 
   it('keeps at most 300 characters', () => {
