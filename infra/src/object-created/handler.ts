@@ -38,7 +38,8 @@
  *    reservation for one that is retired — atomically. Counted (or already counted) → the object
  *    gets the `ranchid` tag, and its fingerprint joins the ranch's photos, in its form (a copy
  *    counts as an original does; a photo the ranch has as an original stays one); no room →
- *    removed, `monthly-limit`; its month closed before it arrived → removed, `month-closed`. A
+ *    removed, `monthly-limit`; its month closed before S3 stored it (the event's time, `storedTime`,
+ *    however late the function runs) → removed, `month-closed`. A
  *    second delivery of a refused object removes it again; none can count it.
  * An object already gone (removed since, or a redelivered event for a refused object) is skipped.
  *
@@ -71,7 +72,32 @@ export type { LedgerPort, RanchPort, Refusal, RefusalReason } from '../ledger/po
 /** The part of an S3 event notification record the function reads (aws-lambda's S3EventRecord fits). */
 export interface ObjectCreatedRecord {
   eventName: string;
+  /** When S3 finished storing the object (ISO 8601), as S3 writes it in the event. */
+  eventTime?: string;
   s3: { bucket: { name: string }; object: { key: string } };
+}
+
+/**
+ * The longest Lambda keeps an object-created event for retries (the function's `maxEventAge`,
+ * src/stacks/uploads-stack.ts): 6 hours, the most asynchronous invocation allows.
+ */
+export const MAX_EVENT_AGE_S = 6 * 3600;
+
+/** Beyond the event's age: an attempt under way when the age ran out (the function's 30 s timeout), with room for clock skew. */
+const EVENT_TIME_SLACK_MS = 10 * 60_000;
+
+/**
+ * When S3 stored the record's object, as the month's close judges it: the event's `eventTime`.
+ * Only S3 invokes the function (its resource policy names the bucket), so the time is S3's, not a
+ * client's; still, a time no genuine delivery can carry is not believed: one after `now` (a clock
+ * ahead) or older than Lambda keeps an event (a replay by someone allowed to invoke it) counts as
+ * `now`, and so does an absent or malformed one. So a late event can count an object in the month
+ * it was stored in, within that month's allowance, and never one stored after the close.
+ */
+export function storedTime(record: Pick<ObjectCreatedRecord, 'eventTime'>, now: number): number {
+  const at = typeof record.eventTime === 'string' ? Date.parse(record.eventTime) : NaN;
+  if (!Number.isFinite(at) || at > now || at < now - MAX_EVENT_AGE_S * 1000 - EVENT_TIME_SLACK_MS) return now;
+  return at;
 }
 
 export interface ObjectCreatedEvent {
@@ -301,7 +327,7 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   const result = await deps.ledger.countObject(
     { bucket, key, ranchId, yearmo, reservation, fingerprint, form, checksum: head.checksum ?? null, at },
     (state) => {
-      const { next, outcome } = countUnder(state, { id: reservation, ceiling, now: now.getTime() });
+      const { next, outcome } = countUnder(state, { id: reservation, ceiling, now: now.getTime(), storedAt: storedTime(record, now.getTime()) });
       return { next, result: outcome };
     },
   );

@@ -40,6 +40,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { LEDGER_TABLE } from '../ledger/dynamo';
 import { UPLOAD_EXPOSED_HEADERS } from '../upload-access';
+import { MAX_EVENT_AGE_S } from '../object-created/handler';
 import { METRICS_ENVIRONMENT_VARIABLE } from '../object-created/metrics';
 import type { RuntimeConfig } from '@trailsense/shared/config-types';
 import type { Settings, UploadsApiDomain } from '../settings';
@@ -235,7 +236,8 @@ export class UploadsStack extends Stack {
         NODE_OPTIONS: '--enable-source-maps',
       },
       retryAttempts: 2,
-      maxEventAge: Duration.hours(6),
+      // The month's close believes an event's time no older than this (object-created/handler.ts storedTime).
+      maxEventAge: Duration.seconds(MAX_EVENT_AGE_S),
       onFailure: new SqsDestination(failures),
     });
 
