@@ -8,7 +8,8 @@
  * 1. the key (URL-encoded in the event, `+` for a space) must follow the layout
  *    (shared/src/uploads/object-key.ts) — else the object is removed, refusal `outside-layout`;
  * 2. the object must be a photo the uploader would send: at most 50 MB by its head (else
- *    `too-large`), stored as `image/jpeg` or `image/jpg` and starting with a JPEG's FF D8 FF, read
+ *    `too-large`; a smaller copy, `photo_form` `copy`, below 80 % of the original its
+ *    fingerprint names and at most 4 MB, `copyFits`, and without a fingerprint `malformed-metadata`), stored as `image/jpeg` or `image/jpg` and starting with a JPEG's FF D8 FF, read
  *    with a ranged GET of its first three bytes (else `not-jpeg`). The browser checks both
  *    (uploader-remote/src/features/upload/model/file-filter.ts); a crafted client need not;
  * 3. the object's `ranchid` metadata (possibly RFC 2047-encoded) must name the key's ranch —
@@ -19,8 +20,9 @@
  *    uploader before copies);
  * 4. the ranch must exist — else removed, `unknown-ranch`;
  * 5. an original (infra/docs/server.md#smaller-copies) whose well-formed `fingerprint` metadata
- *    names a photo the ranch has only as a smaller copy (src/ledger/port.ts `photoForms`) is
- *    fingerprinted from its stored bytes (its head's size, ranged GETs of the sampled ranges:
+ *    names a photo the ranch has only as a smaller copy (src/ledger/port.ts `photoForms`) and
+ *    has the size that fingerprint names (else it is not that photo: decided below without a
+ *    fingerprint, nothing read) is fingerprinted from its stored bytes (its head's size, ranged GETs of the sampled ranges:
  *    stored-fingerprint.ts). The bytes are that photo → the ledger records the upgrade
  *    (`upgradePhoto`: once, whatever the deliveries, atomically against a count or another
  *    upgrade): counted in no month, no reservation needed nor used, the object gets the `ranchid`
@@ -62,7 +64,7 @@ import { decodeMetadataValue } from '@trailsense/shared/metadata-encoding';
 import { parseUploadKey } from '@trailsense/shared/object-key';
 import { ranchUploadCeiling } from '@trailsense/shared/quota';
 import { METADATA, PHOTO_FORMS } from '@trailsense/shared/uploads-wire';
-import { FINGERPRINT_PATTERN } from '../ledger/port';
+import { FINGERPRINT_PATTERN, sizeOfFingerprint } from '../ledger/port';
 import type { LedgerPort, ObjectChecksum, PhotoForm, RanchPort, RefusalReason } from '../ledger/port';
 import { countingMonth, countUnder, reservationMonth } from '../ledger/rules';
 import { storedFingerprint } from './stored-fingerprint';
@@ -106,6 +108,21 @@ export interface ObjectCreatedEvent {
 
 /** The largest object counted: the uploader's own limit (uploader-remote/src/features/upload/model/file-filter.ts MAX_FILE_BYTES). */
 export const MAX_OBJECT_BYTES = 50 * 1024 * 1024;
+
+/**
+ * The largest a smaller copy may be: below COPY_SHARE_OF_ORIGINAL of the original its fingerprint
+ * names (the uploader sends a copy only then: uploader-remote/src/features/upload/model/smaller-copy.ts
+ * `worthSending`), and never over COPY_MAX_BYTES (a 2,048 px JPEG at quality 0.75 is about 0.2 MB
+ * and 2.5 MB at the very worst: docs/performance.md#smaller-copies). Else `too-large`.
+ */
+export const COPY_SHARE_OF_ORIGINAL = 0.8;
+export const COPY_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Whether a copy of `size` bytes can be a copy of the photo `fingerprint` names (null: none named). */
+export function copyFits(size: number, fingerprint: string | null): boolean {
+  const original = fingerprint === null ? null : sizeOfFingerprint(fingerprint);
+  return original !== null && size <= COPY_MAX_BYTES && size < original * COPY_SHARE_OF_ORIGINAL;
+}
 
 /** The content types a JPEG may be stored with: the uploader sends `image/jpg` (uploader-remote/src/features/upload/services/upload/amplify-storage.ts). */
 export const JPEG_CONTENT_TYPES: readonly string[] = ['image/jpeg', 'image/jpg'];
@@ -228,7 +245,7 @@ type OriginalCheck =
   | { kind: 'upgraded' }
   | { kind: 'duplicate' }
   /** To be decided as any object, as the photo `fingerprint`; `heldOriginal`: the ranch has that photo as an original. */
-  | { kind: 'photo'; fingerprint: string; heldOriginal: boolean };
+  | { kind: 'photo'; fingerprint: string | null; heldOriginal: boolean };
 
 /**
  * An original whose metadata names the well-formed fingerprint `claimed`: when the ranch has that
@@ -244,6 +261,9 @@ async function checkOriginal(
 ): Promise<OriginalCheck> {
   const held = (await deps.ledger.photoForms(object.ranchId, [claimed])).get(claimed);
   if (held !== 'copy') return { kind: 'photo', fingerprint: claimed, heldOriginal: held === 'original' };
+  // The fingerprint names the photo's size: an object of another size cannot be that photo, and
+  // is not read to find out. Its own fingerprint unknown, it is decided as a photo without one.
+  if (sizeOfFingerprint(claimed) !== object.size) return { kind: 'photo', fingerprint: null, heldOriginal: false };
   const computed = await storedFingerprint(object.size, (r) => deps.objects.range(object.bucket, object.key, r.start, r.end));
   if (computed === null) return { kind: 'gone' };
   if (computed !== claimed) return { kind: 'photo', fingerprint: computed, heldOriginal: false };
@@ -305,6 +325,9 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   const claimed = metadata[METADATA.fingerprint] ?? '';
   let fingerprint = FINGERPRINT_PATTERN.test(claimed) ? claimed : null;
   let heldOriginal = false;
+  // A copy names its original (the uploader always sends the fingerprint) and is smaller than it.
+  if (form === 'copy' && fingerprint === null) return refuse('malformed-metadata', ranchId);
+  if (form === 'copy' && !copyFits(head.size, fingerprint)) return refuse('too-large', ranchId);
   if (form === 'original' && fingerprint !== null) {
     const original = await checkOriginal(deps, { bucket, key, ranchId, size: head.size, checksum: head.checksum ?? null, yearmo, at }, fingerprint);
     if (original.kind === 'gone') return gone();

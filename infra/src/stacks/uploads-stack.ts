@@ -161,6 +161,14 @@ export function uploadsStackProps(settings: Settings, runtimeConfig: RuntimeConf
   };
 }
 
+/**
+ * The object-created function's reserved concurrency: an invocation takes ~100–300 ms (a head, a
+ * ranged GET, one ledger transaction), so 25 at once decide ~100 photos a second, several times
+ * the site's peak. Past it, Lambda throttles and keeps the events queued: counting waits, nothing
+ * is lost.
+ */
+export const OBJECT_CREATED_RESERVED_CONCURRENCY = 25;
+
 export class UploadsStack extends Stack {
   readonly bucket: Bucket;
   readonly ledger: Table;
@@ -235,6 +243,9 @@ export class UploadsStack extends Stack {
         [METRICS_ENVIRONMENT_VARIABLE]: props.environmentName,
         NODE_OPTIONS: '--enable-source-maps',
       },
+      // A flood of crafted objects waits in Lambda's event queue (kept for maxEventAge) instead of
+      // taking the account's concurrency from the uploads API (docs/operations.md#the-uploads-apis-edge).
+      reservedConcurrentExecutions: OBJECT_CREATED_RESERVED_CONCURRENCY,
       retryAttempts: 2,
       // The month's close believes an event's time no older than this (object-created/handler.ts storedTime).
       maxEventAge: Duration.seconds(MAX_EVENT_AGE_S),
