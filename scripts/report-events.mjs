@@ -140,18 +140,25 @@ export function formatBytes(bytes) {
 const mb = formatBytes;
 
 /**
- * Text from the events made safe to print in a Markdown table on a terminal: control characters
- * and line breaks (escape codes, forged rows) become U+FFFD, `|` is escaped, runs of spaces fold.
- * The sink's schema refuses such text already; events stored before it did, or a file from
- * elsewhere, are printed through this too.
+ * Text from the events made safe to print in a Markdown table on a terminal, whatever the store
+ * holds: control characters (C0, DEL, C1: escape codes) and line breaks (CR, LF, U+2028, U+2029:
+ * forged rows) become U+FFFD, and so do the bidirectional overrides and isolates (U+202A–U+202E,
+ * U+2066–U+2069), which would make a row read otherwise than it is; `\` and `|` are escaped (a `|`
+ * would end the cell), runs of spaces fold. The sink's schema refuses control characters and line
+ * breaks already (shared/src/analytics/event-schema.ts); events stored before it did, or a file
+ * from elsewhere, are printed through this too.
  */
 export function safeCell(value) {
+  return safeText(value).replace(/\\/g, '\\\\').replace(/\|/g, '\\|');
+}
+
+/** Text made safe for a terminal line outside a table (safeCell without the Markdown escapes). */
+export function safeText(value) {
   return (
     String(value)
       // eslint-disable-next-line no-control-regex -- finding control characters is the point
-      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '\ufffd')
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '\ufffd')
       .replace(/ {2,}/g, ' ')
-      .replace(/\|/g, '\\|')
   );
 }
 const percent = (share) => (share === null ? '–' : `${(share * 100).toFixed(1)} %`);
@@ -160,7 +167,7 @@ const cell = (vital, { p75, samples }) => (p75 === null ? '–' : `${vital === '
 /** The report as text: Markdown tables, so it pastes into a note. */
 export function formatReport(report, { source, malformed = 0, unreadable = 0 }) {
   const lines = [
-    `Real-user report from ${source}${malformed + unreadable > 0 ? ` (${malformed + unreadable} records skipped: malformed or unreadable)` : ''}`,
+    `Real-user report from ${safeText(source)}${malformed + unreadable > 0 ? ` (${malformed + unreadable} records skipped: malformed or unreadable)` : ''}`,
     '',
   ];
   lines.push(

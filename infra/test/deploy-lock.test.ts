@@ -131,6 +131,18 @@ describe('against the S3 emulator', () => {
     }
   });
 
+  test("the lock object is deleted only on the ETag it was read with, as S3's conditional delete does", async () => {
+    const store = s3Store({ bucket: s3.bucket, prefix: 'conditional/' }, { endpoint: s3.endpoint, region: 'us-east-1', credentials: S3RVER_KEYS });
+    expect(await store.lock.create(LOCK_KEY, Buffer.from('{"holder":"old"}'))).toBe('created');
+    const old = (await store.lock.read(LOCK_KEY))!;
+    expect(await store.lock.replace(LOCK_KEY, Buffer.from('{"holder":"new"}'), old.etag)).toBe(true);
+    expect(await store.lock.remove(LOCK_KEY, old.etag)).toBe('changed');
+    expect(JSON.parse((await store.lock.read(LOCK_KEY))!.text)).toEqual({ holder: 'new' });
+    expect(await store.lock.remove(LOCK_KEY, (await store.lock.read(LOCK_KEY))!.etag)).toBe('removed');
+    expect(await store.lock.read(LOCK_KEY)).toBeUndefined();
+    expect(await store.lock.remove(LOCK_KEY, old.etag)).toBe('gone');
+  });
+
   test('a dry run takes no lock; it warns that a real deploy would be refused now', async () => {
     const prefix = 'dry/';
     await holdLock(prefix, new Date());
@@ -165,8 +177,11 @@ function memoryPort(): LockPort & { object?: { text: string; etag: string }; rea
       port.reads += 1;
       return port.object ? { ...port.object } : undefined;
     },
-    async remove() {
+    async remove(_key, etag) {
+      if (!port.object) return 'gone';
+      if (port.object.etag !== etag) return 'changed';
       delete port.object;
+      return 'removed';
     },
   };
   return port;
@@ -190,6 +205,20 @@ describe('the lock’s rules', () => {
     expect(JSON.parse(port.object!.text)).toMatchObject({ holder: 'second' });
     expect(await second.release()).toBeUndefined();
     expect(port.object).toBeUndefined();
+  });
+
+  test('a release that stalls between its read and its delete leaves the lock a deploy took meanwhile: the delete is on the ETag it read', async () => {
+    const port = memoryPort();
+    const t0 = new Date('2026-05-01T10:00:00Z');
+    const first = await acquireLock(port, { ...base, holder: 'first', clock: fakeClock(t0) });
+    const remove = port.remove.bind(port);
+    // The stall: after release() read the lock as its own, 30 minutes pass and another deploy breaks it.
+    port.remove = async (key, etag) => {
+      await acquireLock(port, { ...base, holder: 'second', clock: fakeClock(new Date(t0.getTime() + LOCK_STALE_AFTER_MS)), breakStale: true });
+      return remove(key, etag);
+    };
+    expect(await first.release()).toBe("the lock s3://b/_releases/deploy.lock was broken while this ran; the new holder's lock is left in place.");
+    expect(JSON.parse(port.object!.text)).toMatchObject({ holder: 'second' });
   });
 
   test('an unreadable lock object is still a lock', async () => {

@@ -10,7 +10,7 @@ import { BatchGetItemCommand, GetItemCommand, PutItemCommand, TransactionCancele
 import { cancellationOutcome, dynamoLedger, ledgerKeys, MAX_ATTEMPTS, monthFromItem, objectFate, storedMonth } from '../src/ledger/dynamo';
 import type { CommandSender } from '../src/ledger/dynamo';
 import type { CountedObject, LedgerPort, MonthChange } from '../src/ledger/port';
-import { countUnder, EMPTY_MONTH, grant, MAX_LIVE_HOLDS_PER_MEMBER, monthEnd, reservationId } from '../src/ledger/rules';
+import { countUnder, EMPTY_MONTH, grant, MAX_LIVE_HOLDS_PER_MEMBER, monthClose, monthEnd, reservationId } from '../src/ledger/rules';
 import { handleUploadsApi } from '../src/uploads-api/handler';
 import type { CountOutcome, MonthState } from '../src/ledger/rules';
 import { prng } from '../../test-support/prng';
@@ -485,6 +485,24 @@ describe.each(ENGINES)('the ledger on %s', (_name, makeEngine) => {
           )
         ).granted,
       ).toHaveLength(100);
+    });
+
+    it("judges the month's close by when S3 stored the object: one stored at 23:51 on the last day and handled at 01:00 (Lambda's retries) is counted in it, one stored after the close is not", async () => {
+      const world = new UploadWorld(ledger, 100, END - 10 * 60_000);
+      const { reservation } = await world.reserve('alice', [fingerprint(1), fingerprint(2), fingerprint(3), fingerprint(4)]);
+      ['late', 'after', 'ahead', 'replayed'].forEach((name, i) => world.store(`public/cedar-creek/${name}.jpg`, reservation!, fingerprint(i + 1)));
+      const close = monthClose('2026_11');
+      // Stored before midnight; the function's first attempts failed and a retry ran at 01:00, the close.
+      await world.deliver('public/cedar-creek/late.jpg', close, END - 9 * 60_000);
+      // Stored after the close: refused however it is delivered.
+      await world.deliver('public/cedar-creek/after.jpg', close + 60_000, close + 1000);
+      // A time no genuine delivery carries is not believed: after the handling (a clock ahead), or older than Lambda keeps an event.
+      await world.deliver('public/cedar-creek/ahead.jpg', close, close + 3_600_000);
+      await world.deliver('public/cedar-creek/replayed.jpg', END + 7 * 3_600_000, END - 9 * 60_000);
+      const decided = Object.fromEntries(world.decisions.map((d) => [d.key.replace(/^.*\//, ''), d.decision === 'refused' ? d.reason : d.decision]));
+      expect(decided).toEqual({ 'late.jpg': 'counted', 'after.jpg': 'month-closed', 'ahead.jpg': 'month-closed', 'replayed.jpg': 'month-closed' });
+      expect(await engine.month(RANCH, '2026_11')).toMatchObject({ total: 1 });
+      expect(world.removed.sort()).toEqual(['public/cedar-creek/after.jpg', 'public/cedar-creek/ahead.jpg', 'public/cedar-creek/replayed.jpg']);
     });
   });
 

@@ -4,7 +4,7 @@ import { MONITORING_BATCH_LIMITS } from '@trailsense/shared/analytics-events';
 import type { CollectedEvent } from '@trailsense/shared/analytics-events';
 import { handleMonitoringEvents } from '../src/uploads-api/events';
 import type { EventsDeps, EventsRequest } from '../src/uploads-api/events';
-import { eventsRequestOf, firehoseEvents, MAX_RECORD_BYTES, recordsOf } from '../src/uploads-api/events-lambda';
+import { eventsRequestOf, FIREHOSE_LIMITS, firehoseEvents, putBatchesOf, recordsOf } from '../src/uploads-api/events-lambda';
 import type { FirehoseSender } from '../src/uploads-api/events-lambda';
 
 const SITE = 'https://www.trailsense.example';
@@ -104,40 +104,79 @@ describe('handleMonitoringEvents', () => {
 
   // Every text field of every event the route takes: a control character, a newline (either kind),
   // a terminal escape and personal data are each refused with the field named; nothing is stored.
-  const textFields: [CollectedEvent, string][] = [
-    [vital, 'metric'],
-    [vital, 'rating'],
-    [vital, 'route'],
-    [vital, 'navigationType'],
-    [error, 'kind'],
-    [error, 'message'],
-    [error, 'source'],
-    [error, 'module'],
-    [error, 'route'],
-    [error, 'release'],
+  const textFields: [string, string][] = [
+    ['webVital', 'metric'],
+    ['webVital', 'rating'],
+    ['webVital', 'route'],
+    ['webVital', 'navigationType'],
+    ['clientError', 'kind'],
+    ['clientError', 'message'],
+    ['clientError', 'source'],
+    ['clientError', 'module'],
+    ['clientError', 'route'],
+    ['clientError', 'release'],
   ];
   const lies = ['ok\nforged row', 'ok\r\n| forged | cell |', 'ok\u2028line', '\u001b[2Jcleared', 'nul\u0000byte', 'del\u007f', 'c1\u0085next'];
-  it.each(textFields)('refuses control characters and newlines in %s.%s, naming the field', async (event, field) => {
+  it.each(textFields)('refuses control characters and newlines in %s.%s, naming the field and the character', async (name, field) => {
     const d = deps();
-    const base = (event as { name: string }).name === 'clientError' ? { ...error, source: '/static/js/main.js' } : { ...vital };
+    const base = name === 'clientError' ? { ...error, source: '/static/js/main.js' } : { ...vital };
     for (const lie of lies) {
-      const answer = await handleMonitoringEvents(post(batch([{ ...base, [field]: `${String((base as Record<string, unknown>)[field])}${lie}` }])), d);
+      const text = `${String((base as Record<string, unknown>)[field])}${lie}`;
+      const answer = await handleMonitoringEvents(post(batch([vital, { ...base, [field]: text }])), d);
       expect(answer.status).toBe(400);
-      expect((answer.body as { message: string }).message).toMatch(new RegExp(`^events\\[0\\]: ${field} must be `));
+      const at = [...text].findIndex((c) => /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(c)); // eslint-disable-line no-control-regex
+      const code = `U+${text.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0')}`;
+      expect(answer.body).toEqual({
+        message: `events[1]: ${field} holds a control character or line break (${code} at character ${at + 1}): text must be one line of printable characters`,
+      });
     }
     expect(d.stored).toEqual([]);
   });
 
-  it('refuses personal data in every free-text field of a client error, the release included', async () => {
+  it('refuses a control character in the name of an event and in the name of an unknown field, quoting it harmlessly', async () => {
+    expect(await handleMonitoringEvents(post(batch([{ ...vital, name: 'webVital\n' }])), deps())).toEqual({
+      status: 400,
+      body: { message: 'events[0]: name holds a control character or line break (U+000A at character 9): text must be one line of printable characters' },
+    });
+    expect(await handleMonitoringEvents(post(batch([{ ...vital, 'x\u001b[2J\n': 1 }])), deps())).toEqual({
+      status: 400,
+      body: { message: 'events[0]: x\\u001b[2J\\u000a is not a field of webVital' },
+    });
+    expect(await handleMonitoringEvents(post(JSON.stringify({ events: [vital], 'a\u2028b': 1 })), deps())).toEqual({
+      status: 400,
+      body: { message: '"a\\u2028b" is not a field of the body. The body must be a JSON object: { "events": [ ... ] }' },
+    });
+  });
+
+  // Personal data is refused, never scrubbed, in every free-text field (the page scrubs before it
+  // sends: shared/src/analytics/client-errors.ts); the route's pattern leaves it no room but digits.
+  const personalData: [string, string][] = [
+    ['subscriber@trailsense.example', 'an e-mail address'],
+    ['https://x.example/p?token=abc', 'a URL with a query or fragment'],
+    ['https://x.example/p#access_token=abc', 'a URL with a query or fragment'],
+    ['5125550142', 'a run of 6 or more digits'],
+  ];
+  it.each(['message', 'source', 'module', 'release'])('refuses personal data in clientError.%s, saying what it is', async (field) => {
     const d = deps();
-    for (const field of ['message', 'source', 'module', 'release']) {
-      for (const personal of ['subscriber@trailsense.example', 'https://x.example/p?token=abc', '5125550142']) {
-        const answer = await handleMonitoringEvents(post(batch([{ ...error, [field]: `v ${personal}` }])), d);
-        expect(answer.status).toBe(400);
-        expect((answer.body as { message: string }).message).toMatch(new RegExp(`^events\\[0\\]: ${field} must be .*no control character, e-mail address`));
-      }
+    for (const [personal, what] of personalData) {
+      const answer = await handleMonitoringEvents(post(batch([{ ...error, [field]: `v ${personal}` }])), d);
+      expect(answer).toEqual({
+        status: 400,
+        body: { message: `events[0]: ${field} holds ${what}, personal data: scrub it before sending (scrubText) — the route refuses it, it does not scrub it` },
+      });
     }
     expect(d.stored).toEqual([]);
+  });
+
+  it.each([vital, error])('refuses an id in the route of a $name', async (event) => {
+    const d = deps();
+    for (const route of ['/ranches/5125550142', '/r/123456']) {
+      expect(await handleMonitoringEvents(post(batch([{ ...event, route }])), d)).toEqual({
+        status: 400,
+        body: { message: 'events[0]: route holds a run of 6 or more digits: a route of the route table has no id in it' },
+      });
+    }
+    expect((await handleMonitoringEvents(post(batch([{ ...event, route: '/r/12345' }])), d)).status).toBe(202);
   });
 
   it('refuses a batch outcome and the upload events: they go through the analytics port with a session', async () => {
@@ -243,9 +282,61 @@ describe('firehoseEvents', () => {
     const line = `${JSON.stringify(vital)}\n`.length;
     const records = recordsOf([vital, vital, vital, vital, vital], line * 2 + 1);
     expect(records.map((r) => r.length)).toEqual([line * 2, line * 2, line]);
+    expect(recordsOf([vital, vital, vital], line * 3)).toHaveLength(1);
     expect(recordsOf([])).toEqual([]);
-    // The route's largest batch is far under one record.
-    expect(MAX_RECORD_BYTES).toBeGreaterThan(64 * 1024);
+    expect(() => recordsOf([vital], line - 1)).toThrow(`An event of ${line} bytes does not fit one Firehose record (${line - 1} bytes)`);
+  });
+
+  it('puts the largest request the route accepts (20 of the largest client errors, under 16 KiB) as one record in one call', async () => {
+    const largest = {
+      ...error,
+      kind: 'remote-load',
+      message: 'é'.repeat(300),
+      source: `/${'s'.repeat(299)}`,
+      module: 'm'.repeat(100),
+      release: 'r'.repeat(100),
+      suppressed: Number.MAX_SAFE_INTEGER,
+    } as CollectedEvent;
+    // The same limit as the route's: the biggest body that passes.
+    const events: CollectedEvent[] = [];
+    while (events.length < MONITORING_BATCH_LIMITS.maxEvents && Buffer.byteLength(batch([...events, largest])) <= MONITORING_BATCH_LIMITS.maxBytes)
+      events.push(largest);
+    expect(events.length).toBeGreaterThan(10);
+    const d = deps();
+    expect((await handleMonitoringEvents(post(batch(events)), d)).status).toBe(202);
+    const firehose = fakeFirehose();
+    await firehoseEvents(firehose.client, 's').put(d.stored[0]!);
+    expect(firehose.calls).toHaveLength(1);
+    expect(firehose.calls[0]!.records).toHaveLength(1);
+    expect(Buffer.byteLength(firehose.calls[0]!.records[0]!)).toBeLessThanOrEqual(MONITORING_BATCH_LIMITS.maxBytes);
+    expect(firehose.calls[0]!.records[0]!.trimEnd().split('\n')).toHaveLength(events.length);
+    // Under Firehose's own limits, with room: a record up to 1,000 KiB, a call up to 500 records and 4 MiB.
+    expect(FIREHOSE_LIMITS.recordBytes).toBeLessThanOrEqual(1000 * 1024);
+    expect(FIREHOSE_LIMITS.batchRecords).toBeLessThanOrEqual(500);
+    expect(FIREHOSE_LIMITS.batchBytes).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(MONITORING_BATCH_LIMITS.maxBytes).toBeLessThan(FIREHOSE_LIMITS.recordBytes);
+  });
+
+  it('splits records into PutRecordBatch calls of at most 500 records and 4 MB, in order', () => {
+    const records = (n: number, size: number) => Array.from({ length: n }, (_, i) => new Uint8Array(size).fill(i % 256));
+    expect(putBatchesOf(records(1_001, 10)).map((b) => b.length)).toEqual([500, 500, 1]);
+    expect(putBatchesOf(records(9, 1_000_000)).map((b) => b.length)).toEqual([4, 4, 1]);
+    expect(putBatchesOf(records(3, 10), { batchRecords: 500, batchBytes: 25 }).map((b) => b.length)).toEqual([2, 1]);
+    expect(putBatchesOf([])).toEqual([]);
+    const many = records(600, 1);
+    expect(putBatchesOf(many).flat()).toEqual(many);
+  });
+
+  it('puts records beyond one call in several calls, each under the limits', async () => {
+    const firehose = fakeFirehose();
+    // Events of nearly 1 MB (the route refuses them; recordsOf does not know): a record each, four to a 4 MB call.
+    const big = { ...error, message: 'x'.repeat(999_000) } as CollectedEvent;
+    await firehoseEvents(firehose.client, 's').put([big, big, big, big, big]);
+    expect(firehose.calls.map((c) => c.records.length)).toEqual([4, 1]);
+    for (const call of firehose.calls) {
+      expect(call.records.reduce((n, r) => n + Buffer.byteLength(r), 0)).toBeLessThanOrEqual(FIREHOSE_LIMITS.batchBytes);
+      for (const record of call.records) expect(Buffer.byteLength(record)).toBeLessThanOrEqual(FIREHOSE_LIMITS.recordBytes);
+    }
   });
 
   it('puts again the record Firehose refused, and fails after two more tries', async () => {

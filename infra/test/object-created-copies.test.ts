@@ -88,7 +88,59 @@ describe('photo_form', () => {
   });
 });
 
+describe('what may be stored as a copy', () => {
+  it('is smaller than 80 % of the original its fingerprint names and at most 4 MB: else removed as too-large, its slot left held; without a fingerprint, malformed', async () => {
+    const ledger = new MemoryLedger();
+    const world = new UploadWorld(ledger, 10, NOW);
+    const small = fingerprintOf(Buffer.from(photoBytes(300_000, 4)));
+    const huge = fingerprintOf(Buffer.from(photoBytes(6_000_000, 5)));
+    const { reservation } = await world.reserve('alice', [small, huge]);
+    // 80 % of its 300,000-byte original, and 4 MB + 1 of a 6 MB one: both refused.
+    world.store('public/cedar-creek/big-copy.jpg', reservation!, small, { form: 'copy', bytes: photoBytes(240_000, 6) });
+    world.store('public/cedar-creek/huge-copy.jpg', reservation!, huge, { form: 'copy', bytes: photoBytes(4 * 1024 * 1024 + 1, 7) });
+    world.store('public/cedar-creek/nameless-copy.jpg', reservation!, undefined, { form: 'copy', bytes: photoBytes(50_000, 8) });
+    for (const name of ['big-copy', 'huge-copy', 'nameless-copy']) await world.deliver(`public/cedar-creek/${name}.jpg`);
+    expect(ledger.refusals.map((r) => [r.key, r.reason])).toEqual([
+      ['public/cedar-creek/big-copy.jpg', 'too-large'],
+      ['public/cedar-creek/huge-copy.jpg', 'too-large'],
+      ['public/cedar-creek/nameless-copy.jpg', 'malformed-metadata'],
+    ]);
+    expect(world.removed).toHaveLength(3);
+    expect(ledger.month(RANCH, '2026_11')).toMatchObject({ total: 0 });
+    expect(ledger.month(RANCH, '2026_11').holds[reservation!]?.slots).toBe(2);
+    // Just under both bounds: a copy, counted.
+    world.store('public/cedar-creek/copy.jpg', reservation!, small, { form: 'copy', bytes: photoBytes(239_999, 9) });
+    await world.deliver('public/cedar-creek/copy.jpg');
+    expect(world.decisions.at(-1)).toMatchObject({ decision: 'counted', key: 'public/cedar-creek/copy.jpg' });
+  });
+});
+
 describe('an original naming a photo the ranch has only as a copy', () => {
+  it('is not read when its size is not the one the fingerprint names: 50 such objects, no ranged read of the sampled ranges', async () => {
+    const ledger = new MemoryLedger();
+    const world = new UploadWorld(ledger, 10, NOW);
+    const original = photoBytes(300_000, 10);
+    const fingerprint = fingerprintOf(Buffer.from(original));
+    const { reservation } = await world.reserve('alice', [fingerprint]);
+    world.store('public/cedar-creek/copy.jpg', reservation!, fingerprint, { form: 'copy', bytes: photoBytes(50_000, 11) });
+    await world.deliver('public/cedar-creek/copy.jpg');
+    const deps = world.objectDeps();
+    let ranged = 0;
+    const { objects } = deps;
+    deps.objects = { ...objects, range: (...args) => (ranged++, objects.range(...args)) };
+    for (let i = 0; i < 50; i++) {
+      const key = `public/cedar-creek/junk-${i}.jpg`;
+      world.storeUnreserved(key, fingerprint, { form: 'original', bytes: photoBytes(300_001 + i, 100 + i) });
+      await handleObjectCreated(
+        { Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: 'uploads' }, object: { key: encodeEventKey(key) } } }] },
+        deps,
+      );
+    }
+    expect(ranged).toBe(0);
+    expect(ledger.refusals.map((r) => r.reason)).toEqual(Array(50).fill('no-reservation'));
+    expect(ledger.photo(RANCH, fingerprint)?.form).toBe('copy');
+  });
+
   it('is skipped when it is gone before its bytes are read', async () => {
     const ledger = new MemoryLedger();
     const world = new UploadWorld(ledger, 10, NOW);

@@ -9,7 +9,13 @@ import path from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { LEDGER_TABLE } from '../src/ledger/dynamo';
-import { OBJECT_CREATED_LEDGER_ACTIONS, UPLOAD_PREFIXES, UploadsStack, uploadsStackProps } from '../src/stacks/uploads-stack';
+import {
+  OBJECT_CREATED_LEDGER_ACTIONS,
+  OBJECT_CREATED_RESERVED_CONCURRENCY,
+  UPLOAD_PREFIXES,
+  UploadsStack,
+  uploadsStackProps,
+} from '../src/stacks/uploads-stack';
 import { actionsOf, allStatements, exampleEnv, exampleEnvironment, isWildcardPrincipal, testApp } from './support/example';
 import type { Statement } from './support/example';
 
@@ -252,6 +258,11 @@ describe('the object-created function', () => {
         })),
       },
     });
+  });
+
+  it('reserves its concurrency: a flood of objects waits in the event queue instead of taking the account’s', () => {
+    expect(OBJECT_CREATED_RESERVED_CONCURRENCY).toBe(25);
+    expect(template.findResources('AWS::Lambda::Function')[functionId()]!.Properties.ReservedConcurrentExecutions).toBe(25);
   });
 
   it('retries a failed event twice, then keeps it in an encrypted queue', () => {

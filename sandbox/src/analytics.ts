@@ -4,7 +4,7 @@
  * (GET /events?ranchid=..., GET /events?name=...; the report reads the database itself).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { isMonitoringEventName, MONITORING_EVENT_NAMES, parseMonitoringEvent } from '@trailsense/shared/analytics-events';
+import { controlProblem, isMonitoringEventName, MONITORING_EVENT_NAMES, parseMonitoringEvent } from '@trailsense/shared/analytics-events';
 import type { MonitoringEventsPort } from '@trailsense/infra/uploads-api';
 import type { AnalyticsEvent, SandboxDb } from './db';
 import { formatApiFault } from './fault';
@@ -14,24 +14,38 @@ import type { PutStallState } from './stall';
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 1024;
+/** The problem of an upload event's text field (a ranch id, a key), the field named, or null. */
+function textProblem(field: string, v: unknown): string | null {
+  if (!isText(v)) return `${field} must be a non-empty string of at most 1024 characters`;
+  const control = controlProblem(v);
+  return control === null ? null : `${field} ${control}`;
+}
 
-/** Validates one event; the message names what is wrong. */
+/**
+ * Validates one event; the message names what is wrong. The monitoring events as the shared
+ * schema says (parseMonitoringEvent); the upload events (docs/product.md#analytics-events) carry
+ * the ranch and the key by design, so no text of theirs is refused as personal data, but none may
+ * hold a control character or line break either.
+ */
 export function parseEvent(body: Record<string, unknown> | undefined): { ok: true; event: AnalyticsEvent } | { ok: false; message: string } {
   if (!body) return { ok: false, message: 'Body must be a JSON object' };
   const { name, ranchid } = body;
   // The monitoring events (docs/monitoring.md): exact fields, no ranch.
   if (isMonitoringEventName(name)) return parseMonitoringEvent(body);
   if (name !== 'imageUpload' && name !== 'uploadFailure') {
-    return { ok: false, message: `name must be one of imageUpload, uploadFailure, ${MONITORING_EVENT_NAMES.join(', ')}` };
+    const control = typeof name === 'string' ? controlProblem(name) : null;
+    return { ok: false, message: `name ${control ?? `must be one of imageUpload, uploadFailure, ${MONITORING_EVENT_NAMES.join(', ')}`}` };
   }
-  if (!isText(ranchid)) return { ok: false, message: 'ranchid must be a non-empty string' };
+  const wrong = textProblem('ranchid', ranchid) ?? (name === 'imageUpload' ? textProblem('key', body['key']) : null);
+  if (wrong !== null) return { ok: false, message: wrong };
+  // Both texts checked just above: strings.
+  const ranch = String(ranchid);
   if (name === 'imageUpload') {
-    if (!isText(body['key'])) return { ok: false, message: 'key must be a non-empty string' };
     if (!isCount(body['uploadCount'])) return { ok: false, message: 'uploadCount must be a non-negative integer' };
-    return { ok: true, event: { name, ranchid, key: body['key'], uploadCount: body['uploadCount'] } };
+    return { ok: true, event: { name, ranchid: ranch, key: String(body['key']), uploadCount: body['uploadCount'] } };
   }
   if (!isCount(body['failureCount'])) return { ok: false, message: 'failureCount must be a non-negative integer' };
-  return { ok: true, event: { name, ranchid, failureCount: body['failureCount'] } };
+  return { ok: true, event: { name, ranchid: ranch, failureCount: body['failureCount'] } };
 }
 
 /**

@@ -96,8 +96,11 @@ export function runObjectCreated(s3rver: S3rver, opts: ObjectCreatedOptions): Ob
   const pending = new Set<Promise<void>>();
   s3rver.on('event', (event) => {
     // As S3 delivers it: the key URL-encoded.
+    // Stored now, by the ledger's clock (the sandbox's one clock for the month: src/ledger-clock.ts).
+    const eventTime = new Date(opts.ledgerNow()).toISOString();
     const records = event.Records.map((record) => ({
       eventName: record.eventName,
+      eventTime,
       s3: { bucket: { name: record.s3.bucket.name }, object: { key: encodeEventKey(record.s3.object.key) } },
     }));
     const work = handleObjectCreated({ Records: records }, deps).catch((err: unknown) =>

@@ -74,3 +74,27 @@ it('refuses a malformed monitoring event with a 400 that names the problem, and 
   expect(broken.status).toBe(400);
   expect((await post(vital)).status).toBe(201);
 });
+
+it('refuses a control character or line break in any text of any event, the upload events’ ranch and key included, naming the field', async () => {
+  const upload = { name: 'imageUpload', ranchid: 'cedar-creek', key: 'public/cedar-creek/x.jpg', uploadCount: 1 };
+  const failure = { name: 'uploadFailure', ranchid: 'cedar-creek', failureCount: 1 };
+  const cases: [unknown, string][] = [
+    [{ ...upload, ranchid: 'cedar-creek\n' }, 'ranchid holds a control character or line break (U+000A at character 12)'],
+    [{ ...upload, key: 'public/\u001b[2J/x.jpg' }, 'key holds a control character or line break (U+001B at character 8)'],
+    [{ ...failure, ranchid: 'a\u2028b' }, 'ranchid holds a control character or line break (U+2028 at character 2)'],
+    [{ ...upload, name: 'imageUpload\r' }, 'name holds a control character or line break (U+000D at character 12)'],
+    [{ ...outcome, retries: '0\u0085' }, 'retries holds a control character or line break (U+0085 at character 2)'],
+    [{ ...vital, route: '/about\u009b' }, 'route holds a control character or line break (U+009B at character 7)'],
+    [{ ...error, release: '0.1.0\u007f' }, 'release holds a control character or line break (U+007F at character 6)'],
+  ];
+  for (const [body, message] of cases) {
+    const res = await post(body);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ message: `${message}: text must be one line of printable characters` });
+  }
+  const personal = await post({ ...error, release: '0.1.0 subscriber@trailsense.example' });
+  expect(personal.status).toBe(400);
+  expect(((await personal.json()) as { message: string }).message).toMatch(/^release holds an e-mail address, personal data/);
+  expect((await post({ ...upload, ranchid: '' })).status).toBe(400);
+  expect((await post(upload)).status).toBe(201);
+});

@@ -97,3 +97,40 @@ it('answers a GET with 405 and a preflight for the site with its CORS headers', 
   expect(preflight.headers.get('access-control-allow-origin')).toBe(SITE);
   expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
 });
+
+it('refuses a batch with a lie in any text field (control character, line break, personal data), naming it; stores nothing, logs nothing of it, goes on working', async () => {
+  const before = stored().length;
+  const loggedBefore = logged.length;
+  const lies: [Record<string, unknown>, string][] = [
+    [{ ...vital, route: '/\n| forged | row |' }, 'events[1]: route holds a control character or line break (U+000A at character 2)'],
+    [{ ...vital, metric: 'CLS\u001b[2J' }, 'events[1]: metric holds a control character or line break (U+001B at character 4)'],
+    [{ ...error, message: 'boom\r\nforged' }, 'events[1]: message holds a control character or line break (U+000D at character 5)'],
+    [{ ...error, source: '/static/js/a.js\u2029' }, 'events[1]: source holds a control character or line break (U+2029 at character 16)'],
+    [{ ...error, module: 'auth/Login\u0085' }, 'events[1]: module holds a control character or line break (U+0085 at character 11)'],
+    [{ ...error, release: '0.1.0\u0000' }, 'events[1]: release holds a control character or line break (U+0000 at character 6)'],
+  ];
+  for (const [event, message] of lies) {
+    const res = await beacon(JSON.stringify({ events: [vital, event] }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ message: `${message}: text must be one line of printable characters` });
+  }
+  const release = await beacon(JSON.stringify({ events: [{ ...error, release: '0.1.0+build.20261128' }] }));
+  expect(release.status).toBe(400);
+  expect(await release.json()).toEqual({
+    message:
+      'events[0]: release holds a run of 6 or more digits, personal data: scrub it before sending (scrubText) — the route refuses it, it does not scrub it',
+  });
+  expect(stored()).toHaveLength(before);
+  expect(logged.slice(loggedBefore)).toEqual([]);
+  expect((await beacon(JSON.stringify({ events: [vital, error] }))).status).toBe(202);
+  expect(stored()).toHaveLength(before + 2);
+});
+
+it('answers every malformed body with a 4xx and keeps serving', async () => {
+  const bodies = ['\u0000', '{"events":[null]}', '{"events":"x"}', '{"events":[{"name":{"toString":1}}]}', '\ud800', '{"events":[' + '['.repeat(5000) + ']}'];
+  for (const body of bodies) {
+    const res = await beacon(body);
+    expect([400, 413]).toContain(res.status);
+  }
+  expect((await beacon(JSON.stringify({ events: [vital] }))).status).toBe(202);
+});

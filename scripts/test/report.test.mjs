@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { gzipSync } from 'node:zlib';
-import { aggregate, formatBytes, formatReport, monitoringEvents, percentile, safeCell, splitJsonObjects } from '../report-events.mjs';
+import { aggregate, formatBytes, formatReport, monitoringEvents, percentile, safeCell, safeText, splitJsonObjects } from '../report-events.mjs';
 import { readFirehoseDir, readSandboxDb, sourceOf } from '../report.mjs';
 
 const vital = (route, metric, value) => ({ name: 'webVital', metric, value, rating: 'good', route, navigationType: 'navigate' });
@@ -141,6 +141,22 @@ describe('safeCell', () => {
     expect(safeCell('a\u001b[2Jb\nc|d\r\ne\u2028f\u0085g')).toBe('a\ufffd[2Jb\ufffdc\\|d\ufffd\ufffde\ufffdf\ufffdg');
   });
 
+  it('escapes a backslash, so text ending in one cannot unescape the next |', () => {
+    expect(safeCell('a\\|b\\')).toBe('a\\\\\\|b\\\\');
+    // Read back as a Markdown table reader splits cells (an escaped pair, then an escaped |): one cell.
+    const cells = `| ${safeCell('x\\')} | ${safeCell('y\\|z')} |`
+      .match(/(?:\\.|[^|\\])+/g)
+      .map((c) => c.trim())
+      .filter(Boolean);
+    expect(cells).toHaveLength(2);
+  });
+
+  it('makes the C1 CSI, DEL, NUL and the bidirectional overrides harmless, and folds runs of spaces', () => {
+    expect(safeText('\u009b31m\u007f\u0000 \u202eevil\u202c\u2066x\u2069    y')).toBe('\ufffd31m\ufffd\ufffd \ufffdevil\ufffd\ufffdx\ufffd y');
+    // Text from any script, accents and emoji are kept.
+    expect(safeText('Ошибка: ¿qué? ✓ 🐄')).toBe('Ошибка: ¿qué? ✓ 🐄');
+  });
+
   it('the report of events that lie (stored before the sink refused them) is one row per error, escapes and all made harmless', () => {
     const lie = { name: 'clientError', kind: 'error', message: 'x\n| forged | row |\u001b[2J', route: '/', release: '1\u001b[31m', suppressed: 0 };
     const text = formatReport(aggregate([lie]), { source: 'old sink' });
@@ -148,6 +164,56 @@ describe('safeCell', () => {
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     const rows = text.split('\n').filter((l) => l.startsWith('| 1 |'));
     expect(rows).toEqual(['| 1 | error | / |  | x\ufffd\\| forged \\| row \\|\ufffd[2J | 1\ufffd[31m |']);
+  });
+});
+
+describe('the report of whatever is stored', () => {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+  const lies = {
+    name: 'clientError',
+    kind: 'error',
+    message: 'x\u001b]0;owned\u0007\n| 999 | error | / | | forged | 1.0 |\r\u009b2J',
+    module: 'a|b\\',
+    route: '/',
+    release: '1.0\u202e',
+    suppressed: 0,
+  };
+
+  it('an event stored before the route refused such text is skipped by the readers, counted, and nothing of it reaches the terminal', () => {
+    const file = path.join(dir, 'events', 'stream-old');
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, gzipSync(`${JSON.stringify(lies)}\n${JSON.stringify(vital('/', 'LCP', 100))}\n`));
+    const read = readFirehoseDir(dir);
+    const { events, malformed } = monitoringEvents(read.objects);
+    expect(malformed).toBe(1);
+    const text = formatReport(aggregate(events), { source: `${dir}\u001b[2J`, malformed, unreadable: read.unreadable });
+    expect(text).not.toMatch(UNSAFE);
+    expect(text).toContain('(1 records skipped: malformed or unreadable)');
+    expect(text).not.toContain('forged');
+  });
+
+  it('formatReport given such an event anyway prints it on one row, every cell escaped', () => {
+    const text = formatReport(aggregate([lies]), { source: 'a file from elsewhere' });
+    expect(text).not.toMatch(UNSAFE);
+    const rows = text.split('\n').filter((l) => l.startsWith('| 1 |'));
+    expect(rows).toHaveLength(1);
+    expect(text.split('\n').filter((l) => l.includes('forged'))).toEqual(rows);
+    // Six cells: no | left unescaped in what the event said.
+    expect(rows[0].match(/(?:\\.|[^|\\])+/g).map((c) => c.trim())).toHaveLength(6);
+    expect(rows[0]).toContain('| a\\|b\\\\ |');
+  });
+
+  it('reads the collection route’s records (several events a record, one a line) next to the browser’s (no delimiter)', () => {
+    const record = [vital('/', 'LCP', 1), vital('/login', 'INP', 2), vital('/uploader', 'CLS', 0.1)].map((e) => `${JSON.stringify(e)}\n`).join('');
+    fs.writeFileSync(
+      path.join(dir, 'stream-1'),
+      gzipSync(`${record}${JSON.stringify(batch({}))}${JSON.stringify({ name: 'imageUpload', ranchid: 'r', key: 'k', uploadCount: 1 })}${record}`),
+    );
+    const read = readFirehoseDir(dir);
+    expect(read.unreadable).toBe(0);
+    expect(monitoringEvents(read.objects)).toMatchObject({ malformed: 0 });
+    expect(read.objects.map((o) => o.name)).toEqual(['webVital', 'webVital', 'webVital', 'batchOutcome', 'imageUpload', 'webVital', 'webVital', 'webVital']);
   });
 });
 

@@ -1,5 +1,14 @@
-import { clientErrorEvent, createErrorGate, hasPersonalData, scrubText, scriptPath } from '../src/analytics/client-errors';
-import { parseCollectedEvent, parseMonitoringEvent } from '../src/analytics/event-schema';
+import {
+  clientErrorEvent,
+  createErrorGate,
+  firstControlCharacter,
+  hasPersonalData,
+  personalDataIn,
+  scrubText,
+  MAX_SCRUBBED_INPUT,
+  scriptPath,
+} from '../src/analytics/client-errors';
+import { parseCollectedEvent, parseMonitoringEvent, quoted } from '../src/analytics/event-schema';
 import type { ClientErrorEvent } from '../src/analytics/events';
 import { monitoringEndpoint, vitalsSampleRate } from '../src/analytics/monitoring';
 import { sampledPageView, webVitalEvent } from '../src/analytics/vitals';
@@ -93,6 +102,37 @@ describe('scrubText', () => {
     expect(scrubText('GET https://api.trailsense.example/ranches?email=a%40b.c#x failed')).toBe('GET https://api.trailsense.example/ranches failed');
     expect(scrubText('card 4111111111111111, code 42')).toBe('card <number>, code 42');
     expect(scrubText('Failed to get manifest.\n  args: {}\n')).toBe('Failed to get manifest. args: {}');
+  });
+
+  it('reads at most the first 2,048 characters, dropping a word cut there: a huge message costs no time and leaves nothing half-scrubbed', () => {
+    // A long run without spaces (minified code, a data URL) keeps its start; a word cut at the end goes.
+    const minified = scrubText(`boom ${'x'.repeat(1_000_000)}`);
+    expect(minified).toBe(`boom ${'x'.repeat(294)}…`);
+    const cut = `${'https://x.example/?q='.padEnd(2040, 'q')} subscriber@trailsense.example`;
+    expect(scrubText(cut)).toBe('https://x.example/');
+  });
+
+  it('runs no pattern over more than the 2,048 characters it reads, however long the message (bench:scrub times it)', () => {
+    // Every RegExp entry point a replace, search or test goes through, and the length of the text it was given.
+    const seen: number[] = [];
+    const proto = RegExp.prototype as unknown as Record<symbol | string, (this: RegExp, ...args: unknown[]) => unknown>;
+    const originals = new Map<symbol | string, (this: RegExp, ...args: unknown[]) => unknown>();
+    for (const key of [Symbol.replace, Symbol.search, Symbol.match, Symbol.matchAll, 'exec', 'test'] as const) {
+      const original = proto[key]!;
+      originals.set(key, original);
+      proto[key] = function (this: RegExp, ...args: unknown[]) {
+        if (typeof args[0] === 'string') seen.push(args[0].length);
+        return original.apply(this, args);
+      };
+    }
+    try {
+      // Well past the cut, and short enough that a quadratic pattern still ends (in a second or so) and the test fails instead of hanging.
+      for (const message of [`${'a'.repeat(5_000)}@${'b'.repeat(5_000)}`, `http://${'/'.repeat(9_000)}?x`, `${'x '.repeat(4_000)}1234567`]) scrubText(message);
+    } finally {
+      for (const [key, original] of originals) proto[key] = original;
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    expect(Math.max(...seen)).toBeLessThanOrEqual(MAX_SCRUBBED_INPUT);
   });
 
   it('keeps at most 300 characters', () => {
@@ -242,7 +282,10 @@ describe('parseMonitoringEvent: what a browser could leave unscrubbed', () => {
 
   it('refuses a message with an e-mail address, a URL query or a long number', () => {
     for (const message of ['no ranch for subscriber@trailsense.example', 'GET https://x.example/a?token=abc failed', 'card 4111111111111111']) {
-      expect(parseMonitoringEvent({ ...error, message })).toMatchObject({ ok: false, message: expect.stringMatching(/^message must be/) as unknown });
+      expect(parseMonitoringEvent({ ...error, message })).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/^message holds (an e-mail|a URL|a run)/) as unknown,
+      });
     }
     expect(parseMonitoringEvent({ ...error, source: '/static/js/main.js?user=dale@x.example' })).toMatchObject({ ok: false });
   });
@@ -290,5 +333,140 @@ describe('parseCollectedEvent', () => {
         stopped: false,
       }),
     ).toEqual({ ok: false, message: 'batchOutcome is not taken here: only webVital and clientError' });
+  });
+});
+
+/**
+ * Every field of every monitoring event, text or not: a control character (C0, DEL, C1) or a line
+ * break (CR, LF, U+2028, U+2029) in a string is refused with the field and the character named;
+ * personal data in any free text (the release included) is refused, saying what it is.
+ */
+describe('parseMonitoringEvent: every field of every event', () => {
+  const events: Record<string, Record<string, unknown>> = {
+    webVital: { name: 'webVital', metric: 'INP', value: 80, rating: 'good', route: '/uploader', navigationType: 'soft-navigation' },
+    batchOutcome: {
+      name: 'batchOutcome',
+      photos: 3,
+      bytes: 3_000_000,
+      durationMs: 6000,
+      goodputBytesPerSecond: 500_000,
+      retries: 1,
+      failures: { upload: 1, stalled: 0, limit: 0, unavailable: 0, unreadable: 0 },
+      hiddenMs: 0,
+      skippedDuplicates: 2,
+      stopped: false,
+      smallerCopies: true,
+      copies: 3,
+      bytesSaved: 1_000_000,
+    },
+    clientError: {
+      name: 'clientError',
+      kind: 'remote-load',
+      message: 'RemoteLoadError: Loading script failed',
+      source: '/static/js/main.js',
+      module: 'uploader/Uploader',
+      route: '/uploader',
+      release: '1.4.0',
+      suppressed: 0,
+    },
+  };
+  const fields = Object.entries(events).flatMap(([name, event]) => Object.keys(event).map((field) => [name, field] as const));
+  const breaks = ['\n', '\r', '\r\n', '\u2028', '\u2029', '\u0000', '\t', '\u001b[31m', '\u007f', '\u0085', '\u009b2J'];
+
+  it('holds every event whole as a start', () => {
+    for (const event of Object.values(events)) expect(parseMonitoringEvent(event)).toEqual({ ok: true, event });
+  });
+
+  it.each(fields)('%s.%s: a string with a control character or a line break is refused, the field and the character named', (name, field) => {
+    const event = events[name]!;
+    for (const lie of breaks) {
+      // What the field holds (as text, for a number or a flag), then the lie.
+      const value = event[field];
+      const text = `${typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : 'x'}${lie}`;
+      const code = `U+${lie.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+      expect(parseMonitoringEvent({ ...event, [field]: text })).toEqual({
+        ok: false,
+        message: `${field} holds a control character or line break (${code} at character ${text.length - lie.length + 1}): text must be one line of printable characters`,
+      });
+    }
+  });
+
+  it('batchOutcome.failures: a string, or a kind not of the list, is refused', () => {
+    const event = events['batchOutcome']!;
+    const failures = event['failures'] as Record<string, number>;
+    expect(parseMonitoringEvent({ ...event, failures: { ...failures, upload: '1\n' } })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^failures must be/) as unknown,
+    });
+    const { upload: _upload, ...rest } = failures;
+    expect(parseMonitoringEvent({ ...event, failures: { ...rest, 'upload\u001b': 1 } })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^failures must be/) as unknown,
+    });
+  });
+
+  const personal: [string, string][] = [
+    ['subscriber@trailsense.example', 'an e-mail address'],
+    ['https://x.example/a?token=abc', 'a URL with a query or fragment'],
+    ['http://x.example/a#id_token=abc', 'a URL with a query or fragment'],
+    ['4111111111111111', 'a run of 6 or more digits'],
+  ];
+  it.each(['message', 'source', 'module', 'release'])('clientError.%s: personal data is refused, saying what it is', (field) => {
+    for (const [text, what] of personal) {
+      expect(parseMonitoringEvent({ ...events['clientError'], [field]: `v ${text}` })).toEqual({
+        ok: false,
+        message: `${field} holds ${what}, personal data: scrub it before sending (scrubText) — the route refuses it, it does not scrub it`,
+      });
+    }
+  });
+
+  it.each(['webVital', 'clientError'])('%s.route: an id in a route is refused (the pattern leaves room for digits only)', (name) => {
+    expect(parseMonitoringEvent({ ...events[name], route: '/ranches/123456' })).toEqual({
+      ok: false,
+      message: 'route holds a run of 6 or more digits: a route of the route table has no id in it',
+    });
+  });
+
+  it('the name of an event: a control character is named as such; an unknown field is quoted without its control characters', () => {
+    expect(parseMonitoringEvent({ ...events['webVital'], name: 'webVital\u001b' })).toEqual({
+      ok: false,
+      message: 'name holds a control character or line break (U+001B at character 9): text must be one line of printable characters',
+    });
+    expect(parseMonitoringEvent({ ...events['webVital'], 'x\n| forged |': 1 })).toEqual({
+      ok: false,
+      message: 'x\\u000a| forged | is not a field of webVital',
+    });
+    expect(quoted('a'.repeat(50))).toBe(`${'a'.repeat(39)}…`);
+  });
+});
+
+describe('firstControlCharacter and personalDataIn', () => {
+  it('say where the first control character is, and what personal data is left', () => {
+    expect(firstControlCharacter('ok')).toBeNull();
+    expect(firstControlCharacter('a\u2029b\n')).toEqual({ at: 1, code: 'U+2029' });
+    expect(firstControlCharacter('\u009b')).toEqual({ at: 0, code: 'U+009B' });
+    // Not control characters: printable text from any script, and the no-break space.
+    expect(firstControlCharacter('Ошибка: ¿qué? \u00a0 ✓')).toBeNull();
+    expect(personalDataIn('ok 12345')).toBeNull();
+    expect(personalDataIn('id 123456')).toBe('a run of 6 or more digits');
+  });
+});
+
+describe('clientErrorEvent: whatever the page saw, an event the route takes', () => {
+  it('scrubs and cuts every text it makes, the module and the release included', () => {
+    const event = clientErrorEvent(
+      {
+        kind: 'remote-load',
+        message: `boom\u001b[2J\r\n${'x'.repeat(400)}`,
+        source: 'https://trailsense.example/static/js/a%0Ab.js?u=subscriber@trailsense.example',
+        module: `uploader/\u0085${'m'.repeat(200)} subscriber@trailsense.example`,
+      },
+      '/uploader',
+      '1.4.0+build.20261128\u2028forged',
+    );
+    expect(parseCollectedEvent(event)).toEqual({ ok: true, event });
+    expect(event.module).toHaveLength(100);
+    expect(event.release).toBe('1.4.0+build.<number> forged');
+    expect(clientErrorEvent({ kind: 'remote-load', message: 'x', module: '\n' }, '/', '1')).not.toHaveProperty('module');
   });
 });

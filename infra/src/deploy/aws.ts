@@ -135,8 +135,17 @@ export function s3Store(target: Target, options: AwsOptions): BucketStore {
           throw error;
         }
       },
-      async remove(key) {
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + key }));
+      async remove(key, etag) {
+        try {
+          // S3's conditional delete (If-Match): needs s3:GetObject beside s3:DeleteObject.
+          await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + key, IfMatch: `"${etag}"` }));
+          return 'removed';
+        } catch (error) {
+          // 412: another ETag now; 409: another write of it under way (a new lock being written); 404: none.
+          if (statusOf(error) === 404) return 'gone';
+          if (statusOf(error) === 412 || statusOf(error) === 409) return 'changed';
+          throw error;
+        }
       },
     },
     async put(key, body, headers, condition) {

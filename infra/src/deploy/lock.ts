@@ -4,7 +4,8 @@
  * only when no lock is there, and answers 412 otherwise) before the bucket is read, renewed while
  * the deploy runs (every LOCK_RENEW_EVERY_MS, and before each step that writes entry files, the
  * record and the pruning: a rewrite with a new `renewedAt`, conditional on the ETag of the lock
- * just read as this deploy's), and deleted at the end, also after a failure. A second deploy meets
+ * just read as this deploy's), and deleted at the end, also after a failure — that too on the
+ * ETag just read as this deploy's (S3's conditional delete), so it never deletes another's lock. A second deploy meets
  * the lock and is refused, naming who holds it since when. A lock left behind by a deploy that was
  * killed is broken only on request (`--break-lock`) and only once not renewed for
  * LOCK_STALE_AFTER_MS; breaking it is itself conditional (`If-Match` on the stale lock's ETag), so
@@ -60,7 +61,8 @@ export interface LockPort {
   replace(key: string, body: Buffer, etag: string): Promise<boolean>;
   /** The object, or undefined when there is none. */
   read(key: string): Promise<{ text: string; etag: string; lastModified?: Date } | undefined>;
-  remove(key: string): Promise<void>;
+  /** Deletes only the object with this ETag (If-Match): `changed` when it has another now, `gone` when there is none. */
+  remove(key: string, etag: string): Promise<'removed' | 'changed' | 'gone'>;
 }
 
 /** The time, and a repeating timer: real ones by default, a fake clock in tests. */
@@ -270,7 +272,11 @@ function heldLock(port: LockPort, info: LockInfo, body: (renewedAt?: string) => 
       const { current, theirs } = await ours();
       if (!current) return `the lock ${where} was already gone (deleted while this ran).`;
       if (theirs?.token !== info.token) return `the lock ${where} was broken while this ran; the new holder's lock is left in place.`;
-      await port.remove(LOCK_KEY);
+      // On the ETag just read as ours: a deploy that broke it since (this one stalled past
+      // LOCK_STALE_AFTER_MS between the read and the delete) keeps its lock.
+      const removed = await port.remove(LOCK_KEY, current.etag);
+      if (removed === 'gone') return `the lock ${where} was already gone (deleted while this ran).`;
+      if (removed === 'changed') return `the lock ${where} was broken while this ran; the new holder's lock is left in place.`;
       return undefined;
     },
   };

@@ -230,7 +230,10 @@ export function release(
  * - `over-limit`: no room: nothing changes, the object is refused;
  * - `no-reservation`: the ranch has no such reservation: the object was sent without asking;
  * - `month-closed`: the reservation's month closed (MONTH_GRACE_MS after its end) before the
- *   object arrived: a month's allowance is not spent later.
+ *   object was stored (`storedAt`: S3's time for it, object-created/handler.ts `storedTime`; `now`
+ *   when unknown): a month's allowance is not spent later. Whether a hold is live, and the room
+ *   beside the live ones, are judged at `now`: a slot that lapsed while the event waited is not
+ *   taken back from whoever has it since.
  */
 export type CountOutcome = 'reserved' | 'unreserved' | 'over-limit' | 'no-reservation' | 'month-closed';
 
@@ -241,10 +244,14 @@ export function storedRefusal(value: string): CountOutcome {
   return COUNT_OUTCOMES.includes(value) ? (value as CountOutcome) : 'over-limit';
 }
 
-export function countUnder(state: MonthState, r: { id: string; ceiling: number; now: number }): { next: MonthState | null; outcome: CountOutcome } {
+export function countUnder(
+  state: MonthState,
+  r: { id: string; ceiling: number; now: number; storedAt?: number },
+): { next: MonthState | null; outcome: CountOutcome } {
   const month = reservationMonth(r.id);
   if (month === null) return { next: null, outcome: 'no-reservation' };
-  if (r.now >= monthClose(month)) return { next: null, outcome: 'month-closed' };
+  // Closed by when S3 stored the object, not by when the function got to it (Lambda retries for hours).
+  if ((r.storedAt ?? r.now) >= monthClose(month)) return { next: null, outcome: 'month-closed' };
   const hold = state.holds[r.id];
   if (!hold) return { next: null, outcome: 'no-reservation' };
   if (isLive(hold, r.now)) {

@@ -8,7 +8,8 @@
  * 1. the key (URL-encoded in the event, `+` for a space) must follow the layout
  *    (shared/src/uploads/object-key.ts) — else the object is removed, refusal `outside-layout`;
  * 2. the object must be a photo the uploader would send: at most 50 MB by its head (else
- *    `too-large`), stored as `image/jpeg` or `image/jpg` and starting with a JPEG's FF D8 FF, read
+ *    `too-large`; a smaller copy, `photo_form` `copy`, below 80 % of the original its
+ *    fingerprint names and at most 4 MB, `copyFits`, and without a fingerprint `malformed-metadata`), stored as `image/jpeg` or `image/jpg` and starting with a JPEG's FF D8 FF, read
  *    with a ranged GET of its first three bytes (else `not-jpeg`). The browser checks both
  *    (uploader-remote/src/features/upload/model/file-filter.ts); a crafted client need not;
  * 3. the object's `ranchid` metadata (possibly RFC 2047-encoded) must name the key's ranch —
@@ -19,8 +20,9 @@
  *    uploader before copies);
  * 4. the ranch must exist — else removed, `unknown-ranch`;
  * 5. an original (infra/docs/server.md#smaller-copies) whose well-formed `fingerprint` metadata
- *    names a photo the ranch has only as a smaller copy (src/ledger/port.ts `photoForms`) is
- *    fingerprinted from its stored bytes (its head's size, ranged GETs of the sampled ranges:
+ *    names a photo the ranch has only as a smaller copy (src/ledger/port.ts `photoForms`) and
+ *    has the size that fingerprint names (else it is not that photo: decided below without a
+ *    fingerprint, nothing read) is fingerprinted from its stored bytes (its head's size, ranged GETs of the sampled ranges:
  *    stored-fingerprint.ts). The bytes are that photo → the ledger records the upgrade
  *    (`upgradePhoto`: once, whatever the deliveries, atomically against a count or another
  *    upgrade): counted in no month, no reservation needed nor used, the object gets the `ranchid`
@@ -38,7 +40,8 @@
  *    reservation for one that is retired — atomically. Counted (or already counted) → the object
  *    gets the `ranchid` tag, and its fingerprint joins the ranch's photos, in its form (a copy
  *    counts as an original does; a photo the ranch has as an original stays one); no room →
- *    removed, `monthly-limit`; its month closed before it arrived → removed, `month-closed`. A
+ *    removed, `monthly-limit`; its month closed before S3 stored it (the event's time, `storedTime`,
+ *    however late the function runs) → removed, `month-closed`. A
  *    second delivery of a refused object removes it again; none can count it.
  * An object already gone (removed since, or a redelivered event for a refused object) is skipped.
  *
@@ -61,7 +64,7 @@ import { decodeMetadataValue } from '@trailsense/shared/metadata-encoding';
 import { parseUploadKey } from '@trailsense/shared/object-key';
 import { ranchUploadCeiling } from '@trailsense/shared/quota';
 import { METADATA, PHOTO_FORMS } from '@trailsense/shared/uploads-wire';
-import { FINGERPRINT_PATTERN } from '../ledger/port';
+import { FINGERPRINT_PATTERN, sizeOfFingerprint } from '../ledger/port';
 import type { LedgerPort, ObjectChecksum, PhotoForm, RanchPort, RefusalReason } from '../ledger/port';
 import { countingMonth, countUnder, reservationMonth } from '../ledger/rules';
 import { storedFingerprint } from './stored-fingerprint';
@@ -71,7 +74,32 @@ export type { LedgerPort, RanchPort, Refusal, RefusalReason } from '../ledger/po
 /** The part of an S3 event notification record the function reads (aws-lambda's S3EventRecord fits). */
 export interface ObjectCreatedRecord {
   eventName: string;
+  /** When S3 finished storing the object (ISO 8601), as S3 writes it in the event. */
+  eventTime?: string;
   s3: { bucket: { name: string }; object: { key: string } };
+}
+
+/**
+ * The longest Lambda keeps an object-created event for retries (the function's `maxEventAge`,
+ * src/stacks/uploads-stack.ts): 6 hours, the most asynchronous invocation allows.
+ */
+export const MAX_EVENT_AGE_S = 6 * 3600;
+
+/** Beyond the event's age: an attempt under way when the age ran out (the function's 30 s timeout), with room for clock skew. */
+const EVENT_TIME_SLACK_MS = 10 * 60_000;
+
+/**
+ * When S3 stored the record's object, as the month's close judges it: the event's `eventTime`.
+ * Only S3 invokes the function (its resource policy names the bucket), so the time is S3's, not a
+ * client's; still, a time no genuine delivery can carry is not believed: one after `now` (a clock
+ * ahead) or older than Lambda keeps an event (a replay by someone allowed to invoke it) counts as
+ * `now`, and so does an absent or malformed one. So a late event can count an object in the month
+ * it was stored in, within that month's allowance, and never one stored after the close.
+ */
+export function storedTime(record: Pick<ObjectCreatedRecord, 'eventTime'>, now: number): number {
+  const at = typeof record.eventTime === 'string' ? Date.parse(record.eventTime) : NaN;
+  if (!Number.isFinite(at) || at > now || at < now - MAX_EVENT_AGE_S * 1000 - EVENT_TIME_SLACK_MS) return now;
+  return at;
 }
 
 export interface ObjectCreatedEvent {
@@ -80,6 +108,21 @@ export interface ObjectCreatedEvent {
 
 /** The largest object counted: the uploader's own limit (uploader-remote/src/features/upload/model/file-filter.ts MAX_FILE_BYTES). */
 export const MAX_OBJECT_BYTES = 50 * 1024 * 1024;
+
+/**
+ * The largest a smaller copy may be: below COPY_SHARE_OF_ORIGINAL of the original its fingerprint
+ * names (the uploader sends a copy only then: uploader-remote/src/features/upload/model/smaller-copy.ts
+ * `worthSending`), and never over COPY_MAX_BYTES (a 2,048 px JPEG at quality 0.75 is about 0.2 MB
+ * and 2.5 MB at the very worst: docs/performance.md#smaller-copies). Else `too-large`.
+ */
+export const COPY_SHARE_OF_ORIGINAL = 0.8;
+export const COPY_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Whether a copy of `size` bytes can be a copy of the photo `fingerprint` names (null: none named). */
+export function copyFits(size: number, fingerprint: string | null): boolean {
+  const original = fingerprint === null ? null : sizeOfFingerprint(fingerprint);
+  return original !== null && size <= COPY_MAX_BYTES && size < original * COPY_SHARE_OF_ORIGINAL;
+}
 
 /** The content types a JPEG may be stored with: the uploader sends `image/jpg` (uploader-remote/src/features/upload/services/upload/amplify-storage.ts). */
 export const JPEG_CONTENT_TYPES: readonly string[] = ['image/jpeg', 'image/jpg'];
@@ -202,7 +245,7 @@ type OriginalCheck =
   | { kind: 'upgraded' }
   | { kind: 'duplicate' }
   /** To be decided as any object, as the photo `fingerprint`; `heldOriginal`: the ranch has that photo as an original. */
-  | { kind: 'photo'; fingerprint: string; heldOriginal: boolean };
+  | { kind: 'photo'; fingerprint: string | null; heldOriginal: boolean };
 
 /**
  * An original whose metadata names the well-formed fingerprint `claimed`: when the ranch has that
@@ -218,6 +261,9 @@ async function checkOriginal(
 ): Promise<OriginalCheck> {
   const held = (await deps.ledger.photoForms(object.ranchId, [claimed])).get(claimed);
   if (held !== 'copy') return { kind: 'photo', fingerprint: claimed, heldOriginal: held === 'original' };
+  // The fingerprint names the photo's size: an object of another size cannot be that photo, and
+  // is not read to find out. Its own fingerprint unknown, it is decided as a photo without one.
+  if (sizeOfFingerprint(claimed) !== object.size) return { kind: 'photo', fingerprint: null, heldOriginal: false };
   const computed = await storedFingerprint(object.size, (r) => deps.objects.range(object.bucket, object.key, r.start, r.end));
   if (computed === null) return { kind: 'gone' };
   if (computed !== claimed) return { kind: 'photo', fingerprint: computed, heldOriginal: false };
@@ -279,6 +325,9 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   const claimed = metadata[METADATA.fingerprint] ?? '';
   let fingerprint = FINGERPRINT_PATTERN.test(claimed) ? claimed : null;
   let heldOriginal = false;
+  // A copy names its original (the uploader always sends the fingerprint) and is smaller than it.
+  if (form === 'copy' && fingerprint === null) return refuse('malformed-metadata', ranchId);
+  if (form === 'copy' && !copyFits(head.size, fingerprint)) return refuse('too-large', ranchId);
   if (form === 'original' && fingerprint !== null) {
     const original = await checkOriginal(deps, { bucket, key, ranchId, size: head.size, checksum: head.checksum ?? null, yearmo, at }, fingerprint);
     if (original.kind === 'gone') return gone();
@@ -301,7 +350,7 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   const result = await deps.ledger.countObject(
     { bucket, key, ranchId, yearmo, reservation, fingerprint, form, checksum: head.checksum ?? null, at },
     (state) => {
-      const { next, outcome } = countUnder(state, { id: reservation, ceiling, now: now.getTime() });
+      const { next, outcome } = countUnder(state, { id: reservation, ceiling, now: now.getTime(), storedAt: storedTime(record, now.getTime()) });
       return { next, result: outcome };
     },
   );

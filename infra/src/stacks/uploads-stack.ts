@@ -40,6 +40,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { LEDGER_TABLE } from '../ledger/dynamo';
 import { UPLOAD_EXPOSED_HEADERS } from '../upload-access';
+import { MAX_EVENT_AGE_S } from '../object-created/handler';
 import { METRICS_ENVIRONMENT_VARIABLE } from '../object-created/metrics';
 import type { RuntimeConfig } from '@trailsense/shared/config-types';
 import type { Settings, UploadsApiDomain } from '../settings';
@@ -160,6 +161,14 @@ export function uploadsStackProps(settings: Settings, runtimeConfig: RuntimeConf
   };
 }
 
+/**
+ * The object-created function's reserved concurrency: an invocation takes ~100–300 ms (a head, a
+ * ranged GET, one ledger transaction), so 25 at once decide ~100 photos a second, several times
+ * the site's peak. Past it, Lambda throttles and keeps the events queued: counting waits, nothing
+ * is lost.
+ */
+export const OBJECT_CREATED_RESERVED_CONCURRENCY = 25;
+
 export class UploadsStack extends Stack {
   readonly bucket: Bucket;
   readonly ledger: Table;
@@ -234,8 +243,12 @@ export class UploadsStack extends Stack {
         [METRICS_ENVIRONMENT_VARIABLE]: props.environmentName,
         NODE_OPTIONS: '--enable-source-maps',
       },
+      // A flood of crafted objects waits in Lambda's event queue (kept for maxEventAge) instead of
+      // taking the account's concurrency from the uploads API (docs/operations.md#the-uploads-apis-edge).
+      reservedConcurrentExecutions: OBJECT_CREATED_RESERVED_CONCURRENCY,
       retryAttempts: 2,
-      maxEventAge: Duration.hours(6),
+      // The month's close believes an event's time no older than this (object-created/handler.ts storedTime).
+      maxEventAge: Duration.seconds(MAX_EVENT_AGE_S),
       onFailure: new SqsDestination(failures),
     });
 

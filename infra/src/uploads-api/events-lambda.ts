@@ -20,18 +20,20 @@ export interface FirehoseSender {
 const RETRIES = 2;
 
 /**
- * The most bytes one record carries: Firehose takes records up to 1,000 KiB; a little under it.
- * Firehose bills ingestion in 5 KB steps per record, so the events of one request go in as few
- * records as this allows — one, for any batch the route accepts.
+ * Firehose's limits on what the adapter puts (a little under each): a record up to 1,000 KiB, a
+ * PutRecordBatch of at most 500 records and 4 MiB. Firehose bills ingestion per record in 5 KB
+ * steps, so the events of one request go in as few records as these allow — one, for any batch
+ * the route accepts (16 KiB at most: MONITORING_BATCH_LIMITS in shared/src/analytics/event-schema.ts).
  */
-export const MAX_RECORD_BYTES = 1_000_000;
+export const FIREHOSE_LIMITS = { recordBytes: 1_000_000, batchRecords: 500, batchBytes: 4_000_000 } as const;
 
 /**
  * The events as Firehose records: each event's JSON and a newline (newline-delimited JSON, what
  * `npm run report` and the delivered files' readers take line by line), packed in order into as
- * few records as MAX_RECORD_BYTES allows. An event is never split across records.
+ * few records as `maxBytes` allows. An event is never split across records; one that does not fit
+ * a record alone is an error (a request that could carry one is refused long before: 16 KiB).
  */
-export function recordsOf(events: readonly CollectedEvent[], maxBytes = MAX_RECORD_BYTES): Uint8Array[] {
+export function recordsOf(events: readonly CollectedEvent[], maxBytes: number = FIREHOSE_LIMITS.recordBytes): Uint8Array[] {
   const encoder = new TextEncoder();
   const records: Uint8Array[] = [];
   let lines: Uint8Array[] = [];
@@ -50,6 +52,7 @@ export function recordsOf(events: readonly CollectedEvent[], maxBytes = MAX_RECO
   };
   for (const event of events) {
     const line = encoder.encode(`${JSON.stringify(event)}\n`);
+    if (line.length > maxBytes) throw new Error(`An event of ${line.length} bytes does not fit one Firehose record (${maxBytes} bytes)`);
     if (size + line.length > maxBytes) close();
     lines.push(line);
     size += line.length;
@@ -58,21 +61,42 @@ export function recordsOf(events: readonly CollectedEvent[], maxBytes = MAX_RECO
   return records;
 }
 
+/** The records in order, as PutRecordBatch calls of at most `batchRecords` records and `batchBytes` bytes each. */
+export function putBatchesOf(records: readonly Uint8Array[], limits: { batchRecords: number; batchBytes: number } = FIREHOSE_LIMITS): Uint8Array[][] {
+  const batches: Uint8Array[][] = [];
+  let batch: Uint8Array[] = [];
+  let size = 0;
+  for (const record of records) {
+    if (batch.length > 0 && (batch.length >= limits.batchRecords || size + record.length > limits.batchBytes)) {
+      batches.push(batch);
+      batch = [];
+      size = 0;
+    }
+    batch.push(record);
+    size += record.length;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
 /**
- * Firehose's adapter: one PutRecordBatch of the request's events, packed by `recordsOf`. Records
- * Firehose refuses in a partly failed batch (throttled, an internal error) are put again, twice
- * at most.
+ * Firehose's adapter: the request's events packed by `recordsOf`, put with `putBatchesOf`'s
+ * PutRecordBatch calls (one, for any request the route accepts). Records Firehose refuses in a
+ * partly failed call (throttled, an internal error) are put again, twice at most; then the put
+ * fails (the route answers 500).
  */
 export function firehoseEvents(client: FirehoseSender, streamName: string): MonitoringEventsPort {
   return {
     async put(events: readonly CollectedEvent[]) {
-      let records = recordsOf(events).map((Data) => ({ Data }));
-      for (let attempt = 0; ; attempt++) {
-        const answer = await client.send(new PutRecordBatchCommand({ DeliveryStreamName: streamName, Records: records }));
-        if (!answer.FailedPutCount) return;
-        const failed = records.filter((_, i) => answer.RequestResponses?.[i]?.ErrorCode !== undefined);
-        if (attempt >= RETRIES || failed.length === 0) throw new Error(`Firehose refused ${answer.FailedPutCount} of ${records.length} records`);
-        records = failed;
+      for (const batch of putBatchesOf(recordsOf(events))) {
+        let records = batch.map((Data) => ({ Data }));
+        for (let attempt = 0; ; attempt++) {
+          const answer = await client.send(new PutRecordBatchCommand({ DeliveryStreamName: streamName, Records: records }));
+          if (!answer.FailedPutCount) break;
+          const failed = records.filter((_, i) => answer.RequestResponses?.[i]?.ErrorCode !== undefined);
+          if (attempt >= RETRIES || failed.length === 0) throw new Error(`Firehose refused ${answer.FailedPutCount} of ${records.length} records`);
+          records = failed;
+        }
       }
     },
   };

@@ -9,16 +9,17 @@
  * The body is `{ "events": [...] }` (`MonitoringBatch`), sent as `text/plain` (a beacon: no
  * preflight) or `application/json`; the content type is not checked, the JSON is. Every event
  * must be a `webVital` or `clientError` exactly as the shared schema says
- * (`parseCollectedEvent`: no extra field, no e-mail address, URL query or long number left in its
- * texts, a route of the route table); one wrong event refuses the whole request, and the message
- * names it. At most `MONITORING_BATCH_LIMITS` per request. A request whose `Origin` is not one of
+ * (`parseCollectedEvent`: no extra field; no control character or line break in any string; no
+ * e-mail address, URL query or fragment or run of 6 digits in its free texts — the page scrubs
+ * them, the route refuses what is left; a route of the route table); one wrong event refuses the
+ * whole request, and the message names it and its field (`events[2]: release holds …`). At most `MONITORING_BATCH_LIMITS` per request. A request whose `Origin` is not one of
  * the site's is refused: another site cannot make its visitors' browsers send events (a script
  * outside a browser can, within the route's throttle; the events carry nothing anyone can bill).
  *
  * Answers: 202 `{ accepted }`; 400 malformed body or event; 403 a foreign origin; 405 a method
  * other than POST; 413 too many events or bytes (the limit in the message); 500 the port failed.
  */
-import { MONITORING_BATCH_LIMITS, parseCollectedEvent } from '@trailsense/shared/analytics-events';
+import { MONITORING_BATCH_LIMITS, parseCollectedEvent, quoted } from '@trailsense/shared/analytics-events';
 import type { BatchLimits, CollectedEvent } from '@trailsense/shared/analytics-events';
 import type { UploadsApiResponse } from './response';
 
@@ -72,7 +73,7 @@ export function parseEventBatch(body: string | null, limits: BatchLimits = MONIT
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Refusal(400, SHAPE);
   const extra = Object.keys(parsed).find((key) => key !== 'events');
-  if (extra !== undefined) throw new Refusal(400, `${JSON.stringify(extra).slice(0, 80)} is not a field of the body. ${SHAPE}`);
+  if (extra !== undefined) throw new Refusal(400, `"${quoted(extra)}" is not a field of the body. ${SHAPE}`);
   const { events } = parsed as { events?: unknown };
   if (!Array.isArray(events)) throw new Refusal(400, `"events" must be an array. ${SHAPE}`);
   if (events.length === 0) throw new Refusal(400, '"events" is empty: send at least one event');

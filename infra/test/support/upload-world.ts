@@ -130,10 +130,11 @@ export class UploadWorld {
     };
   }
 
-  /** One delivery of the object's S3 event to the function, at `at`. */
-  deliver(key: string, at = this.now): Promise<void> {
+  /** One delivery of the object's S3 event to the function, at `at`; `storedAt`: the event's time (S3's, when it stored the object), none by default. */
+  deliver(key: string, at = this.now, storedAt?: number): Promise<void> {
+    const eventTime = storedAt === undefined ? {} : { eventTime: new Date(storedAt).toISOString() };
     return handleObjectCreated(
-      { Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: BUCKET }, object: { key: encodeEventKey(key) } } }] },
+      { Records: [{ eventName: 'ObjectCreated:Put', ...eventTime, s3: { bucket: { name: BUCKET }, object: { key: encodeEventKey(key) } } }] },
       this.objectDeps(at),
     );
   }

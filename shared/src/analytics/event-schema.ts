@@ -3,7 +3,7 @@
  * (sandbox/src/analytics.ts) and the report's reader (scripts/report.mjs). Exact: a field not in
  * the schema is refused, so personal data cannot ride along in an extra field. Pure.
  */
-import { hasControlCharacters, hasPersonalData } from './client-errors';
+import { firstControlCharacter, personalDataIn } from './client-errors';
 import type { BatchFailures, ClientErrorKind, CollectedEvent, MonitoringEvent, VitalName, WebVitalEvent } from './events';
 
 export type { BatchFailures, ClientErrorEvent, CollectedEvent, MonitoringEvent, UploadAnalyticsEvent, WebVitalEvent, BatchOutcomeEvent } from './events';
@@ -29,72 +29,127 @@ const FAILURE_KINDS: readonly (keyof BatchFailures)[] = ['upload', 'stalled', 'l
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
-/** Text of 1 to `max` characters on one line: no control character or line break, in any field (they would forge rows or escape codes in a report). */
-const isText =
-  (max: number) =>
-  (v: unknown): v is string =>
-    typeof v === 'string' && v.length > 0 && v.length <= max && !hasControlCharacters(v);
 const oneOf =
   <T extends string>(values: readonly T[]) =>
   (v: unknown): v is T =>
     typeof v === 'string' && (values as readonly string[]).includes(v);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-type Field = [name: string, test: (v: unknown) => boolean, expected: string, optional?: boolean];
+/**
+ * What is wrong with one field's value, after its name (`must be a non-negative integer`), or
+ * null when it is right.
+ */
+type Check = (v: unknown) => string | null;
+type Field = [name: string, check: Check, optional?: boolean];
 
-/** The first problem of `body` against `fields`: a missing or malformed field, or one not in the list. */
-function problem(body: Record<string, unknown>, fields: readonly Field[]): string | null {
-  for (const [name, test, expected, optional] of fields) {
-    const value = body[name];
-    if (value === undefined && optional) continue;
-    if (!test(value)) return `${name} must be ${expected}`;
-  }
-  const known = new Set(['name', ...fields.map(([name]) => name)]);
-  const extra = Object.keys(body).find((key) => !known.has(key));
-  return extra === undefined ? null : `${extra} is not a field of ${String(body['name'])}`;
+/** A check that `test` passes, saying what is `expected` when it does not. */
+const must =
+  (test: (v: unknown) => boolean, expected: string): Check =>
+  (v) =>
+    test(v) ? null : `must be ${expected}`;
+
+/**
+ * Why `text` may not be stored as it is: a control character (C0, DEL, C1) or a line break (CR,
+ * LF, U+2028, U+2029) would forge rows or send escape codes to a terminal (`npm run report`), in
+ * any text field, one of a fixed list included. Null when it holds none.
+ */
+export function controlProblem(text: string): string | null {
+  const found = firstControlCharacter(text);
+  return found === null
+    ? null
+    : `holds a control character or line break (${found.code} at character ${found.at + 1}): text must be one line of printable characters`;
 }
+
+/**
+ * Free text from the browser, 1 to `max` characters: the page scrubs it (scrubText) before it
+ * sends, so personal data still in it is refused, never scrubbed here — what is stored is what the
+ * page sent, and a page that forgot to scrub hears of it.
+ */
+const freeText =
+  (max: number): Check =>
+  (v) => {
+    if (typeof v !== 'string' || v.length === 0 || v.length > max) return `must be a non-empty string of at most ${max} characters`;
+    const personal = personalDataIn(v);
+    return personal === null ? null : `holds ${personal}, personal data: scrub it before sending (scrubText) — the route refuses it, it does not scrub it`;
+  };
 
 /** A route table's path (`/`, `/about`, `/login`) or `404`: never an address with an id, a query or a name in it. */
 const ROUTE_PATTERN = /^(?:\/|(?:\/[a-z0-9-]+)+|404)$/;
-const ROUTE: Field = ['route', (v) => isText(64)(v) && ROUTE_PATTERN.test(v), 'a route of the route table (/, /about, …) or 404'];
-/** Free text from the browser: the client scrubs it (scrubText), so what is left unscrubbed is refused. */
-const isScrubbedText = (max: number) => (v: unknown) => isText(max)(v) && !hasPersonalData(v);
-const SCRUBBED = 'on one line, with no control character, e-mail address, URL query or run of 6 or more digits';
+const ROUTE: Field = [
+  'route',
+  (v) => {
+    if (typeof v !== 'string' || v.length > 64 || !ROUTE_PATTERN.test(v)) return 'must be a route of the route table (/, /about, …) or 404';
+    const personal = personalDataIn(v);
+    return personal === null ? null : `holds ${personal}: a route of the route table has no id in it`;
+  },
+];
+
+const COUNT = must(isCount, 'a non-negative integer');
+const AMOUNT = must(isAmount, 'a non-negative number');
+const BOOLEAN = must((v) => typeof v === 'boolean', 'true or false');
+
+/**
+ * The first problem of `body` against `fields`: a control character in any string (first, so the
+ * message says so whatever the field's kind), a missing or malformed field, or one not in the list.
+ */
+function problem(body: Record<string, unknown>, fields: readonly Field[]): string | null {
+  for (const [name, check, optional] of fields) {
+    const value = body[name];
+    if (value === undefined && optional) continue;
+    const wrong = (typeof value === 'string' ? controlProblem(value) : null) ?? check(value);
+    if (wrong !== null) return `${name} ${wrong}`;
+  }
+  const known = new Set(['name', ...fields.map(([name]) => name)]);
+  const extra = Object.keys(body).find((key) => !known.has(key));
+  return extra === undefined ? null : `${quoted(extra)} is not a field of ${String(body['name'])}`;
+}
+
+/**
+ * Text the sender chose (a field's name), fit to be quoted in an answer: its control characters
+ * and line breaks as `\uXXXX` escapes, at most 40 characters.
+ */
+export function quoted(text: string): string {
+  const shown = text.length > 40 ? `${text.slice(0, 39)}…` : text;
+  // eslint-disable-next-line no-control-regex -- showing control characters is the point
+  return shown.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
 
 const SCHEMAS: Record<(typeof MONITORING_EVENT_NAMES)[number], readonly Field[]> = {
   webVital: [
-    ['metric', oneOf(VITALS), `one of ${VITALS.join(', ')}`],
-    ['value', isAmount, 'a non-negative number'],
-    ['rating', oneOf(RATINGS), `one of ${RATINGS.join(', ')}`],
+    ['metric', must(oneOf(VITALS), `one of ${VITALS.join(', ')}`)],
+    ['value', AMOUNT],
+    ['rating', must(oneOf(RATINGS), `one of ${RATINGS.join(', ')}`)],
     ROUTE,
-    ['navigationType', oneOf(NAVIGATION_TYPES), `one of ${NAVIGATION_TYPES.join(', ')}`],
+    ['navigationType', must(oneOf(NAVIGATION_TYPES), `one of ${NAVIGATION_TYPES.join(', ')}`)],
   ],
   batchOutcome: [
-    ['photos', isCount, 'a non-negative integer'],
-    ['bytes', isCount, 'a non-negative integer'],
-    ['durationMs', isCount, 'a non-negative integer'],
-    ['goodputBytesPerSecond', isAmount, 'a non-negative number'],
-    ['retries', isCount, 'a non-negative integer'],
+    ['photos', COUNT],
+    ['bytes', COUNT],
+    ['durationMs', COUNT],
+    ['goodputBytesPerSecond', AMOUNT],
+    ['retries', COUNT],
     [
       'failures',
-      (v) => isObject(v) && Object.keys(v).length === FAILURE_KINDS.length && FAILURE_KINDS.every((kind) => isCount(v[kind])),
-      `an object of non-negative integers: ${FAILURE_KINDS.join(', ')}`,
+      must(
+        (v) => isObject(v) && Object.keys(v).length === FAILURE_KINDS.length && FAILURE_KINDS.every((kind) => isCount(v[kind])),
+        `an object of non-negative integers: ${FAILURE_KINDS.join(', ')}`,
+      ),
     ],
-    ['hiddenMs', isCount, 'a non-negative integer'],
-    ['skippedDuplicates', isCount, 'a non-negative integer'],
-    ['stopped', (v) => typeof v === 'boolean', 'true or false'],
-    ['smallerCopies', (v) => typeof v === 'boolean', 'true or false', true],
-    ['copies', isCount, 'a non-negative integer', true],
-    ['bytesSaved', isCount, 'a non-negative integer', true],
+    ['hiddenMs', COUNT],
+    ['skippedDuplicates', COUNT],
+    ['stopped', BOOLEAN],
+    ['smallerCopies', BOOLEAN, true],
+    ['copies', COUNT, true],
+    ['bytesSaved', COUNT, true],
   ],
   clientError: [
-    ['kind', oneOf(ERROR_KINDS), `one of ${ERROR_KINDS.join(', ')}`],
-    ['message', isScrubbedText(300), `a non-empty string of at most 300 characters ${SCRUBBED}`],
-    ['source', isScrubbedText(300), `a non-empty string of at most 300 characters ${SCRUBBED}`, true],
-    ['module', isScrubbedText(100), `a non-empty string of at most 100 characters ${SCRUBBED}`, true],
+    ['kind', must(oneOf(ERROR_KINDS), `one of ${ERROR_KINDS.join(', ')}`)],
+    ['message', freeText(300)],
+    ['source', freeText(300), true],
+    ['module', freeText(100), true],
     ROUTE,
-    ['release', isScrubbedText(100), `a non-empty string of at most 100 characters ${SCRUBBED}`],
-    ['suppressed', isCount, 'a non-negative integer'],
+    ['release', freeText(100)],
+    ['suppressed', COUNT],
   ],
 };
 
@@ -107,7 +162,10 @@ export function isMonitoringEventName(name: unknown): name is MonitoringEvent['n
 export function parseMonitoringEvent(body: unknown): EventCheck {
   if (!isObject(body)) return { ok: false, message: 'Body must be a JSON object' };
   const { name } = body;
-  if (!isMonitoringEventName(name)) return { ok: false, message: `name must be one of ${MONITORING_EVENT_NAMES.join(', ')}` };
+  if (!isMonitoringEventName(name)) {
+    const control = typeof name === 'string' ? controlProblem(name) : null;
+    return { ok: false, message: `name ${control ?? `must be one of ${MONITORING_EVENT_NAMES.join(', ')}`}` };
+  }
   const wrong = problem(body, SCHEMAS[name]);
   return wrong === null ? { ok: true, event: body as unknown as MonitoringEvent } : { ok: false, message: wrong };
 }
