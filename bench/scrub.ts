@@ -57,7 +57,10 @@ function main() {
   if (lengths.at(-1)! < MAX_KB * 1024) lengths.push(MAX_KB * 1024);
   const rows: string[][] = [['message', ...lengths.map((n) => `${n / 1024} KB`)]];
   for (const [kind, make] of KINDS) {
-    for (const [name, scrub] of [['before', scrubBefore], ['after', scrubText]] as const) {
+    for (const [name, scrub] of [
+      ['before', scrubBefore],
+      ['after', scrubText],
+    ] as const) {
       let gaveUp = false;
       const cells = lengths.map((n) => {
         if (gaveUp) return 'not run';

@@ -397,8 +397,11 @@ test('Upload speed: a set speed holds the uploads apart, a lower one chosen mid-
   expect(newObjects(before)).toHaveLength(5);
   const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
   expect(gaps).toHaveLength(4);
-  // Lower bounds only (a busy machine only makes them longer): a second apart, then four.
-  expect(gaps[0]).toBeGreaterThanOrEqual(700);
+  // Lower bounds only (a busy machine only makes them longer). The cap holds when each attempt may
+  // start; the browser's request follows a photo's own preparation (its checksum), which differs
+  // by a few hundred ms from photo to photo, so one gap alone can be short: three photos span at
+  // least two seconds, and the last gap (at 0.1 Mbit/s) at least three of its four.
+  expect(starts[2]! - starts[0]!).toBeGreaterThanOrEqual(1_600);
   expect(gaps.at(-1)).toBeGreaterThanOrEqual(3_000);
 
   await page.reload();

@@ -41,7 +41,8 @@ const fingerprintOfBytes = (bytes: Uint8Array) => fingerprintOf(Buffer.from(byte
 /** A camera's original (3 MB: both sampled ranges) and the browser's smaller copy of it. */
 function photo(seed: number, size = 3 * 1024 * 1024) {
   const original = photoBytes(size, seed);
-  return { original, copy: photoBytes(400_000, seed + 10_000), fingerprint: fingerprintOfBytes(original) };
+  // A copy as the uploader sends one: well under its original (the object-created function refuses one that is not: copyFits).
+  return { original, copy: photoBytes(Math.min(400_000, Math.floor(size / 2)), seed + 10_000), fingerprint: fingerprintOfBytes(original) };
 }
 
 const instant = (client: CommandSender, table: string, seed = 1): LedgerPort =>
