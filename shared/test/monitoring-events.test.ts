@@ -235,19 +235,22 @@ describe('createErrorGate', () => {
   });
 });
 
+/** A batch's outcome as the uploader reports it (before smaller copies: no copy fields). */
+const BATCH_OUTCOME = {
+  name: 'batchOutcome',
+  photos: 3,
+  bytes: 3_000_000,
+  durationMs: 6000,
+  goodputBytesPerSecond: 500_000,
+  retries: 1,
+  failures: { upload: 1, stalled: 0, limit: 0, unavailable: 0, unreadable: 0 },
+  hiddenMs: 0,
+  skippedDuplicates: 2,
+  stopped: false,
+};
+
 describe('parseMonitoringEvent', () => {
-  const outcome = {
-    name: 'batchOutcome',
-    photos: 3,
-    bytes: 3_000_000,
-    durationMs: 6000,
-    goodputBytesPerSecond: 500_000,
-    retries: 1,
-    failures: { upload: 1, stalled: 0, limit: 0, unavailable: 0, unreadable: 0 },
-    hiddenMs: 0,
-    skippedDuplicates: 2,
-    stopped: false,
-  };
+  const outcome = BATCH_OUTCOME;
 
   it('accepts the three monitoring events', () => {
     expect(parseMonitoringEvent(outcome)).toEqual({ ok: true, event: outcome });
@@ -345,16 +348,7 @@ describe('parseMonitoringEvent: every field of every event', () => {
   const events: Record<string, Record<string, unknown>> = {
     webVital: { name: 'webVital', metric: 'INP', value: 80, rating: 'good', route: '/uploader', navigationType: 'soft-navigation' },
     batchOutcome: {
-      name: 'batchOutcome',
-      photos: 3,
-      bytes: 3_000_000,
-      durationMs: 6000,
-      goodputBytesPerSecond: 500_000,
-      retries: 1,
-      failures: { upload: 1, stalled: 0, limit: 0, unavailable: 0, unreadable: 0 },
-      hiddenMs: 0,
-      skippedDuplicates: 2,
-      stopped: false,
+      ...BATCH_OUTCOME,
       smallerCopies: true,
       copies: 3,
       bytesSaved: 1_000_000,
