@@ -131,3 +131,34 @@ export interface PhotoLookupResponse {
   /** The file sizes asked that some photo of the ranch has. */
   knownSizes: number[];
 }
+
+/**
+ * What the uploads API's firewall answers a request it stops before the API sees it
+ * (infra/docs/server.md#the-uploads-apis-firewall; the sandbox answers the same). Both answers
+ * carry CORS headers for any origin (the API takes a bearer token, never cookies, so `*` gives
+ * nothing away) and expose `Retry-After`, so the uploader can read them instead of seeing a
+ * network error.
+ * - `rateLimited`: one address sent more than its share; `Retry-After` says how many seconds to wait.
+ *   The firewall re-counts an address's rate every ~30 s over a window of minutes, so a minute is
+ *   the soonest a retry can be let through; the uploader waits as told and says so.
+ * - `refused`: a managed rule matched (an address on a threat list, a known exploit's pattern).
+ *   Waiting does not help; the uploader stops asking and says why.
+ */
+export const UPLOADS_EDGE_ANSWERS = {
+  rateLimited: {
+    status: 429,
+    retryAfterSeconds: 60,
+    message: 'Too many requests from this network address. Wait a minute, then try again.',
+  },
+  refused: {
+    status: 403,
+    message: "The upload service's firewall refused this request.",
+  },
+} as const;
+
+/** The headers on each of the firewall's answers (and on the API's own 4xx/5xx). */
+export const UPLOADS_EDGE_ANSWER_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Retry-After',
+  'Content-Type': 'application/json',
+} as const;
