@@ -2,6 +2,7 @@
  * @jest-environment node
  */
 // Node has fetch, Request and Response, which ky needs and jsdom lacks; no DOM is used here.
+import { UPLOADS_EDGE_ANSWER_HEADERS, UPLOADS_EDGE_ANSWERS } from '@trailsense/shared/uploads-wire';
 import { ApiRequestError, createProductApi, createUploadsApi } from '../src/features/upload/services/api/api-client';
 
 type Call = { url: string; auth: string | null };
@@ -135,6 +136,30 @@ describe('createUploadsApi', () => {
     expect(calls[1]!.body).toEqual({ fingerprints: [fp] });
     expect(calls[2]!.body).toEqual({ fingerprints: [fp] });
     expect(calls.every((c) => c.auth === 'Bearer id-token-2')).toBe(true);
+  });
+
+  it("reads the firewall's Retry-After (seconds or a date) into the error, so the uploader can wait as told", async () => {
+    const edge = UPLOADS_EDGE_ANSWERS.rateLimited;
+    const answering =
+      (retryAfter: string): typeof fetch =>
+      async () =>
+        new Response(JSON.stringify({ message: edge.message }), {
+          status: edge.status,
+          headers: { ...UPLOADS_EDGE_ANSWER_HEADERS, 'Retry-After': retryAfter },
+        });
+    const api = (retryAfter: string) => createUploadsApi({ baseUrl: 'http://uploads.test', getIdToken: async () => 't', fetch: answering(retryAfter) });
+    const error = (await api(String(edge.retryAfterSeconds))
+      .reserve('r', [fp])
+      .catch((e: unknown) => e)) as ApiRequestError;
+    expect(error.error).toEqual({ kind: 'http', status: 429, message: edge.message, retryAfterMs: 60_000 });
+    const dated = (await api(new Date(Date.now() + 120_000).toUTCString())
+      .reserve('r', [fp])
+      .catch((e: unknown) => e)) as ApiRequestError;
+    expect(dated.error.kind === 'http' && dated.error.retryAfterMs).toBeGreaterThan(115_000);
+    const junk = (await api('soon')
+      .reserve('r', [fp])
+      .catch((e: unknown) => e)) as ApiRequestError;
+    expect(junk.error).toEqual({ kind: 'http', status: 429, message: edge.message });
   });
 
   it('does not repeat a reservation that failed (a POST): one call, the server’s message', async () => {

@@ -6,7 +6,9 @@
 import { BatchController, type UploaderState } from '../src/features/upload/controller/batch-controller';
 import { remainingOf } from '../src/features/upload/model/quota';
 import { memoryJournal } from './support/memory-journal';
-import { FOLDER_NOT_ALLOWED } from '../src/features/upload/model/messages';
+import { FOLDER_NOT_ALLOWED, serverWaitMessage } from '../src/features/upload/model/messages';
+import { ApiRequestError } from '../src/features/upload/services/api/api-client';
+import { UPLOADS_EDGE_ANSWERS } from '@trailsense/shared/uploads-wire';
 import { storedPreferences } from '../src/features/upload/services/browser/uploader-preferences';
 import { fakeLocks, fakeServices, fakeTabsBus, mapStorage, photo } from './support/fake-services';
 
@@ -660,6 +662,39 @@ describe('BatchController: the server vouches (upload slots, photos known on eve
     await until(() => idle(t.state()) && t.state().queue.files.length === 0, 'the batch to end');
     expect(t.world.puts).toHaveLength(2);
     expect(t.state().queue.notice).toBe('1 file skipped: 1 already uploaded.');
+  });
+
+  it("the firewall's 429 is waited out as its Retry-After says, in words on screen, then the batch goes on by itself", async () => {
+    const t = open();
+    const edge = UPLOADS_EDGE_ANSWERS.rateLimited;
+    t.world.failReserve = new ApiRequestError({ kind: 'http', status: edge.status, message: edge.message, retryAfterMs: edge.retryAfterSeconds * 1000 });
+    t.controller.addFiles(photos(2));
+    await until(() => ready(t.state()), 'the files to be checked');
+    t.controller.requestUpload();
+    await until(() => t.state().serverWait !== null, 'the wait to be said');
+    expect(serverWaitMessage(t.state().serverWait!.seconds)).toBe(
+      'The upload service asked to wait: too many requests came from this network address. Uploading continues by itself in 60 seconds.',
+    );
+    t.world.failReserve = null;
+    await jest.advanceTimersByTimeAsync(59_000);
+    expect(t.world.stored.size).toBe(0);
+    await until(() => idle(t.state()) && t.state().queue.files.length === 0, 'the batch to end');
+    expect(t.world.stored.size).toBe(2);
+    expect(t.state().serverWait).toBeNull();
+  });
+
+  it("the firewall's refusal (403) leaves the photos not sent, and the notice says the firewall refused this address", async () => {
+    const t = open();
+    const { status, message } = UPLOADS_EDGE_ANSWERS.refused;
+    t.world.failReserve = new ApiRequestError({ kind: 'http', status, message });
+    t.controller.addFiles(photos(2));
+    await until(() => ready(t.state()), 'the files to be checked');
+    t.controller.requestUpload();
+    await until(() => idle(t.state()) && t.state().queue.files.every((f) => f.status.kind === 'not-sent'), 'the batch to end');
+    expect(t.world.puts).toHaveLength(0);
+    expect(t.state().queue.notice).toBe(
+      '2 photos were not sent: the upload service’s firewall refused requests from this network address. Try again later or from another connection.',
+    );
   });
 
   it('when slots cannot be reserved (the API is down), nothing is sent and the list says why; Upload again sends', async () => {

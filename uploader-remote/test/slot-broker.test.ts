@@ -5,7 +5,8 @@
 // against a fake uploads API, on jest's fake clock.
 import { ApiRequestError } from '../src/features/upload/services/api/api-client';
 import type { ReservationResponse, UploadsApi } from '../src/features/upload/services/api/api-client';
-import { SlotBroker } from '../src/features/upload/controller/slot-broker';
+import { UPLOADS_EDGE_ANSWERS } from '@trailsense/shared/uploads-wire';
+import { MAX_TOLD_WAIT_MS, SlotBroker } from '../src/features/upload/controller/slot-broker';
 import { DEFAULT_SLICE, MAX_SLICE, MIN_SLICE, nextSlice, sliceSize } from '../src/features/upload/model/slice-plan';
 
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-21T22:00:00Z') }));
@@ -70,7 +71,7 @@ function fakeServer(room: number, known: string[] = [], copies: string[] = []) {
   return { api, calls, failures };
 }
 
-function broker(api: UploadsApi, upcoming: string[], size = 50) {
+function broker(api: UploadsApi, upcoming: string[], size = 50, onServerWait?: (until: number | null) => void) {
   const months: string[] = [];
   const logError = jest.fn();
   const b = new SlotBroker({
@@ -81,6 +82,7 @@ function broker(api: UploadsApi, upcoming: string[], size = 50) {
     now: () => Date.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     onMonth: (m) => void months.push(m),
+    ...(onServerWait ? { onServerWait } : {}),
     logError,
   });
   return { b, months, logError };
@@ -168,6 +170,43 @@ describe('SlotBroker', () => {
     const second = broker(server2.api, fps(2)).b;
     expect(await second.take(fps(2)[0]!)).toEqual({ kind: 'unavailable', reason: 'bad' });
     expect(server2.calls).toHaveLength(1);
+  });
+
+  it('a 429 that says Retry-After is waited out as told, with the wait said, then asked again', async () => {
+    const server = fakeServer(10);
+    const edge = UPLOADS_EDGE_ANSWERS.rateLimited;
+    const told = new ApiRequestError({ kind: 'http', status: edge.status, message: edge.message, retryAfterMs: edge.retryAfterSeconds * 1000 });
+    server.failures.push(told, told);
+    const waits: (number | null)[] = [];
+    const { b } = broker(server.api, fps(2), 50, (until) => waits.push(until === null ? null : until - Date.now()));
+    const answer = b.take(fps(2)[0]!);
+    // Not the 1 s of a network failure: the minute the firewall named, twice (not counted against the two retries).
+    await jest.advanceTimersByTimeAsync(59_999);
+    expect(server.calls).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(server.calls).toHaveLength(2);
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect((await answer).kind).toBe('slot');
+    expect(waits).toEqual([60_000, null, 60_000, null]);
+
+    // A server asking for an hour is asked again after ten minutes at most.
+    const server2 = fakeServer(10);
+    server2.failures.push(new ApiRequestError({ kind: 'http', status: 429, message: 'x', retryAfterMs: 3_600_000 }));
+    const second = broker(server2.api, fps(2)).b.take(fps(2)[0]!);
+    await jest.advanceTimersByTimeAsync(MAX_TOLD_WAIT_MS);
+    expect((await second).kind).toBe('slot');
+  });
+
+  it("the firewall's refusal (403) is final and told apart from an unreachable server", async () => {
+    const server = fakeServer(10);
+    const { status, message } = UPLOADS_EDGE_ANSWERS.refused;
+    server.failures.push(new ApiRequestError({ kind: 'http', status, message }));
+    expect(await broker(server.api, fps(2)).b.take(fps(2)[0]!)).toEqual({ kind: 'refused' });
+    expect(server.calls).toHaveLength(1);
+    // Another 403 (the API's own: not this member's ranch) stays "unavailable" with its words.
+    const server2 = fakeServer(10);
+    server2.failures.push(new ApiRequestError({ kind: 'http', status: 403, message: 'That ranch is not yours' }));
+    expect(await broker(server2.api, fps(2)).b.take(fps(2)[0]!)).toEqual({ kind: 'unavailable', reason: 'That ranch is not yours' });
   });
 
   it('renews a reservation with unused slots when it would lapse within 5 minutes, not before', async () => {

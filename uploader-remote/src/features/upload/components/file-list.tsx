@@ -5,7 +5,7 @@ import { formatMonthDayTimeUTC } from '../model/en-us-format';
 import { formatBytes } from '../model/format-size';
 import { captureDate, type PhotoExif } from '../model/photo-exif';
 import type { FileStatus, ListedFile } from '../model/upload-queue';
-import { formatCount } from '../model/messages';
+import { formatCount, NOT_SENT_STATUS } from '../model/messages';
 import type { ThumbnailSource } from '../services/files/thumbnail-cache';
 import styles from './uploader.module.css';
 
@@ -29,7 +29,7 @@ export function statusText(status: FileStatus): string {
     case 'failed':
       return `Failed: ${status.reason}`;
     case 'not-sent':
-      return status.reason === 'limit' ? 'Not sent: monthly limit reached' : 'Not sent: upload slots could not be reserved';
+      return NOT_SENT_STATUS[status.reason];
   }
 }
 

@@ -109,6 +109,7 @@ export class Admissions {
       return { go: false, reason: 'already-uploaded' };
     }
     if (slot.kind === 'limit') return { go: false, notSent: 'limit' };
+    if (slot.kind === 'refused') return { go: false, notSent: 'refused' };
     if (slot.kind === 'unavailable') {
       services.logError('Could not reserve upload slots', new Error(slot.reason));
       return { go: false, notSent: 'unavailable' };

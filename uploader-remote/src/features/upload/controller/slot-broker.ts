@@ -1,3 +1,4 @@
+import { UPLOADS_EDGE_ANSWERS } from '@trailsense/shared/uploads-wire';
 import type { UploadsApi } from '../services/api/api-client';
 import { ApiRequestError } from '../services/api/api-client';
 import { nextSlice } from '../model/slice-plan';
@@ -5,10 +6,16 @@ import { errorText } from './uploader-state';
 
 /**
  * What the server said of one photo: a slot to send it with, already had (`known`; `copy`: had
- * only as a smaller copy, so its original may go without a slot), or no slot.
+ * only as a smaller copy, so its original may go without a slot), or no slot (`refused`: the
+ * uploads API's firewall turned this address away, shared/src/uploads/wire.ts UPLOADS_EDGE_ANSWERS).
  */
 export type SlotAnswer =
-  { kind: 'slot'; reservation: string } | { kind: 'known' } | { kind: 'copy' } | { kind: 'limit' } | { kind: 'unavailable'; reason: string };
+  | { kind: 'slot'; reservation: string }
+  | { kind: 'known' }
+  | { kind: 'copy' }
+  | { kind: 'limit' }
+  | { kind: 'unavailable'; reason: string }
+  | { kind: 'refused' };
 
 /** Where a batch gets its photos' slots. */
 export interface Slots {
@@ -26,6 +33,13 @@ export function fixedSlots(reservation: string): Slots {
 export const RENEW_MARGIN_MS = 5 * 60_000;
 /** Tries of a reservation call that failed for the network or the server, and the waits between. */
 const ASK_DELAYS_MS = [1000, 3000];
+/**
+ * A 429 that says how long to wait (`Retry-After`: the firewall's rate limit) is waited out as
+ * told, up to this long at a time, and asked again; after this many such waits in a row (half an
+ * hour at the firewall's minute) the photos are left not sent.
+ */
+export const MAX_TOLD_WAIT_MS = 10 * 60_000;
+export const MAX_TOLD_WAITS = 30;
 
 export interface SlotBrokerDeps {
   api: UploadsApi;
@@ -36,6 +50,8 @@ export interface SlotBrokerDeps {
   sliceSize: () => number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
+  /** The server asked to wait until this instant (by `now`) before asking again; null: no longer waiting. */
+  onServerWait?: (until: number | null) => void;
   /** The server's month for the granted photos (it may differ from the one the screen shows). */
   onMonth: (yearmo: string) => void;
   /** The reservations holding unused slots, whenever they change (kept so a batch that never ends can be cleaned up after). */
@@ -102,6 +118,7 @@ export class SlotBroker implements Slots {
       try {
         await asking;
       } catch (error) {
+        if (isFirewallRefusal(error)) return { kind: 'refused' };
         return { kind: 'unavailable', reason: errorText(error) };
       } finally {
         this.asking = null;
@@ -130,15 +147,29 @@ export class SlotBroker implements Slots {
     this.deps.onMonth(answer.yearmo);
   }
 
-  /** Tries a call again after a network failure, a timeout or a 5xx; anything else is final. */
+  /**
+   * Tries a call again after a network failure, a timeout or a 5xx; a 429 with `Retry-After` after
+   * the time it names (said on screen meanwhile: `onServerWait`); anything else is final.
+   */
   private async withRetries<T>(call: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0, told = 0; ;) {
       try {
         return await call();
       } catch (error) {
         const e = error instanceof ApiRequestError ? error.error : null;
+        if (e?.kind === 'http' && e.status === 429 && e.retryAfterMs !== undefined && told < MAX_TOLD_WAITS) {
+          told++;
+          const wait = Math.min(e.retryAfterMs, MAX_TOLD_WAIT_MS);
+          this.deps.onServerWait?.(this.deps.now() + wait);
+          try {
+            await this.deps.sleep(wait);
+          } finally {
+            this.deps.onServerWait?.(null);
+          }
+          continue;
+        }
         const transient = e !== null && (e.kind === 'network' || e.kind === 'timeout' || (e.kind === 'http' && (e.status >= 500 || e.status === 429)));
-        const delay = ASK_DELAYS_MS[attempt];
+        const delay = ASK_DELAYS_MS[attempt++];
         if (!transient || delay === undefined) throw error;
         await this.deps.sleep(delay);
       }
@@ -183,4 +214,10 @@ export class SlotBroker implements Slots {
       ),
     );
   }
+}
+
+/** The firewall's own refusal (a managed rule matched this address or request): asking again does not help. */
+function isFirewallRefusal(error: unknown): boolean {
+  const e = error instanceof ApiRequestError ? error.error : null;
+  return e?.kind === 'http' && e.status === UPLOADS_EDGE_ANSWERS.refused.status && e.message === UPLOADS_EDGE_ANSWERS.refused.message;
 }

@@ -44,6 +44,8 @@ export interface UploaderState {
   paused: readonly PauseReason[];
   /** The batch waits for another tab of the same user and ranch. */
   waitingForOtherTab: boolean;
+  /** The upload service asked to wait this many seconds before it is asked again (a 429 with `Retry-After`); null: it did not. */
+  serverWait: { seconds: number } | null;
   /** The latest polite announcement for screen readers. */
   announcement: string;
   /** A folder or a drop being read: how many files were found so far. */
@@ -97,6 +99,7 @@ export function initialUploaderState(recentSpeed: number | null, sendCopies = fa
     offer: null,
     paused: [],
     waitingForOtherTab: false,
+    serverWait: null,
     announcement: '',
     reading: null,
     speed: null,

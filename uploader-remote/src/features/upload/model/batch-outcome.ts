@@ -54,7 +54,8 @@ export function tallyEvent(tally: BatchTally, event: EngineEvent, size: number, 
     case 'failed':
       return STALLED.test(event.reason) ? failures('upload', 'stalled') : failures('upload');
     case 'not-sent':
-      return failures(event.reason);
+      // A refusal by the firewall is tallied with the other failures to reach the server.
+      return failures(event.reason === 'refused' ? 'unavailable' : event.reason);
     case 'dropped':
       return event.reason === 'already-uploaded' || event.reason === 'duplicate'
         ? { ...tally, skippedDuplicates: tally.skippedDuplicates + 1 }

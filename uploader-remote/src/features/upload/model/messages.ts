@@ -183,6 +183,30 @@ export function notSentUnavailableNotice(count: number): string {
   return `${photos(count)} not sent: the server could not be asked for upload slots. Press Upload to try them again.`;
 }
 
+/** A photo's status in the list when it got no upload slot, by why (model/upload-queue.ts NotSentReason). */
+export const NOT_SENT_STATUS = {
+  limit: 'Not sent: monthly limit reached',
+  unavailable: 'Not sent: upload slots could not be reserved',
+  refused: 'Not sent: refused by the upload service’s firewall',
+} as const;
+
+/** Photos the uploads API's firewall would not take from this network address (shared/src/uploads/wire.ts UPLOADS_EDGE_ANSWERS.refused). */
+export function notSentRefusedNotice(count: number): string {
+  return `${photos(count)} not sent: the upload service’s firewall refused requests from this network address. Try again later or from another connection.`;
+}
+
+/**
+ * The upload service asked this browser to wait (its firewall's rate limit: a 429 with
+ * `Retry-After`); `seconds`: how long from when it said so.
+ */
+export function serverWaitMessage(seconds: number): string {
+  const wait =
+    seconds < 90
+      ? `${formatCount(Math.max(1, Math.round(seconds)))} ${Math.round(seconds) === 1 ? 'second' : 'seconds'}`
+      : `${formatCount(Math.round(seconds / 60))} minutes`;
+  return `The upload service asked to wait: too many requests came from this network address. Uploading continues by itself in ${wait}.`;
+}
+
 /** Slots held for other members' uploads right now, when the allowance is shown. */
 export function heldForOthersMessage(held: number): string {
   return `${formatCount(held)} of your ranch’s remaining ${held === 1 ? 'image is' : 'images are'} held for an upload in progress.`;

@@ -3,6 +3,7 @@ import type { SkippedFile } from './file-filter';
 import type { PhotoExif } from './photo-exif';
 import {
   notSentAtLimitNotice,
+  notSentRefusedNotice,
   notSentUnavailableNotice,
   progressPercent,
   skippedNotice,
@@ -24,9 +25,10 @@ export type FileStatus =
 
 /**
  * Why the server gave a photo no slot: the ranch's monthly limit was reached (by this batch or
- * another member's), or the uploads API could not be reached to reserve one.
+ * another member's), the uploads API could not be reached to reserve one, or its firewall
+ * refused this network address.
  */
-export type NotSentReason = 'limit' | 'unavailable';
+export type NotSentReason = 'limit' | 'unavailable' | 'refused';
 
 /** A listed file. `key` is its object name, fixed when listed (or by the journal) so every retry reuses it. */
 export interface ListedFile {
@@ -217,20 +219,19 @@ function dropFiles(state: QueueState, dropped: readonly { file: ListedFile; reas
 
 /** The notice: the grouped skipped files, then why photos were not sent (each only when there are some). */
 export function noticeOf(skipped: readonly SkippedFile[], files: readonly ListedFile[]): string | null {
-  let limit = 0;
-  let unavailable = 0;
+  const notSent: Record<NotSentReason, number> = { limit: 0, unavailable: 0, refused: 0 };
   let upgrades = 0;
   for (const f of files) {
     if (f.upgrade) upgrades++;
-    if (f.status.kind !== 'not-sent') continue;
-    if (f.status.reason === 'limit') limit++;
-    else unavailable++;
+    if (f.status.kind === 'not-sent') notSent[f.status.reason]++;
   }
+  const { limit, unavailable, refused } = notSent;
   const parts = [
     skippedNotice(skipped),
     upgrades > 0 ? upgradeNotice(upgrades) : null,
     limit > 0 ? notSentAtLimitNotice(limit) : null,
     unavailable > 0 ? notSentUnavailableNotice(unavailable) : null,
+    refused > 0 ? notSentRefusedNotice(refused) : null,
   ];
   const text = parts.filter((p): p is string => p !== null).join(' ');
   return text === '' ? null : text;

@@ -1,5 +1,5 @@
 import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
-import { ApiRequestError, httpErrorMessage } from './api-error';
+import { ApiRequestError, httpErrorMessage, retryAfterMs } from './api-error';
 import type { PhotoLookupResponse, ReservationResponse, UploadMetricsResponse } from '@trailsense/shared/uploads-wire';
 
 export { ApiRequestError, type ApiError } from './api-error';
@@ -59,13 +59,19 @@ export interface ProductApiOptions {
   timeout?: number;
 }
 
-/** Turns whatever a request threw into an `ApiRequestError`. */
-export function normaliseError(error: unknown): ApiRequestError {
+/** Turns whatever a request threw into an `ApiRequestError` (`now`: for a `Retry-After` given as a date). */
+export function normaliseError(error: unknown, now: number = Date.now()): ApiRequestError {
   if (error instanceof ApiRequestError) return error;
   if (error instanceof HTTPError) {
-    const { status, statusText } = error.response;
+    const { status, statusText, headers } = error.response;
+    const wait = retryAfterMs(headers.get('Retry-After'), now);
     // ky 2 has already read the body into `error.data` (JSON when the server sent JSON).
-    return new ApiRequestError({ kind: 'http', status, message: httpErrorMessage(status, statusText, error.data) });
+    return new ApiRequestError({
+      kind: 'http',
+      status,
+      message: httpErrorMessage(status, statusText, error.data),
+      ...(wait !== undefined ? { retryAfterMs: wait } : {}),
+    });
   }
   if (error instanceof TimeoutError) return new ApiRequestError({ kind: 'timeout', message: 'The request timed out' });
   // docs/product.md#errors-from-calls: a NetworkError reads 'Network Error' (ky's own text names the URL, not the cause).
