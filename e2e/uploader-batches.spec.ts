@@ -2,7 +2,7 @@
  * Batches a hunter can start at night and trust in the morning, in real Chromium
  * against the production builds and the sandbox: a reload mid-batch and Resume, the same card
  * picked again, a session revoked mid-batch, offline, a stalled request, two tabs, a usage fetch
- * that fails, and camera names beyond ASCII. The sandbox's switches (sandbox/README.md) hold
+ * that fails, the uploads API's firewall, and camera names beyond ASCII. The sandbox's switches (sandbox/README.md) hold
  * PUTs, fail them as AWS would, or fail the product API.
  */
 import fs from 'node:fs';
@@ -11,7 +11,18 @@ import { expect, test, type Page } from './support/test';
 import { decodeMetadataValue } from '../uploader-remote/src/features/upload/model/metadata-encoding';
 import { watchTexts } from './support/page-texts';
 import { accounts, signOutEverywhereFromElsewhere, startSignedIn } from './support/session';
-import { bucketObjects, heldPuts, newObjects, setApiFault, setPutFault, setPutStall, tempDir, writeJpegs, dropReservations } from './support/uploads';
+import {
+  bucketObjects,
+  heldPuts,
+  newObjects,
+  setApiFault,
+  setFirewall,
+  setPutFault,
+  setPutStall,
+  tempDir,
+  writeJpegs,
+  dropReservations,
+} from './support/uploads';
 
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
 const count = (text: string) => Number(text.replace(/,/g, ''));
@@ -62,6 +73,7 @@ test.afterEach(async () => {
   await setPutFault('0');
   await setPutStall(0);
   await setApiFault('0');
+  await setFirewall('off');
   // Slots a test left held (a stalled upload, a page gone mid-batch) must not count in the next one's allowance.
   for (const ranch of ['cedar-creek', 'mesquite-flats', 'pine-hollow']) await dropReservations(ranch);
   fs.rmSync(dir, { recursive: true, force: true });
@@ -256,4 +268,39 @@ test('camera names beyond ASCII ("Hog pen 🐗", "Réservoir") upload, encoded a
   for (const value of sent) expect(value).toMatch(/^[\x20-\x7e]+$/);
   expect(sent.map(decodeMetadataValue).sort()).toEqual(['Hog pen 🐗', 'Réservoir']);
   await expect(page.getByText(/Problem with Storage\.put operation/)).toHaveCount(0);
+});
+
+test("the uploads API's firewall: a 429 is waited out as its Retry-After says, in words, and the batch goes on by itself", async ({ page }) => {
+  test.setTimeout(60_000);
+  await openUploader(page, accounts.subscriber);
+  const before = bucketObjects();
+  const said = await watchTexts(page, /The upload service asked to wait: [^.]+\. Uploading continues by itself in \d+ seconds?\./);
+  await chooseFiles(page, writeJpegs(path.join(dir, 'card'), 3, { prefix: 'WALL_' }));
+  await expect(progress(page)).toHaveText('Overall Progress: 0 of 3 = 0%');
+  await expect(page.getByText(/^Checking /)).toHaveCount(0);
+  // Over the limit now: every call answered 429, Retry-After 3 (production says 60).
+  await setFirewall('429:3');
+  await uploadButton(page).click();
+  await expect
+    .poll(said)
+    .toEqual(['The upload service asked to wait: too many requests came from this network address. Uploading continues by itself in 3 seconds.']);
+  expect(newObjects(before)).toHaveLength(0);
+  await setFirewall('off');
+  await expect(progress(page)).toHaveText('Overall Progress: 3 of 3 = 100%', { timeout: 30_000 });
+  expect(newObjects(before)).toHaveLength(3);
+  await expect(page.getByText(/The upload service asked to wait/)).toHaveCount(0);
+});
+
+test("the uploads API's firewall refusing this address (403): nothing is sent, and the list and the notice say the firewall refused it", async ({ page }) => {
+  await openUploader(page, accounts.subscriber);
+  const before = bucketObjects();
+  await chooseFiles(page, writeJpegs(path.join(dir, 'card'), 2, { prefix: 'REFUSED_' }));
+  await expect(page.getByText(/^Checking /)).toHaveCount(0);
+  await setFirewall('403');
+  await uploadButton(page).click();
+  await expect(notice(page)).toContainText(
+    '2 photos were not sent: the upload service’s firewall refused requests from this network address. Try again later or from another connection.',
+  );
+  await expect(page.getByText('Not sent: refused by the upload service’s firewall')).toHaveCount(2);
+  expect(newObjects(before)).toHaveLength(0);
 });

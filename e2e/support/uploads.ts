@@ -120,6 +120,12 @@ export async function setApiFault(spec: string): Promise<void> {
   if (!res.ok) throw new Error(`API fault switch refused ${spec}: ${res.status} ${await res.text()}`);
 }
 
+/** Sets the uploads API's firewall in the sandbox ("429:3", "403", "off"; sandbox/src/firewall.ts). */
+export async function setFirewall(spec: string): Promise<void> {
+  const res = await fetch(`${analyticsBase}/_sandbox/firewall`, { method: 'PUT', body: spec });
+  if (!res.ok) throw new Error(`firewall switch refused ${spec}: ${res.status} ${await res.text()}`);
+}
+
 /** Sets the ranch's count for the sandbox ledger clock's month and drops its reservations (a test's starting point). */
 export async function setRanchUsage(ranchId: string, total: number): Promise<void> {
   const res = await fetch(`${analyticsBase}/_sandbox/ranch-usage`, { method: 'PUT', body: JSON.stringify({ ranchId, total }) });

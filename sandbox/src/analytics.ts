@@ -75,6 +75,8 @@ export function sinkEvents(db: SandboxDb, log: (line: string) => void, now: () =
  *   how many were held and how many are still to be;
  * - `/_sandbox/api-fault`: `PUT` e.g. `upload-metrics:500,ranch:503` (`0` or empty: all off);
  *   `GET` the current settings;
+ * - `/_sandbox/firewall`: `PUT` the uploads API firewall's mode (`600/300`, `429:2`, `403`, `off`:
+ *   src/firewall.ts); `GET` it and how many requests it refused;
  * - `/_sandbox/ledger-clock`: `PUT` an ISO 8601 time the upload ledger's clock reads from now on
  *   (it goes on ticking from there; empty: the real time again); `GET` its time. Only the ledger
  *   (months, reservation lifetimes) moves: tokens and signatures keep the real time;
@@ -94,6 +96,9 @@ export interface SandboxControl {
   /** Applies an API fault spec ("upload-metrics:500"); returns an error message when it is malformed. */
   setApiFault(spec: string): string | undefined;
   apiFault(): ApiFault;
+  /** Sets the uploads API's firewall ("600/300", "429:2", "403", "off"); returns an error message when malformed. */
+  setFirewall(spec: string): string | undefined;
+  firewall(): { mode: string; refused: number };
   /** Sets the ledger clock to an ISO time ("" for the real time); returns an error message when malformed. */
   setLedgerClock(spec: string): string | undefined;
   ledgerClock(): { now: string; offsetMs: number };
@@ -105,6 +110,7 @@ export const CONTROL_PATH = '/_sandbox/s3-put-fault';
 export const STALL_CONTROL_PATH = '/_sandbox/s3-put-stall';
 export const API_FAULT_CONTROL_PATH = '/_sandbox/api-fault';
 export const LEDGER_CLOCK_CONTROL_PATH = '/_sandbox/ledger-clock';
+export const FIREWALL_CONTROL_PATH = '/_sandbox/firewall';
 export const RANCH_USAGE_CONTROL_PATH = '/_sandbox/ranch-usage';
 
 const isLoopback = (address: string | undefined) => !!address && (address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1');
@@ -153,6 +159,18 @@ const CONTROL_ROUTES = new Map<string, ControlRoute>([
         if (error) return { error };
         log(`[sandbox] product API fault switch set to ${formatApiFault(control.apiFault())}`);
         return { answer: { faults: control.apiFault() } };
+      },
+    },
+  ],
+  [
+    FIREWALL_CONTROL_PATH,
+    {
+      get: (control) => control.firewall(),
+      put: (control, raw, log) => {
+        const error = control.setFirewall(raw.toString('utf8').trim());
+        if (error) return { error };
+        log(`[sandbox] uploads API firewall set to ${control.firewall().mode}`);
+        return { answer: control.firewall() };
       },
     },
   ],

@@ -19,6 +19,7 @@ import { MONITORING_BATCH_LIMITS } from '@trailsense/shared/analytics-events';
 import { sinkEvents } from './analytics';
 import type { SandboxDb } from './db';
 import { apiRouteOf } from './fault';
+import type { Firewall } from './firewall';
 import type { ApiFault } from './fault';
 import { applyCors, BodyTooLargeError, readBody, requestUrl, sendJson, SITE_ORIGINS } from './http-util';
 import { checkToken } from './tokens';
@@ -78,6 +79,10 @@ export interface ApiDeps {
   log: (line: string) => void;
   /** The API fault switch's current setting (default: none). */
   fault?: () => ApiFault;
+  /** The uploads API's firewall (firewall.ts), in front of its paths and the collection route; default none. */
+  firewall?: Pick<Firewall, 'check'>;
+  /** The firewall's clock (ms); Date.now by default. */
+  now?: () => number;
 }
 
 async function authenticate(req: IncomingMessage, deps: ApiDeps): Promise<Caller> {
@@ -174,6 +179,13 @@ export function createApi(deps: ApiDeps): RequestListener {
     if (!url) {
       req.resume();
       return sendJson(res, 400, { message: 'Malformed request URL' });
+    }
+    const walled = req.method !== 'OPTIONS' && (url.pathname === EVENTS_PATH || isUploadsApiPath(url.pathname));
+    const stopped = walled ? deps.firewall?.check(req.socket.remoteAddress ?? '', (deps.now ?? Date.now)()) : null;
+    if (stopped) {
+      req.resume();
+      for (const [name, value] of Object.entries(stopped.headers)) res.setHeader(name, value);
+      return sendJson(res, stopped.status, stopped.body);
     }
     const route = apiRouteOf(url.pathname);
     const injected = route === undefined ? undefined : deps.fault?.()[route];

@@ -6,6 +6,7 @@
  * it at once).
  */
 import { parsePutFault } from './fault';
+import { parseFirewall } from './firewall';
 import { formatLink, parseLink } from './link';
 import { seedBanner } from './seed';
 import { startSandbox, PortInUseError } from './index';
@@ -17,6 +18,8 @@ interface CliArgs {
   dataDir?: string;
   s3PutFault?: string;
   link?: string;
+  /** The uploads API's firewall (src/firewall.ts); default production's rate per address. */
+  firewall?: string;
   /** Only check the options (and say what the link would be). */
   check?: true;
 }
@@ -55,9 +58,15 @@ export function parseArgs(argv: readonly string[]): CliArgs | string {
         if ('error' in parsed) return parsed.error;
         break;
       }
+      case '--firewall': {
+        args.firewall = value();
+        const parsed = parseFirewall(args.firewall ?? '');
+        if (typeof parsed === 'string') return `--firewall: ${parsed}`;
+        break;
+      }
       case '--help':
       case '-h':
-        return 'usage: npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault FRACTION[:STATUS[:CODE]]] [--link MBIT[:RTT_MS] | starlink | geo | lte[:SEED] | off] [--check]';
+        return 'usage: npm run sandbox [-- --reset] [--data-dir DIR] [--quiet] [--s3-put-fault FRACTION[:STATUS[:CODE]]] [--link MBIT[:RTT_MS] | starlink | geo | lte[:SEED] | off] [--firewall LIMIT/SECONDS | 429[:S] | 403 | off] [--check]';
       default:
         return `unknown option ${arg} (try --help)`;
     }
@@ -90,6 +99,7 @@ async function main(): Promise<void> {
       dataDir: args.dataDir ?? process.env['SANDBOX_DATA_DIR'],
       s3PutFault: args.s3PutFault,
       ...(args.link !== undefined ? { link: args.link } : {}),
+      ...(args.firewall !== undefined ? { firewall: args.firewall } : {}),
       log: (line) => console.log(line),
     });
   } catch (err) {

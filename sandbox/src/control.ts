@@ -8,6 +8,8 @@ import type { SandboxControl } from './analytics';
 import type { SandboxDb } from './db';
 import { parseApiFault, parsePutFault } from './fault';
 import type { ApiFault } from './fault';
+import { formatFirewall, parseFirewall } from './firewall';
+import type { Firewall } from './firewall';
 import type { LedgerClock } from './ledger-clock';
 import type { S3Piece } from './s3';
 import { parseStallCount } from './stall';
@@ -18,6 +20,7 @@ export interface ControlDeps {
   ledgerClock: LedgerClock;
   /** The product API's fault switch, which the API reads on each request. */
   apiFault: { get(): ApiFault; set(fault: ApiFault): void };
+  firewall: Firewall;
 }
 
 export function createControl(deps: ControlDeps): SandboxControl {
@@ -44,6 +47,13 @@ export function createControl(deps: ControlDeps): SandboxControl {
       return undefined;
     },
     apiFault: () => deps.apiFault.get(),
+    setFirewall: (spec) => {
+      const parsed = parseFirewall(spec);
+      if (typeof parsed === 'string') return parsed;
+      deps.firewall.set(parsed);
+      return undefined;
+    },
+    firewall: () => ({ mode: formatFirewall(deps.firewall.mode()), refused: deps.firewall.refused() }),
     setLedgerClock: (spec) => ledgerClock.set(spec),
     ledgerClock: () => ({ now: new Date(ledgerClock.now()).toISOString(), offsetMs: ledgerClock.offsetMs() }),
     setRanchUsage: (ranchId, total) => {

@@ -31,6 +31,8 @@ import { createControl } from './control';
 import { openDb } from './db';
 import type { SandboxDb, StoredEvent, StoredRefusal } from './db';
 import { formatApiFault, NO_FAULT, parseApiFault, parsePutFault } from './fault';
+import { createFirewall, DEFAULT_FIREWALL, parseFirewall } from './firewall';
+import type { FirewallMode } from './firewall';
 import type { ApiFault, PutFault } from './fault';
 import { ctx as cognitoCtx, startCognitoLocal, writePoolFiles } from './gateway/cognito-local';
 import type { DeliveredCode } from './gateway/cognito-local';
@@ -93,6 +95,11 @@ export interface SandboxOptions {
    * Date.now by default. Tests hold it still so a lockout cannot lapse on a slow machine.
    */
   authClock?: () => number;
+  /**
+   * The uploads API's firewall (src/firewall.ts): "600/300" (production's rate per address, the
+   * default), "429[:<s>]", "403" or "off"; default `$SANDBOX_FIREWALL`, else production's.
+   */
+  firewall?: string;
 }
 
 export type StopReason = { kind: 'stopped' } | { kind: 'piece-died'; piece: PieceName; error?: Error };
@@ -121,6 +128,8 @@ export interface Sandbox {
   heldPuts(): number;
   /** Fails product API routes before authentication ("upload-metrics:500,ranch:503"; "0" or "" for none). */
   setApiFault(fault: ApiFault | string): void;
+  /** Changes the uploads API's firewall ("600/300", "429:2", "403", "off"). */
+  setFirewall(spec: string): void;
   /** The emulated link on the storage path, or null when S3 is plain loopback. */
   link: LinkSpec | null;
   /** Bytes that have crossed the emulated uplink so far (0 without a link). */
@@ -155,6 +164,12 @@ function toLink(value: LinkSpec | string | null | undefined): LinkSpec | null {
 
 function toApiFault(value: ApiFault | string): ApiFault {
   const parsed = parseApiFault(typeof value === 'string' ? value : formatApiFault(value));
+  if (typeof parsed === 'string') throw new Error(parsed);
+  return parsed;
+}
+
+function toFirewall(spec: string): FirewallMode {
+  const parsed = parseFirewall(spec);
   if (typeof parsed === 'string') throw new Error(parsed);
   return parsed;
 }
@@ -326,6 +341,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let apiFault: ApiFault = {};
   const apiFaultSwitch = { get: () => apiFault, set: (next: ApiFault) => void (apiFault = next) };
   const ledgerClock = createLedgerClock();
+  const firewall = createFirewall(toFirewall(options.firewall ?? process.env['SANDBOX_FIREWALL'] ?? DEFAULT_FIREWALL));
   const link = toLink(options.link !== undefined ? options.link : process.env['SANDBOX_LINK']);
 
   if (options.reset) await resetState(dataDir, wanted);
@@ -365,8 +381,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       clock: { now: () => new Date(ledgerClock.now()) },
       newId: () => randomBytes(16).toString('base64url'),
     };
-    supervisor.handle('api', createApi({ db, uploads, keys: remoteKeys, issuer, clientId: ids.clientId, log, fault: apiFaultSwitch.get }));
-    supervisor.handle('analytics', createAnalytics({ db, log, control: createControl({ s3, db, ledgerClock, apiFault: apiFaultSwitch }) }));
+    supervisor.handle('api', createApi({ db, uploads, keys: remoteKeys, issuer, clientId: ids.clientId, log, fault: apiFaultSwitch.get, firewall }));
+    supervisor.handle('analytics', createAnalytics({ db, log, control: createControl({ s3, db, ledgerClock, apiFault: apiFaultSwitch, firewall }) }));
     writeFileSync(path.join(dataDir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
   } catch (err) {
     await supervisor.shutdown({ kind: 'stopped' });
@@ -393,6 +409,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     heldPuts: () => s3Piece.putStall().held,
     setApiFault: (next) => apiFaultSwitch.set(toApiFault(next)),
+    setFirewall: (spec) => firewall.set(toFirewall(spec)),
     link,
     linkBytesSent: () => s3Piece.front?.link.sent ?? 0,
     linkTime: () => s3Piece.front?.link.elapsed() ?? 0,
