@@ -431,7 +431,7 @@ describe.each(ENGINES)('the ledger on %s', (_name, makeEngine) => {
     });
 
     it("refuses another member's renewal or release (403), and ends a reservation 2 hours after it was made (410, its slots back)", async () => {
-      const world = new UploadWorld(ledger, 5, NOW);
+      const world = new UploadWorld(ledger, 6, NOW);
       const { reservation } = await world.reserve('alice', [fingerprint(1), fingerprint(2), fingerprint(3)]);
       for (const [method, path] of [
         ['POST', `/reservations/${reservation}/renew`],
@@ -449,20 +449,37 @@ describe.each(ENGINES)('the ledger on %s', (_name, makeEngine) => {
       const ended = await world.api('POST', `/reservations/${reservation}/renew`, 'alice', undefined, at);
       expect(ended.status).toBe(410);
       expect((ended.body as { message: string }).message).toMatch(/reached its limit \(2 hours after it was made/);
-      // Its 3 slots went back at once: bob gets all 5.
-      expect(
-        (
-          await world.reserve(
-            'bob',
-            [1, 2, 3, 4, 5].map((i) => fingerprint(10 + i)),
-            at,
-          )
-        ).granted,
-      ).toHaveLength(5);
+      // Its 3 slots went back at once: bob and carol get their halves of all 6.
+      for (const [member, first] of [
+        ['bob', 10],
+        ['carol', 20],
+      ] as const) {
+        expect(
+          (
+            await world.reserve(
+              member,
+              [1, 2, 3, 4].map((i) => fingerprint(first + i)),
+              at,
+            )
+          ).granted,
+        ).toHaveLength(3);
+      }
+    });
+
+    it("holds one member to half the month's ceiling in live slots, saying so (shareLimited), so another member can still reserve", async () => {
+      const world = new UploadWorld(ledger, 10, NOW);
+      const greedy = await world.api('POST', '/reservations', 'greedy', { fingerprints: Array.from({ length: 10 }, (_, i) => fingerprint(i)) });
+      expect(greedy.body).toMatchObject({ shareLimited: true, granted: Array.from({ length: 5 }, (_, i) => fingerprint(i)) });
+      const more = await world.api('POST', '/reservations', 'greedy', { fingerprints: [fingerprint(20)] });
+      expect(more.body).toMatchObject({ reservation: null, granted: [], shareLimited: true });
+      const alice = await world.api('POST', '/reservations', 'alice', { fingerprints: Array.from({ length: 6 }, (_, i) => fingerprint(30 + i)) });
+      expect((alice.body as { granted: string[] }).granted).toHaveLength(5);
+      // The room, not her share, stopped alice's sixth: no shareLimited.
+      expect(alice.body).not.toHaveProperty('shareLimited');
     });
 
     it("never spends a month's allowance later: a renewal past its end is refused, and objects arriving after it closed are removed, uncounted", async () => {
-      const world = new UploadWorld(ledger, 100, END - 30 * 60_000);
+      const world = new UploadWorld(ledger, 200, END - 30 * 60_000);
       const fps = Array.from({ length: 100 }, (_, i) => fingerprint(i));
       const november = await world.reserve('alice', fps);
       expect(november.granted).toHaveLength(100);
@@ -512,7 +529,8 @@ describe.each(ENGINES)('the ledger on %s', (_name, makeEngine) => {
     for (const member of ['alice', 'bob']) {
       const fps = Array.from({ length: 25 }, (_, i) => fingerprint(keys.length + i));
       const { reservation, granted } = await world.reserve(member, fps);
-      expect(granted.length).toBe(member === 'alice' ? 25 : 5);
+      // Each member's half of the ceiling (src/ledger/rules.ts memberShare).
+      expect(granted.length).toBe(15);
       fps.forEach((fp, i) => {
         const key = `public/cedar-creek/${member}-${i}.jpg`;
         world.store(key, reservation!, fp);

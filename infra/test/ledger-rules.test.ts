@@ -11,6 +11,7 @@ import {
   liveSlots,
   MAX_LIVE_HOLDS_PER_MEMBER,
   MAX_LIVE_HOLDS_PER_MONTH,
+  memberShare,
   monthClose,
   monthEnd,
   release,
@@ -133,6 +134,44 @@ describe('grant', () => {
       };
     }
     expect(JSON.stringify(widest).length).toBeLessThan(210 * 1024);
+  });
+});
+
+describe("a member's share of the month", () => {
+  it('grants one member at most half the ceiling in live slots, saying the share held the rest back; the other members keep the other half', () => {
+    expect(memberShare(1000)).toBe(500);
+    expect(memberShare(1)).toBe(1);
+    // One member asking for the whole allowance gets half of it, in one grant or several.
+    const first = grant(EMPTY_MONTH, { id: A, asked: 1000, ceiling: 1000, now: T0, owner: 'greedy' });
+    expect(first).toMatchObject({ granted: 500, shareLimited: true });
+    const again = grant(written(first), { id: B, asked: 500, ceiling: 1000, now: T0, owner: 'greedy' });
+    expect(again).toEqual({ next: null, granted: 0, shareLimited: true });
+    // Another member gets the other half (the room, not the share, stops her: no shareLimited).
+    const other = grant(written(first), { id: C, asked: 600, ceiling: 1000, now: T0, owner: 'alice' });
+    expect(other.granted).toBe(500);
+    expect(other.shareLimited).toBeUndefined();
+    // Slots counted are no longer held: the member may ask again as she sends.
+    let state = written(first);
+    for (let i = 0; i < 200; i++) state = countUnder(state, { id: A, ceiling: 1000, now: T0 + MINUTE }).next!;
+    expect(grant(state, { id: B, asked: 500, ceiling: 1000, now: T0 + MINUTE, owner: 'greedy' })).toMatchObject({ granted: 200, shareLimited: true });
+  });
+
+  it("counting does not ask who sent the object: another member's object under a hold takes its slot, and the ceiling still holds", () => {
+    // The object-created event does not say which member stored the object (infra/docs/server.md#reservations):
+    // a member who learns another's reservation id spends that member's slot, never more than the ranch's ceiling.
+    let state = written(grant(EMPTY_MONTH, { id: A, asked: 2, ceiling: 4, now: T0, owner: 'alice' }));
+    state = written(grant(state, { id: B, asked: 2, ceiling: 4, now: T0, owner: 'bob' }));
+    const outcomes = [];
+    for (let i = 0; i < 2; i++) {
+      const counted = countUnder(state, { id: A, ceiling: 4, now: T0 + MINUTE });
+      outcomes.push(counted.outcome);
+      if (counted.next) state = counted.next;
+      expect(state.total + liveSlots(state, T0 + MINUTE)).toBeLessThanOrEqual(4);
+    }
+    // Alice's two slots are spent; Bob's are his still.
+    expect(outcomes).toEqual(['reserved', 'reserved']);
+    expect(state.total).toBe(2);
+    expect(liveSlots(state, T0 + MINUTE)).toBe(2);
   });
 });
 

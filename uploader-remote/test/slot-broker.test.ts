@@ -143,6 +143,19 @@ describe('SlotBroker', () => {
     expect(server.calls.filter((c) => c.kind === 'reserve')).toHaveLength(1);
   });
 
+  it("photos the member's share held back (shareLimited) are not refused: each is asked for again when its turn comes", async () => {
+    const server = fakeServer(100);
+    // The server grants at most 3 at a time, saying it was the member's share.
+    const reserve = server.api.reserve.bind(server.api);
+    server.api.reserve = async (r, asked) => ({ ...(await reserve(r, asked.slice(0, 3))), shareLimited: true });
+    const photos = fps(7);
+    const { b } = broker(server.api, photos);
+    const answers = [];
+    for (const f of photos) answers.push((await b.take(f)).kind);
+    expect(answers).toEqual(Array(7).fill('slot'));
+    expect(server.calls.filter((c) => c.kind === 'reserve')).toHaveLength(3);
+  });
+
   it('photos the ranch already has are answered known, from the same call', async () => {
     const photos = fps(4);
     const server = fakeServer(10, [photos[1]!, photos[3]!]);

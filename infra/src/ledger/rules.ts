@@ -33,6 +33,20 @@ export const MONTH_GRACE_MS = 3600_000;
 export const MAX_LIVE_HOLDS_PER_MEMBER = 20;
 
 /**
+ * The share of a month's ceiling one member's live slots may be (infra/docs/server.md#reservations):
+ * half, so that however a member's client asks, the others can always reserve the other half of
+ * what is left. An honest uploader holds about one slice (≤ 500 photos, ~10 minutes of sending)
+ * unused at a time, within half of any ceiling of 1,000 or more; below, its grants are smaller and
+ * it asks again as it sends (`shareLimited`).
+ */
+export const MEMBER_SHARE_OF_CEILING = 0.5;
+
+/** The most live slots one member may hold in a month of `ceiling` (at least 1). */
+export function memberShare(ceiling: number): number {
+  return Math.max(1, Math.ceil(ceiling * MEMBER_SHARE_OF_CEILING));
+}
+
+/**
  * The most live reservations a ranch-month holds at once (429 beyond). Each is at most about 200
  * bytes of the month's item, so the item stays under 210 KB, about half of DynamoDB's 400 KB.
  */
@@ -154,28 +168,32 @@ const written = (state: MonthState, change: Partial<MonthState>, now: number): M
 export type GrantRefusal = 'member-holds' | 'ranch-holds';
 
 /**
- * Grants up to `asked` slots under a new reservation `id`, as many as the room allows (maybe 0:
- * then nothing is written), unless the member or the ranch already holds as many live
- * reservations as allowed (`refused`).
+ * Grants up to `asked` slots under a new reservation `id`, as many as the room and the member's
+ * share of the ceiling allow (maybe 0: then nothing is written; `shareLimited` when the share, not
+ * the room, held some back: the member may ask again once its slots are used), unless the member
+ * or the ranch already holds as many live reservations as allowed (`refused`).
  */
 export function grant(
   state: MonthState,
   r: { id: string; asked: number; ceiling: number; now: number; owner?: string },
-): { next: MonthState | null; granted: number; refused?: GrantRefusal } {
+): { next: MonthState | null; granted: number; refused?: GrantRefusal; shareLimited?: true } {
   const live = Object.values(state.holds).filter((hold) => isLive(hold, r.now));
   if (live.length >= MAX_LIVE_HOLDS_PER_MONTH) return { next: null, granted: 0, refused: 'ranch-holds' };
-  if (r.owner !== undefined && live.filter((hold) => hold.owner === r.owner).length >= MAX_LIVE_HOLDS_PER_MEMBER) {
-    return { next: null, granted: 0, refused: 'member-holds' };
-  }
-  const granted = Math.max(0, Math.min(Math.floor(r.asked), roomLeft(state, r.ceiling, r.now)));
-  if (granted === 0) return { next: null, granted };
+  const own = r.owner === undefined ? [] : live.filter((hold) => hold.owner === r.owner);
+  if (own.length >= MAX_LIVE_HOLDS_PER_MEMBER) return { next: null, granted: 0, refused: 'member-holds' };
+  const byRoom = Math.max(0, Math.min(Math.floor(r.asked), roomLeft(state, r.ceiling, r.now)));
+  // A hold with no owner (from before owners were kept) is no one's share.
+  const byShare = r.owner === undefined ? byRoom : Math.max(0, memberShare(r.ceiling) - own.reduce((n, hold) => n + hold.slots, 0));
+  const granted = Math.min(byRoom, byShare);
+  const limited = granted < byRoom ? { shareLimited: true as const } : {};
+  if (granted === 0) return { next: null, granted, ...limited };
   const hold: Hold = {
     slots: granted,
     expiresAt: r.now + RESERVATION_LIFETIME_MS,
     grantedAt: r.now,
     ...(r.owner === undefined ? {} : { owner: r.owner }),
   };
-  return { next: written(state, { holds: { ...state.holds, [r.id]: hold } }, r.now), granted };
+  return { next: written(state, { holds: { ...state.holds, [r.id]: hold } }, r.now), granted, ...limited };
 }
 
 /** Whether `caller` may change hold `hold`: its owner only (a hold with no owner, from before owners were kept: any member). */

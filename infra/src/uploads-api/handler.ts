@@ -219,12 +219,12 @@ async function route(request: UploadsApiRequest, deps: UploadsApiDeps): Promise<
     const newId = reservationId(month, deps.newId());
     const at = now.getTime();
     const owner = request.caller.sub;
-    const outcome: { granted: number; refused?: GrantRefusal | undefined } =
+    const outcome: { granted: number; refused?: GrantRefusal | undefined; shareLimited?: true | undefined } =
       asked.length === 0
         ? { granted: 0 }
         : await deps.ledger.updateMonth(ranchId, month, (state) => {
-            const { next, granted: n, refused } = grant(state, { id: newId, asked: asked.length, ceiling, now: at, ...(owner ? { owner } : {}) });
-            return { next, result: { granted: n, refused } };
+            const { next, granted: n, refused, shareLimited } = grant(state, { id: newId, asked: asked.length, ceiling, now: at, ...(owner ? { owner } : {}) });
+            return { next, result: { granted: n, refused, shareLimited } };
           });
     if (outcome.refused) throw new UploadsApiError(429, GRANT_REFUSALS[outcome.refused]);
     const granted = outcome.granted;
@@ -235,6 +235,7 @@ async function route(request: UploadsApiRequest, deps: UploadsApiDeps): Promise<
       granted: asked.slice(0, granted),
       expiresAt: granted > 0 ? new Date(at + RESERVATION_LIFETIME_MS).toISOString() : null,
       lifetimeSeconds: RESERVATION_LIFETIME_MS / 1000,
+      ...(outcome.shareLimited ? { shareLimited: true } : {}),
     };
     return { status: 200, body: answer };
   }

@@ -120,6 +120,13 @@ export interface ReservationResponse {
   granted: string[];
   expiresAt: string | null;
   lifetimeSeconds: number;
+  /**
+   * True when the member's share of live slots (half the ceiling: infra/src/ledger/rules.ts
+   * `memberShare`), not the month's room, held back some of the photos not granted: those are not
+   * refused — ask again for them as the granted ones are sent. Absent: any photo neither known nor
+   * granted has no room this month.
+   */
+  shareLimited?: true;
 }
 
 /** POST /ranches/{ranchid}/photo-lookups. */

@@ -141,8 +141,9 @@ export class SlotBroker implements Slots {
         expiresAt: asked + answer.lifetimeSeconds * 1000,
       });
     }
-    // Neither known nor granted: the ceiling has no room for it this month.
-    for (const f of slice) if (!granted.has(f) && !this.known.has(f)) this.refused.add(f);
+    // Neither known nor granted: the ceiling has no room for it this month — unless the member's
+    // share held it back (`shareLimited`): it is asked for again when its turn comes.
+    if (!answer.shareLimited) for (const f of slice) if (!granted.has(f) && !this.known.has(f)) this.refused.add(f);
     this.deps.remember?.([...this.held.keys()]);
     this.deps.onMonth(answer.yearmo);
   }
