@@ -7,6 +7,7 @@ import type { Sandbox } from '../src/index';
 import { rawRequest } from './support/raw-http';
 import { startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { operatorFetch, operatorRawRequest } from './support/sign';
+import { until } from './support/until';
 
 let sandbox: Sandbox;
 let control: string;
@@ -28,14 +29,9 @@ const rawS3Put = () =>
   operatorFetch(`http://localhost:${sandbox.ports.s3}/${sandbox.config.storage.bucket}/public/cedar-creek/control-test.jpg`, { method: 'PUT', body: 'x' });
 
 /** Waits for a log line (the S3 front logs what it does with a held request); a busy machine may take seconds. */
-async function logged(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const line = lines.find((l) => pattern.test(l));
-    if (line) return line;
-    if (Date.now() > deadline) throw new Error(`no log line matching ${pattern}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+async function logged(pattern: RegExp): Promise<string> {
+  await until(() => lines.some((l) => pattern.test(l)));
+  return lines.find((l) => pattern.test(l)) as string;
 }
 
 describe('PUT /_sandbox/s3-put-fault', () => {

@@ -13,6 +13,7 @@ import { passwordTokens, seedUser, startTestSandbox, stopTestSandbox } from './s
 import { signRequest } from './support/sign';
 import type { Credentials } from './support/sign';
 import { ledgerHeaders, reservedMetadata } from './support/uploads';
+import { until } from './support/until';
 
 /** `size` bytes that start as a JPEG does (the object-created function keeps only those), then noise. */
 const photoBytes = (size: number) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(size - 4)]);
@@ -22,9 +23,6 @@ const photoBytes = (size: number) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xf
  * client): checked after each turn of the event loop's I/O, with no budget of its own, so a busy
  * machine only makes it later; the test's timeout bounds it.
  */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
-}
 
 describe('on plain loopback', () => {
   let sandbox: Sandbox;

@@ -20,6 +20,7 @@ import { passwordTokens, s3Endpoint, seedUser, startTestSandbox, stopTestSandbox
 import { operatorRawRequest, operatorS3, signRequest } from './support/sign';
 import { OPERATOR_CREDENTIALS } from '../src/s3';
 import { ledgerHeaders, reservedMetadata } from './support/uploads';
+import { until } from './support/until';
 
 const subscriber = seedUser('subscriber@trailsense.example');
 const RANCH = 'cedar-creek';
@@ -289,7 +290,7 @@ describe('bodies that never arrive whole', () => {
       req.write(bytes.subarray(0, 50_000), () => setTimeout(() => (req.destroy(), resolve()), 100));
     });
     // The server notices the close, then cleans up.
-    for (let i = 0; i < 50 && readdirSync(path.join(sandbox.dataDir, 's3-incoming')).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await until(() => readdirSync(path.join(sandbox.dataDir, 's3-incoming')).length === 0);
     expectNothingKept(key, refusals);
     const { answer } = await putPhoto({});
     expect(answer.status).toBe(200);
