@@ -244,7 +244,7 @@ export class UploadsStack extends Stack {
         NODE_OPTIONS: '--enable-source-maps',
       },
       // A flood of crafted objects waits in Lambda's event queue (kept for maxEventAge) instead of
-      // taking the account's concurrency from the uploads API (docs/operations.md#the-uploads-apis-edge).
+      // taking the account's concurrency from the uploads API (docs/operations.md#the-uploads-apis-firewall).
       reservedConcurrentExecutions: OBJECT_CREATED_RESERVED_CONCURRENCY,
       retryAttempts: 2,
       // The month's close believes an event's time no older than this (object-created/handler.ts storedTime).
