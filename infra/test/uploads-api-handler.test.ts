@@ -492,6 +492,8 @@ describe('requestOf (the Lambda entry, a REST API proxy event)', () => {
   });
 
   it("refuses an id token of another app client of the pool (the mobile apps'): no caller, 401", async () => {
+    // The same event with the web client's token has its caller.
+    expect(requestOf(event(), WEB_CLIENT).caller).toEqual({ ranchId: 'cedar-creek', sub: claims['sub'] });
     const mobile = requestOf(event({}, { ...claims, aud: '7mobileappclient0000000000' }), WEB_CLIENT);
     expect(mobile.caller).toBeNull();
     expect(await handleUploadsApi(mobile, world.deps())).toEqual({ status: 401, body: { message: 'Missing or invalid bearer token' } });
