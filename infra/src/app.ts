@@ -16,31 +16,18 @@ import { RemoteHostingStack, ShellHostingStack } from './stacks/hosting-stack';
 import { IdentityStack } from './stacks/identity-stack';
 import { CLOUDFRONT_METRICS_REGION } from './stacks/alarms';
 import { MonitoringStack } from './stacks/monitoring-stack';
-import { UploadsEdgeStack } from './stacks/uploads-edge-stack';
 import { UploadsStack, uploadsStackProps } from './stacks/uploads-stack';
 
 /**
- * The stacks of an environment, by part. `UploadsEdge` (the uploads API's CloudFront distribution
- * and WAF web ACL, in us-east-1: src/stacks/uploads-edge-stack.ts) only when the settings give the
- * API a custom domain; `MonitoringUsEast1` (the alarm topic of the CloudFront distributions'
- * alarms, src/stacks/alarms.ts) only when the settings' region is not us-east-1.
+ * The stacks of an environment, by part. `MonitoringUsEast1` (the alarm topic of the CloudFront
+ * distributions' alarms, src/stacks/alarms.ts) only when the settings' region is not us-east-1.
  */
-export const STACK_PARTS = [
-  'Identity',
-  'Uploads',
-  'UploadsEdge',
-  'Analytics',
-  'Shell',
-  'AuthRemote',
-  'UploaderRemote',
-  'Monitoring',
-  'MonitoringUsEast1',
-] as const;
+export const STACK_PARTS = ['Identity', 'Uploads', 'Analytics', 'Shell', 'AuthRemote', 'UploaderRemote', 'Monitoring', 'MonitoringUsEast1'] as const;
 export type StackPart = (typeof STACK_PARTS)[number];
 
-/** The parts an environment in `region` has, with or without the uploads API's custom domain (and so its edge). */
-export function stackPartsIn(region: string, uploadsApiDomain = true): StackPart[] {
-  return STACK_PARTS.filter((part) => (part !== 'MonitoringUsEast1' || region !== CLOUDFRONT_METRICS_REGION) && (part !== 'UploadsEdge' || uploadsApiDomain));
+/** The parts an environment in `region` has. */
+export function stackPartsIn(region: string): StackPart[] {
+  return STACK_PARTS.filter((part) => part !== 'MonitoringUsEast1' || region !== CLOUDFRONT_METRICS_REGION);
 }
 
 /** A stack's CloudFormation name. */
@@ -73,8 +60,6 @@ export function settingsFileFor(envName: string): string {
 export interface TrailSenseStacks {
   identity: IdentityStack;
   uploads: UploadsStack;
-  /** Absent when the settings give the uploads API no custom domain. */
-  uploadsEdge?: UploadsEdgeStack;
   analytics: AnalyticsStack;
   shell: ShellHostingStack;
   authRemote: RemoteHostingStack;
@@ -114,7 +99,6 @@ export function buildApp(options: BuildOptions = {}): {
   const env = { account: settings.account ?? process.env.CDK_DEFAULT_ACCOUNT, region: settings.region };
   const name = (part: StackPart) => ({ stackName: stackName(settings.name, part), env });
   const shellOrigin = httpsOrigin(settings.domains.shell);
-  const edgeIsElsewhere = settings.uploadsApi !== undefined && settings.region !== CLOUDFRONT_METRICS_REGION;
 
   const buildTimes: Partial<Record<StackPart, number>> = {};
   const timed = <T>(part: StackPart, make: () => T): T => {
@@ -141,9 +125,7 @@ export function buildApp(options: BuildOptions = {}): {
       () =>
         new UploadsStack(app, stackName(settings.name, 'Uploads'), {
           ...name('Uploads'),
-          // The UploadsEdge stack in us-east-1 reads the API's domain target (the one reference between stacks).
-          crossRegionReferences: edgeIsElsewhere,
-          description: 'TrailSense: upload bucket, object-created function, upload ledger, uploads API',
+          description: 'TrailSense: upload bucket, object-created function, upload ledger, uploads API and its firewall',
           ...uploadsStackProps(settings, runtimeConfig),
         }),
     ),
@@ -208,24 +190,7 @@ export function buildApp(options: BuildOptions = {}): {
         }),
     ),
   };
-  const parts = stackPartsIn(settings.region, settings.uploadsApi !== undefined);
-  const apiDomain = stacks.uploads.uploadsApiParts.domainName;
-  if (settings.uploadsApi && apiDomain) {
-    stacks.uploadsEdge = timed(
-      'UploadsEdge',
-      () =>
-        new UploadsEdgeStack(app, stackName(settings.name, 'UploadsEdge'), {
-          stackName: stackName(settings.name, 'UploadsEdge'),
-          env: { ...env, region: CLOUDFRONT_METRICS_REGION },
-          crossRegionReferences: edgeIsElsewhere,
-          description: "TrailSense: the uploads API's CloudFront distribution and WAF web ACL (per-client rate limit), in us-east-1",
-          environmentName: settings.name,
-          domainName: settings.uploadsApi!.domainName,
-          certificateArn: settings.certificateArn,
-          originDomainName: apiDomain.regionalDomainName,
-        }),
-    );
-  }
+  const parts = stackPartsIn(settings.region);
   if (parts.includes('MonitoringUsEast1')) {
     stacks.monitoringUsEast1 = timed(
       'MonitoringUsEast1',

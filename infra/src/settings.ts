@@ -31,10 +31,7 @@ export interface Settings {
   /** The region of everything but CloudFront (global). */
   region: string;
   domains: Domains;
-  /**
-   * An ACM certificate in us-east-1 covering the three domains (CloudFront takes no other region),
-   * and `uploadsApi.domainName` when set: the uploads API's CloudFront distribution (the UploadsEdge stack) uses it too.
-   */
+  /** An ACM certificate in us-east-1 covering the three domains (CloudFront takes no other region). */
   certificateArn: string;
   /** The runtime config (`/config.json`) this environment serves, relative to the settings file. */
   runtimeConfig: string;
@@ -57,8 +54,9 @@ export interface Settings {
   /** The origins (`https://host`) the browser uploads from: the upload bucket's CORS. */
   siteOrigins: string[];
   /**
-   * The uploads API's custom domain, served by CloudFront with a WAF web ACL in front of the API
-   * (the UploadsEdge stack); absent: the API is reached at its execute-api endpoint, with no per-client limit.
+   * The uploads API's custom domain (a regional API Gateway domain; its execute-api endpoint is then
+   * disabled); absent: the API is reached at its execute-api endpoint. The firewall is on the API's
+   * stage either way (infra/docs/server.md#the-uploads-apis-firewall).
    */
   uploadsApi?: UploadsApiDomain;
   /** Who hears of the environment's alarms (docs/operations.md#alarms). */

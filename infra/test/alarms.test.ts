@@ -123,8 +123,14 @@ describe('the Uploads stack’s alarms', () => {
     });
   });
 
-  it('UploadsApi5xxRate: 5xx as a % of the requests, two periods running', () => {
-    const api = [{ Name: 'ApiId', Value: { Ref: logicalId(uploads, 'AWS::ApiGatewayV2::Api') } }];
+  /** A REST API's metrics, by the API's name and the stage (an HTTP API's were by ApiId). */
+  const stageDimensions = () => [
+    { Name: 'ApiName', Value: 'Uploads-uploads-api' },
+    { Name: 'Stage', Value: { Ref: logicalId(uploads, 'AWS::ApiGateway::Stage') } },
+  ];
+
+  it('UploadsApi5xxRate: 5XXError as a % of the requests of the stage, two periods running', () => {
+    const api = stageDimensions();
     expect(alarm(uploads, 'UploadsApi5xxRate')).toEqual({
       ...common('UploadsApi5xxRate'),
       Threshold: 5,
@@ -133,7 +139,7 @@ describe('the Uploads stack’s alarms', () => {
         { Id: 'expr_1', Expression: '100 * part / whole', Label: '5xx, % of requests', ReturnData: true },
         {
           Id: 'part',
-          MetricStat: { Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Dimensions: api }, Period: 300, Stat: 'Sum' },
+          MetricStat: { Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Dimensions: api }, Period: 300, Stat: 'Sum' },
           ReturnData: false,
         },
         {
@@ -145,12 +151,12 @@ describe('the Uploads stack’s alarms', () => {
     });
   });
 
-  it('UploadsApiLatencyP99: p99 of API Gateway’s latency, 15 minutes running', () => {
+  it('UploadsApiLatencyP99: p99 of the stage’s latency, 15 minutes running', () => {
     expect(alarm(uploads, 'UploadsApiLatencyP99')).toEqual({
       ...common('UploadsApiLatencyP99'),
       Namespace: 'AWS/ApiGateway',
       MetricName: 'Latency',
-      Dimensions: [{ Name: 'ApiId', Value: { Ref: logicalId(uploads, 'AWS::ApiGatewayV2::Api') } }],
+      Dimensions: stageDimensions(),
       ExtendedStatistic: 'p99',
       Period: 300,
       Threshold: 3000,

@@ -1,11 +1,10 @@
 /**
- * The whole app of an environment (src/app.ts): nine stacks named `TrailSense-<env>-<Part>` in the
- * settings' account and region (the uploads API's edge and the us-east-1 alarm topic in us-east-1),
- * that reference no other stack (each deploys alone) but for the edge's one cross-region reference
- * to the API's domain, pass CloudFormation's resource-schema validation (strict: a schema error
- * fails synth) and cdk-nag's AwsSolutions pack with no unacknowledged finding (each deliberate one
- * is acknowledged, with its reason, where its resource is built: src/stacks/nag.ts), and need
- * nothing from an AWS account. Bundling is skipped here (uploads-stack.test.ts bundles for real).
+ * The whole app of an environment (src/app.ts): eight stacks named `TrailSense-<env>-<Part>` in the
+ * settings' account and region (the us-east-1 alarm topic in us-east-1), that reference no other
+ * stack (each deploys alone), pass CloudFormation's resource-schema validation (strict: a schema
+ * error fails synth) and cdk-nag's AwsSolutions pack with no unacknowledged finding (each
+ * deliberate one is acknowledged, with its reason, where its resource is built: src/stacks/nag.ts),
+ * and need nothing from an AWS account. Bundling is skipped here (uploads-stack.test.ts bundles for real).
  */
 import fs from 'node:fs';
 import { App, Stack, Validations } from 'aws-cdk-lib';
@@ -32,25 +31,35 @@ beforeAll(() => {
   directory = built.app.synth().directory;
 });
 
-const EDGE_PARTS = new Set(['UploadsEdge', 'MonitoringUsEast1']);
+const US_EAST_1_PARTS = new Set(['MonitoringUsEast1']);
 
-it('builds the example environment by default, nine stacks named TrailSense-example-<Part>, in its account and region but the edge and the topic in us-east-1', () => {
+it('builds the example environment by default, eight stacks named TrailSense-example-<Part>, in its account and region but the topic in us-east-1', () => {
   const stacks = allStacks();
   expect(built.parts).toEqual([...STACK_PARTS]);
   expect(stacks.map((stack) => stack.stackName).sort()).toEqual(STACK_PARTS.map((part) => `TrailSense-example-${part}`).sort());
   expect(STACK_PARTS.map((part) => stackName('production', part))).toContain('TrailSense-production-UploaderRemote');
   for (const stack of stacks) {
-    // CloudFront's alarms notify a topic in us-east-1, where its metrics are; a CLOUDFRONT web ACL lives there.
-    const region = EDGE_PARTS.has(stack.stackName.replace('TrailSense-example-', '')) ? 'us-east-1' : 'us-east-2';
+    // CloudFront's alarms notify a topic in us-east-1, where its metrics are.
+    const region = US_EAST_1_PARTS.has(stack.stackName.replace('TrailSense-example-', '')) ? 'us-east-1' : 'us-east-2';
     expect([stack.stackName, stack.account, stack.region]).toEqual([stack.stackName, '123456789012', region]);
   }
   expect(Object.keys(built.buildTimes).sort()).toEqual([...STACK_PARTS].sort());
 });
 
-it('needs no second alarm topic when the environment is in us-east-1 already, and no edge without the API’s custom domain', () => {
+it('needs no second alarm topic when the environment is in us-east-1 already; no uploads edge stack at all (the firewall is on the API’s stage)', () => {
   expect(stackPartsIn('us-east-1')).toEqual(STACK_PARTS.filter((part) => part !== 'MonitoringUsEast1'));
   expect(stackPartsIn('eu-west-1')).toEqual([...STACK_PARTS]);
-  expect(stackPartsIn('eu-west-1', false)).toEqual(STACK_PARTS.filter((part) => part !== 'UploadsEdge'));
+  expect(STACK_PARTS).toEqual(['Identity', 'Uploads', 'Analytics', 'Shell', 'AuthRemote', 'UploaderRemote', 'Monitoring', 'MonitoringUsEast1']);
+  // No CloudFront distribution in front of the uploads API: the app's three and no other.
+  const distributions = allStacks().flatMap((stack) =>
+    Object.keys(Template.fromStack(stack).findResources('AWS::CloudFront::Distribution')).map(() => stack.stackName),
+  );
+  expect(distributions.sort()).toEqual(['TrailSense-example-AuthRemote', 'TrailSense-example-Shell', 'TrailSense-example-UploaderRemote']);
+  // The one web ACL is the uploads API's, regional, in the Uploads stack.
+  const webAcls = allStacks().flatMap((stack) =>
+    Object.values(Template.fromStack(stack).findResources('AWS::WAFv2::WebACL')).map((acl) => [stack.stackName, acl.Properties.Scope]),
+  );
+  expect(webAcls).toEqual([['TrailSense-example-Uploads', 'REGIONAL']]);
 });
 
 it('passes CloudFormation’s schema validation and cdk-nag’s AwsSolutions pack with no finding', () => {
@@ -67,17 +76,15 @@ it('has no unacknowledged cdk-nag AwsSolutions finding, error or warning, in any
   expect(new AwsSolutionsChecks().validateScope(bare).violations.map((v) => v.ruleName)).toContain('AwsSolutions-SNS3');
 });
 
-it('has stacks that reference no other stack, so each team deploys its own alone — but the edge, which reads the API’s domain target', () => {
+it('has stacks that reference no other stack, so each team deploys its own alone', () => {
   for (const stack of allStacks()) {
-    const json = JSON.stringify(Template.fromStack(stack).toJSON());
-    expect(json).not.toContain('Fn::ImportValue');
-    if (stack === built.stacks.uploadsEdge) expect(stack.dependencies).toEqual([built.stacks.uploads]);
-    else expect([stack.stackName, stack.dependencies]).toEqual([stack.stackName, []]);
+    const template = Template.fromStack(stack);
+    expect(JSON.stringify(template.toJSON())).not.toContain('Fn::ImportValue');
+    expect([stack.stackName, stack.dependencies]).toEqual([stack.stackName, []]);
+    // No cross-region reference either (CDK's SSM-parameter export writer and reader).
+    expect(Object.keys(template.findResources('Custom::CrossRegionExportWriter'))).toEqual([]);
+    expect(Object.keys(template.findResources('Custom::CrossRegionExportReader'))).toEqual([]);
   }
-  // Through CDK's cross-region reference (an SSM parameter in us-east-1, written by the Uploads stack).
-  const edge = Template.fromStack(built.stacks.uploadsEdge!);
-  edge.resourceCountIs('Custom::CrossRegionExportReader', 1);
-  Template.fromStack(built.stacks.uploads).resourceCountIs('Custom::CrossRegionExportWriter', 1);
 });
 
 it('runs every Node Lambda function of every stack on Node 24, ours and those CDK adds', () => {

@@ -1,5 +1,5 @@
 import type { PutRecordBatchCommand } from '@aws-sdk/client-firehose';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { MONITORING_BATCH_LIMITS } from '@trailsense/shared/analytics-events';
 import type { CollectedEvent } from '@trailsense/shared/analytics-events';
 import { handleMonitoringEvents } from '../src/uploads-api/events';
@@ -351,11 +351,12 @@ describe('firehoseEvents', () => {
   });
 });
 
-describe('eventsRequestOf', () => {
-  const event = (extra: Partial<APIGatewayProxyEventV2>): APIGatewayProxyEventV2 =>
-    ({ rawPath: '/events', headers: {}, requestContext: { http: { method: 'POST' } }, isBase64Encoded: false, ...extra }) as unknown as APIGatewayProxyEventV2;
+describe('eventsRequestOf (a REST API proxy event)', () => {
+  const event = (extra: Partial<APIGatewayProxyEvent>): APIGatewayProxyEvent =>
+    ({ path: '/events', httpMethod: 'POST', headers: {}, body: null, isBase64Encoded: false, ...extra }) as unknown as APIGatewayProxyEvent;
 
-  it('maps the method, the body (base64 too) and the Origin header', () => {
+  it('maps the method, the body (base64 too) and the Origin header, whatever its case', () => {
+    expect(eventsRequestOf(event({ body: '{"events":[]}', headers: { Origin: SITE } }))).toEqual({ method: 'POST', body: '{"events":[]}', origin: SITE });
     expect(eventsRequestOf(event({ body: '{"events":[]}', headers: { origin: SITE } }))).toEqual({ method: 'POST', body: '{"events":[]}', origin: SITE });
     expect(eventsRequestOf(event({ body: Buffer.from('{}').toString('base64'), isBase64Encoded: true }))).toEqual({ method: 'POST', body: '{}' });
     expect(eventsRequestOf(event({}))).toEqual({ method: 'POST', body: null });

@@ -1,15 +1,18 @@
 /**
  * The uploads API's core (src/uploads-api/handler.ts) over the in-memory ledger, a fake ranch table
  * and a fake clock: every refusal, the reservation and metrics answers; and the Lambda entry's
- * mapping of an HTTP API (payload 2.0, JWT authorizer) event (src/uploads-api/lambda.ts).
+ * mapping of a REST API proxy event (payload 1.0, Cognito user pool authorizer) that keeps the API
+ * to the web client's id tokens (src/uploads-api/lambda.ts), and the answers' CORS headers.
  */
-import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { MemoryLedger } from '../src/ledger/memory';
 import { countUnder, MAX_FINGERPRINTS_PER_CALL, RESERVATION_LIFETIME_MS, reservationId, reservationMonth } from '../src/ledger/rules';
 import { handleUploadsApi, MAX_BODY_BYTES } from '../src/uploads-api/handler';
 import type { MetricsAnswer, ReservationAnswer, UploadsApiDeps, UploadsApiResponse } from '../src/uploads-api/handler';
 import type { PhotoForm } from '../src/ledger/port';
 import { requestOf } from '../src/uploads-api/lambda';
+import type { UploadsApiEvent } from '../src/uploads-api/lambda';
+import { bodyOf, corsHeaders, headerOf, jsonAnswer } from '../src/uploads-api/proxy-event';
 
 /** A well-formed photo fingerprint, distinct per `i`. */
 const fp = (i: number) => `v1-${1000 + i}-${i.toString(16).padStart(32, '0')}`;
@@ -384,14 +387,16 @@ describe('upload-metrics', () => {
   });
 });
 
-describe('requestOf (the Lambda entry)', () => {
-  const claims = {
+describe('requestOf (the Lambda entry, a REST API proxy event)', () => {
+  const WEB_CLIENT = '3n4b5urk1ft4fl3mg5e62d1o0g';
+  /** An id token's claims as a Cognito user pool authorizer passes them (strings). */
+  const claims: Record<string, string> = {
     sub: '7d8f3e2a-51c4-4b0e-9f3a-2f6a0c1b9e55',
     email_verified: 'true',
     iss: 'https://cognito-idp.us-east-2.amazonaws.com/us-east-2_AbCdEfGhI',
     'cognito:username': '7d8f3e2a-51c4-4b0e-9f3a-2f6a0c1b9e55',
     'custom:ranchid': 'cedar-creek',
-    aud: '3n4b5urk1ft4fl3mg5e62d1o0g',
+    aud: WEB_CLIENT,
     token_use: 'id',
     auth_time: '1794139100',
     exp: '1794142700',
@@ -399,54 +404,59 @@ describe('requestOf (the Lambda entry)', () => {
     email: 'ana@cedar-creek.example',
   };
 
-  function event(
-    overrides: Partial<APIGatewayProxyEventV2WithJWTAuthorizer> = {},
-    claimsOf: Record<string, string> | null = claims,
-  ): APIGatewayProxyEventV2WithJWTAuthorizer {
+  /**
+   * A POST through the custom domain, whose root the stage `api` is mapped at: `path` is the
+   * request's path, no stage in it (the execute-api endpoint strips the stage from `path` too;
+   * only `requestContext.path` keeps it there).
+   */
+  function event(overrides: Partial<UploadsApiEvent> = {}, claimsOf: Record<string, string> | null = claims): UploadsApiEvent {
     const body = JSON.stringify({ fingerprints: [fp(1), fp(2)], yearmo: '2026_11' });
-    const e: APIGatewayProxyEventV2WithJWTAuthorizer = {
-      version: '2.0',
-      routeKey: 'POST /ranches/{ranchid}/reservations',
-      rawPath: '/ranches/cedar-creek/reservations',
-      rawQueryString: '',
+    const e: APIGatewayProxyEvent = {
+      resource: '/ranches/{ranchid}/reservations',
+      path: '/ranches/cedar-creek/reservations',
+      httpMethod: 'POST',
       headers: {
-        accept: 'application/json',
-        authorization: 'Bearer eyJraWQiOiJ0ZXN0In0.eyJzdWIiOiJ0ZXN0In0.c2lnbmF0dXJl',
-        'content-length': String(body.length),
-        'content-type': 'application/json',
-        host: 'a1b2c3d4e5.execute-api.us-east-2.amazonaws.com',
-        origin: 'https://app.trailsense.example',
+        Accept: 'application/json',
+        Authorization: 'Bearer eyJraWQiOiJ0ZXN0In0.eyJzdWIiOiJ0ZXN0In0.c2lnbmF0dXJl',
+        'Content-Type': 'application/json',
+        Host: 'uploads-api.trailsense.example',
+        Origin: 'https://trailsense.example',
       },
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: { ranchid: 'cedar-creek' },
+      stageVariables: null,
       requestContext: {
         accountId: '123456789012',
         apiId: 'a1b2c3d4e5',
-        authorizer: { principalId: '', integrationLatency: 0, jwt: { claims: claimsOf ?? {}, scopes: null } },
-        domainName: 'a1b2c3d4e5.execute-api.us-east-2.amazonaws.com',
-        domainPrefix: 'a1b2c3d4e5',
-        http: { method: 'POST', path: '/ranches/cedar-creek/reservations', protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'Mozilla/5.0' },
-        requestId: 'Jz0zqgYbCYcEJwQ=',
-        routeKey: 'POST /ranches/{ranchid}/reservations',
-        stage: '$default',
-        time: '10/Nov/2026:12:00:00 +0000',
-        timeEpoch: 1794139200000,
+        authorizer: claimsOf === null ? null : { claims: claimsOf },
+        domainName: 'uploads-api.trailsense.example',
+        domainPrefix: 'uploads-api',
+        httpMethod: 'POST',
+        identity: { sourceIp: '203.0.113.7', userAgent: 'Mozilla/5.0' } as APIGatewayProxyEvent['requestContext']['identity'],
+        path: '/ranches/cedar-creek/reservations',
+        protocol: 'HTTP/1.1',
+        requestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
+        requestTimeEpoch: 1794139200000,
+        resourceId: 'abc123',
+        resourcePath: '/ranches/{ranchid}/reservations',
+        stage: 'api',
       },
-      pathParameters: { ranchid: 'cedar-creek' },
       body: Buffer.from(body).toString('base64'),
       isBase64Encoded: true,
-      ...overrides,
     };
-    if (claimsOf === null) delete (e.requestContext as { authorizer?: unknown }).authorizer;
-    return e;
+    return { ...e, ...overrides };
   }
 
-  it('maps a JWT-authorized POST with a base64 body', async () => {
-    const request = requestOf(event());
+  it('maps an authorized POST with a base64 body', async () => {
+    const request = requestOf(event(), WEB_CLIENT);
     expect(request).toEqual({
       method: 'POST',
       path: '/ranches/cedar-creek/reservations',
       query: {},
       body: JSON.stringify({ fingerprints: [fp(1), fp(2)], yearmo: '2026_11' }),
-      caller: { ranchId: 'cedar-creek', sub: claims.sub },
+      caller: { ranchId: 'cedar-creek', sub: claims['sub'] },
     });
     const response = await handleUploadsApi(request, world.deps());
     expect(response.status).toBe(200);
@@ -456,29 +466,69 @@ describe('requestOf (the Lambda entry)', () => {
   it('maps a GET with a query and no body, and a plain-text body', () => {
     const get = requestOf(
       event({
-        rawPath: '/ranches/cedar-creek/upload-metrics',
-        rawQueryString: 'yearmo=2026_11',
+        httpMethod: 'GET',
+        path: '/ranches/cedar-creek/upload-metrics',
         queryStringParameters: { yearmo: '2026_11' },
-        requestContext: { ...event().requestContext, http: { ...event().requestContext.http, method: 'GET', path: '/ranches/cedar-creek/upload-metrics' } },
-        body: undefined,
+        body: null,
         isBase64Encoded: false,
       }),
+      WEB_CLIENT,
     );
     expect(get).toEqual({
       method: 'GET',
       path: '/ranches/cedar-creek/upload-metrics',
       query: { yearmo: '2026_11' },
       body: null,
-      caller: { ranchId: 'cedar-creek', sub: claims.sub },
+      caller: { ranchId: 'cedar-creek', sub: claims['sub'] },
     });
-    expect(requestOf(event({ body: '{"fingerprints":[]}', isBase64Encoded: false })).body).toBe('{"fingerprints":[]}');
+    expect(requestOf(event({ body: '{"fingerprints":[]}', isBase64Encoded: false }), WEB_CLIENT).body).toBe('{"fingerprints":[]}');
   });
 
   it('has no caller without claims, and a caller without a ranch when custom:ranchid is empty or absent', () => {
-    expect(requestOf(event({}, null)).caller).toBeNull();
-    expect(requestOf(event({}, { ...claims, 'custom:ranchid': '' })).caller).toEqual({ ranchId: null, sub: claims.sub });
+    expect(requestOf(event({}, null), WEB_CLIENT).caller).toBeNull();
+    expect(requestOf(event({}, { ...claims, 'custom:ranchid': '' }), WEB_CLIENT).caller).toEqual({ ranchId: null, sub: claims['sub'] });
     const { ['custom:ranchid']: _, ...withoutRanch } = claims;
-    expect(requestOf(event({}, withoutRanch)).caller).toEqual({ ranchId: null, sub: claims.sub });
+    expect(requestOf(event({}, withoutRanch), WEB_CLIENT).caller).toEqual({ ranchId: null, sub: claims['sub'] });
+  });
+
+  it("refuses an id token of another app client of the pool (the mobile apps'): no caller, 401", async () => {
+    // The same event with the web client's token has its caller.
+    expect(requestOf(event(), WEB_CLIENT).caller).toEqual({ ranchId: 'cedar-creek', sub: claims['sub'] });
+    const mobile = requestOf(event({}, { ...claims, aud: '7mobileappclient0000000000' }), WEB_CLIENT);
+    expect(mobile.caller).toBeNull();
+    expect(await handleUploadsApi(mobile, world.deps())).toEqual({ status: 401, body: { message: 'Missing or invalid bearer token' } });
+    // An access token has no aud (its client is client_id): refused as well.
+    const { aud: _, ...accessLike } = claims;
+    expect(requestOf(event({}, { ...accessLike, client_id: WEB_CLIENT, token_use: 'access' }), WEB_CLIENT).caller).toBeNull();
+  });
+});
+
+describe('the entries’ answers (src/uploads-api/proxy-event.ts)', () => {
+  const SITE = ['https://trailsense.example', 'https://uploader.trailsense.example'];
+
+  it("names the request's origin when it is one of the site's, and no origin otherwise; varies by Origin", () => {
+    expect(corsHeaders('https://uploader.trailsense.example', SITE)).toEqual({
+      'access-control-allow-origin': 'https://uploader.trailsense.example',
+      vary: 'Origin',
+    });
+    expect(corsHeaders('https://elsewhere.example', SITE)).toEqual({ vary: 'Origin' });
+    expect(corsHeaders(undefined, SITE)).toEqual({ vary: 'Origin' });
+  });
+
+  it('answers JSON, never cached, reading Origin whatever its case', () => {
+    expect(jsonAnswer({ status: 403, body: { message: 'no' } }, { headers: { ORIGIN: 'https://trailsense.example' } }, SITE)).toEqual({
+      statusCode: 403,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'access-control-allow-origin': 'https://trailsense.example', vary: 'Origin' },
+      body: '{"message":"no"}',
+    });
+    expect(headerOf({ headers: { origin: 'x' } }, 'Origin')).toBe('x');
+    expect(headerOf({ headers: {} }, 'Origin')).toBeUndefined();
+  });
+
+  it('decodes a base64 body, and has none for a null one', () => {
+    expect(bodyOf({ body: Buffer.from('{"a":1}').toString('base64'), isBase64Encoded: true })).toBe('{"a":1}');
+    expect(bodyOf({ body: 'plain', isBase64Encoded: false })).toBe('plain');
+    expect(bodyOf({ body: null, isBase64Encoded: false })).toBeNull();
   });
 });
 

@@ -1,21 +1,25 @@
 /**
- * The uploads API of the Uploads stack (src/stacks/uploads-api.ts): an HTTP API whose five routes
- * all need the web client's id token, CORS for the site's origins, the `$default` stage throttled
- * and access-logged, one function (bundled for real here) that may touch only the ledger's and
- * the ranch table's items it needs, and the custom domain when the settings name one; and the
- * monitoring events' collection route, without the authorizer, throttled lower, with a function
- * of its own that may only put records into the analytics stream.
+ * The uploads API of the Uploads stack (src/stacks/uploads-api.ts): a regional REST API whose five
+ * token routes need an id token of the user pool (a Cognito user pool authorizer), CORS for the
+ * site's origins, one stage throttled per stage and per method and access-logged, API Gateway's
+ * own errors answered with the firewall's headers, one function (bundled for real here) that may
+ * touch only the ledger's and the ranch table's items it needs, and the custom domain when the
+ * settings name one; and the monitoring events' collection route, without the authorizer,
+ * throttled lower, with a function of its own that may only put records into the analytics
+ * stream. The firewall on the stage: uploads-firewall.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import type { CfnElement } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Template } from 'aws-cdk-lib/assertions';
+import { UPLOADS_EDGE_ANSWER_HEADERS } from '@trailsense/shared/uploads-wire';
 import {
   EVENTS_FUNCTION_ACTIONS,
   EVENTS_ROUTE,
   EVENTS_RESERVED_CONCURRENCY,
   EVENTS_ROUTE_THROTTLE,
+  THROTTLED_RETRY_AFTER_SECONDS,
   UPLOADS_API_ACCESS_LOG,
   UPLOADS_API_LEDGER_ACTIONS,
   UPLOADS_API_OUTPUTS,
@@ -23,6 +27,7 @@ import {
   UPLOADS_API_RESERVED_CONCURRENCY,
   UPLOADS_API_ROUTE_THROTTLE,
   UPLOADS_API_ROUTES,
+  UPLOADS_API_STAGE,
   UPLOADS_API_THROTTLE,
   userPoolIssuer,
 } from '../src/stacks/uploads-api';
@@ -31,6 +36,7 @@ import type { UploadsStackProps } from '../src/stacks/uploads-stack';
 import { actionsOf, allStatements, exampleEnv, exampleEnvironment, isWildcardPrincipal, testApp } from './support/example';
 import type { Statement } from './support/example';
 import { nagFindings } from './support/nag';
+import { methodsOf, restApiPaths } from './support/rest-api';
 
 const environment = exampleEnvironment();
 const { settings, runtimeConfig } = environment;
@@ -58,23 +64,37 @@ beforeAll(() => {
 });
 
 const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
-const apiId = () => idOf(stack.uploadsApi);
+const apiId = () => idOf(stack.uploadsApiParts.restApi);
+const stageId = () => idOf(stack.uploadsApi);
 const functionId = () => idOf(stack.uploadsApiFunction);
 const eventsFunctionId = () => idOf(stack.uploadsApiParts.eventsFunction);
 const EVENTS_ROUTE_KEY = 'POST /events';
-/** The routes behind the authorizer: every one but the collection route. */
-const tokenRoutes = (t: Template) =>
-  Object.values(t.findResources('AWS::ApiGatewayV2::Route'))
-    .map((r) => r.Properties as Record<string, unknown>)
-    .filter((r) => r.RouteKey !== EVENTS_ROUTE_KEY);
 const ledgerId = () => idOf(stack.ledger);
-const authorizerId = () => Object.keys(template.findResources('AWS::ApiGatewayV2::Authorizer'))[0]!;
+const authorizerId = () => Object.keys(template.findResources('AWS::ApiGateway::Authorizer'))[0]!;
 const ranchesArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:dynamodb:us-east-2:123456789012:table/${settings.ranchesTableName}`]] };
+const invokes = (fnId: string) => ({
+  'Fn::Join': [
+    '',
+    ['arn:', { Ref: 'AWS::Partition' }, ':apigateway:us-east-2:lambda:path/2015-03-31/functions/', { 'Fn::GetAtt': [fnId, 'Arn'] }, '/invocations'],
+  ],
+});
+/** The stage (one). */
+const stageOf = (t: Template) => {
+  const stages = Object.values(t.findResources('AWS::ApiGateway::Stage'));
+  expect(stages).toHaveLength(1);
+  return stages[0]!.Properties as Record<string, unknown>;
+};
 
-describe('the HTTP API', () => {
-  it('serves exactly the five routes besides the collection route, each behind the JWT authorizer, all to the function with payload 2.0', () => {
-    const routes = tokenRoutes(template);
-    expect(routes.map((r) => r.RouteKey).sort()).toEqual(
+describe('the REST API', () => {
+  it('is a regional REST API named after the stack', () => {
+    template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 0);
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'Uploads-uploads-api', EndpointConfiguration: { Types: ['REGIONAL'] } });
+  });
+
+  it('serves exactly the five token routes, each behind the Cognito authorizer, to the function by proxy', () => {
+    const methods = methodsOf(template).filter((m) => m.key !== EVENTS_ROUTE_KEY && m.method !== 'OPTIONS');
+    expect(methods.map((m) => m.key).sort()).toEqual(
       [
         'GET /ranches/{ranchid}/upload-metrics',
         'POST /ranches/{ranchid}/photo-lookups',
@@ -83,78 +103,88 @@ describe('the HTTP API', () => {
         'DELETE /ranches/{ranchid}/reservations/{id}',
       ].sort(),
     );
-    expect(UPLOADS_API_ROUTES.map((r) => `${r.method} ${r.path}`).sort()).toEqual(routes.map((r) => r.RouteKey).sort());
-    for (const route of routes) {
-      expect(route).toMatchObject({ ApiId: { Ref: apiId() }, AuthorizationType: 'JWT', AuthorizerId: { Ref: authorizerId() } });
+    expect(UPLOADS_API_ROUTES.map((r) => `${r.method} ${r.path}`).sort()).toEqual(methods.map((m) => m.key).sort());
+    for (const { properties } of methods) {
+      expect(properties).toMatchObject({
+        RestApiId: { Ref: apiId() },
+        AuthorizationType: 'COGNITO_USER_POOLS',
+        AuthorizerId: { Ref: authorizerId() },
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST', Uri: invokes(functionId()) },
+      });
+      expect(properties.AuthorizationScopes).toBeUndefined();
     }
-    const integrations = Object.entries(template.findResources('AWS::ApiGatewayV2::Integration')).filter(
-      ([, i]) => JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify({ 'Fn::GetAtt': [functionId(), 'Arn'] }),
-    );
-    expect(integrations.map(([, i]) => i.Properties)).toEqual([
-      { ApiId: { Ref: apiId() }, IntegrationType: 'AWS_PROXY', IntegrationUri: { 'Fn::GetAtt': [functionId(), 'Arn'] }, PayloadFormatVersion: '2.0' },
-    ]);
-    const [[integrationId]] = integrations as [[string, unknown]];
-    for (const route of routes) expect(route.Target).toEqual({ 'Fn::Join': ['', ['integrations/', { Ref: integrationId }]] });
   });
 
-  it("accepts only id tokens of the runtime config's user pool issued to the web client, from the Authorization header", () => {
+  it('takes id tokens of the runtime config’s user pool from the Authorization header, checking each (no cache)', () => {
     expect(userPoolIssuer('us-east-2_ExampleP00l')).toBe('https://cognito-idp.us-east-2.amazonaws.com/us-east-2_ExampleP00l');
-    expect(Object.keys(template.findResources('AWS::ApiGatewayV2::Authorizer'))).toHaveLength(1);
-    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
-      ApiId: { Ref: apiId() },
-      AuthorizerType: 'JWT',
-      IdentitySource: ['$request.header.Authorization'],
-      JwtConfiguration: {
-        Issuer: `https://cognito-idp.us-east-2.amazonaws.com/${runtimeConfig.auth.userPoolId}`,
-        Audience: [runtimeConfig.auth.userPoolClientId],
-      },
+    template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      RestApiId: { Ref: apiId() },
+      Type: 'COGNITO_USER_POOLS',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 0,
+      ProviderARNs: [
+        { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:cognito-idp:us-east-2:123456789012:userpool/${runtimeConfig.auth.userPoolId}`]] },
+      ],
     });
   });
 
-  it("answers CORS preflights for the site's origins only: GET, POST, DELETE; Authorization and Content-Type", () => {
-    template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
-      ProtocolType: 'HTTP',
-      CorsConfiguration: {
-        AllowOrigins: ['https://trailsense.example', 'https://uploader.trailsense.example'],
-        AllowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-        AllowHeaders: ['Authorization', 'Content-Type'],
-        AllowCredentials: false,
-        MaxAge: 3600,
-      },
-    });
+  it("answers CORS preflights itself, for the site's origins only: GET, POST, DELETE; Authorization and Content-Type", () => {
     expect(settings.siteOrigins).toEqual(['https://trailsense.example', 'https://uploader.trailsense.example']);
+    const preflights = methodsOf(template).filter((m) => m.method === 'OPTIONS');
+    // One per resource: every route's path, and the resources above them.
+    expect(preflights.map((m) => m.path)).toEqual(expect.arrayContaining([...UPLOADS_API_ROUTES.map((r) => r.path), EVENTS_ROUTE.path]));
+    for (const { properties } of preflights) {
+      expect(properties).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+      const [response] = (
+        properties.Integration as { IntegrationResponses: { ResponseParameters: Record<string, string>; ResponseTemplates: Record<string, string> }[] }
+      ).IntegrationResponses;
+      expect(response!.ResponseParameters).toEqual({
+        'method.response.header.Access-Control-Allow-Headers': "'Authorization,Content-Type'",
+        'method.response.header.Access-Control-Allow-Origin': "'https://trailsense.example'",
+        'method.response.header.Vary': "'Origin'",
+        'method.response.header.Access-Control-Allow-Methods': "'GET,POST,DELETE,OPTIONS'",
+        'method.response.header.Access-Control-Max-Age': "'3600'",
+      });
+      // The second origin is echoed when it is the request's; no other.
+      expect(response!.ResponseTemplates['application/json']).toContain('#if($origin == "https://uploader.trailsense.example")');
+    }
   });
 
-  it('has one stage, $default (no path prefix), auto-deployed and throttled', () => {
-    const stages = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
-    expect(stages).toHaveLength(1);
+  it('has one stage, throttled as a whole and per method: each token route its own budget, the collection route lower', () => {
     expect(UPLOADS_API_THROTTLE).toEqual({ rateLimit: 100, burstLimit: 200 });
-    expect(stages[0]!.Properties).toMatchObject({
-      ApiId: { Ref: apiId() },
-      StageName: '$default',
-      AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 },
-    });
-  });
-
-  it('throttles each route on its own, so a flood of one leaves the others their budget; the collection route lower', () => {
-    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
     expect(UPLOADS_API_ROUTE_THROTTLE).toEqual({ rateLimit: 20, burstLimit: 40 });
-    const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => (r.Properties as { RouteKey: string }).RouteKey);
-    expect(Object.keys(stage.Properties.RouteSettings as object).sort()).toEqual(routeKeys.sort());
-    expect(stage.Properties.RouteSettings).toEqual({
-      'GET /ranches/{ranchid}/upload-metrics': { ThrottlingBurstLimit: 40, ThrottlingRateLimit: 20 },
-      'POST /ranches/{ranchid}/photo-lookups': { ThrottlingBurstLimit: 40, ThrottlingRateLimit: 20 },
-      'POST /ranches/{ranchid}/reservations': { ThrottlingBurstLimit: 40, ThrottlingRateLimit: 20 },
-      'POST /ranches/{ranchid}/reservations/{id}/renew': { ThrottlingBurstLimit: 40, ThrottlingRateLimit: 20 },
-      'DELETE /ranches/{ranchid}/reservations/{id}': { ThrottlingBurstLimit: 40, ThrottlingRateLimit: 20 },
-      [EVENTS_ROUTE_KEY]: { ThrottlingBurstLimit: 50, ThrottlingRateLimit: 25 },
+    const stage = stageOf(template);
+    expect(stage).toMatchObject({ RestApiId: { Ref: apiId() }, StageName: UPLOADS_API_STAGE });
+    const settingsOf = (stage.MethodSettings as { HttpMethod: string; ResourcePath: string; ThrottlingRateLimit: number; ThrottlingBurstLimit: number }[]).map(
+      (s) => [`${s.HttpMethod} ${s.ResourcePath.replace(/~1/g, '/').replace(/^\/\//, '/')}`, [s.ThrottlingRateLimit, s.ThrottlingBurstLimit]],
+    );
+    expect(Object.fromEntries(settingsOf)).toEqual({
+      '* /*': [100, 200],
+      'GET /ranches/{ranchid}/upload-metrics': [20, 40],
+      'POST /ranches/{ranchid}/photo-lookups': [20, 40],
+      'POST /ranches/{ranchid}/reservations': [20, 40],
+      'POST /ranches/{ranchid}/reservations/{id}/renew': [20, 40],
+      'DELETE /ranches/{ranchid}/reservations/{id}': [20, 40],
+      [EVENTS_ROUTE_KEY]: [25, 50],
     });
     // Together no more than the stage's.
     expect(UPLOADS_API_ROUTE_THROTTLE.rateLimit * UPLOADS_API_ROUTES.length).toBeLessThanOrEqual(UPLOADS_API_THROTTLE.rateLimit);
-    // A route setting names an existing route: the stage waits for every route.
-    const routeIds = Object.keys(template.findResources('AWS::ApiGatewayV2::Route'));
-    expect(stage.DependsOn).toEqual(expect.arrayContaining(routeIds));
+  });
+
+  it("answers API Gateway's own 4xx and 5xx with the firewall's headers, so the browser can read them; a throttle's with Retry-After", () => {
+    const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse')).map((r) => r.Properties as Record<string, unknown>);
+    const quoted = (headers: Record<string, string>) =>
+      Object.fromEntries(Object.entries(headers).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]));
+    const byType: Record<string, Record<string, unknown>> = Object.fromEntries(responses.map((r) => [r.ResponseType as string, r]));
+    expect(Object.keys(byType).sort()).toEqual(['DEFAULT_4XX', 'DEFAULT_5XX', 'THROTTLED']);
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
+      expect(byType[type]).toEqual({ RestApiId: { Ref: apiId() }, ResponseType: type, ResponseParameters: quoted(UPLOADS_EDGE_ANSWER_HEADERS) });
+    }
+    expect(THROTTLED_RETRY_AFTER_SECONDS).toBe(5);
+    expect(byType['THROTTLED']!.ResponseParameters).toEqual(quoted({ ...UPLOADS_EDGE_ANSWER_HEADERS, 'Retry-After': '5' }));
+    // Bodies and status codes stay API Gateway's ({ "message": … }, 401, 403, 429, …).
+    for (const response of responses) expect([response.StatusCode, response.ResponseTemplates]).toEqual([undefined, undefined]);
   });
 
   it("bounds each function's concurrency, and so its cost, by a reservation", () => {
@@ -165,51 +195,62 @@ describe('the HTTP API', () => {
   });
 
   it('has no cdk-nag AwsSolutions finding left unacknowledged, without the custom domain too', () => {
+    expect(nagFindings(stack)).toEqual([]);
     expect(nagFindings(withoutDomainStack)).toEqual([]);
   });
 
-  it('writes a JSON access log line per request, with the fields the alarms read, to a log group with a retention', () => {
-    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
-    const { DestinationArn, Format } = stage.Properties.AccessLogSettings as { DestinationArn: { 'Fn::GetAtt': [string, string] }; Format: string };
+  it('writes a JSON access log line per request, with the HTTP API’s field names, to a log group with a retention', () => {
+    const { DestinationArn, Format } = stageOf(template).AccessLogSetting as { DestinationArn: { 'Fn::GetAtt': [string, string] }; Format: string };
     const line = JSON.parse(Format) as Record<string, string>;
     expect(line).toEqual(UPLOADS_API_ACCESS_LOG);
     expect(line).toMatchObject({
       requestId: '$context.requestId',
-      routeKey: '$context.routeKey',
+      routeKey: '$context.httpMethod $context.resourcePath',
       status: '$context.status',
       latency: '$context.responseLatency',
       integrationLatency: '$context.integrationLatency',
+      integrationError: '$context.integrationErrorMessage',
+      authorizerError: '$context.authorizer.error',
+      waf: '$context.wafResponseCode',
     });
     const logGroup = template.findResources('AWS::Logs::LogGroup')[DestinationArn['Fn::GetAtt'][0]]!;
     expect(logGroup.Properties).toEqual({ RetentionInDays: 90 });
+    // A REST API's access logs need the account's API Gateway CloudWatch role.
+    template.resourceCountIs('AWS::ApiGateway::Account', 1);
   });
 
-  it('exposes the metrics the alarms need: 5xx and latency of the API, errors of the function', () => {
-    const stackOf = (value: unknown) => Stack.of(stack).resolve(value) as unknown;
+  it("exposes the stage's metrics for the alarms (ApiName and Stage), and the function's errors", () => {
+    const resolve = (value: unknown) => Stack.of(stack).resolve(value) as unknown;
     const serverErrors = stack.uploadsApi.metricServerError();
-    expect([serverErrors.namespace, serverErrors.metricName]).toEqual(['AWS/ApiGateway', '5xx']);
-    expect(stackOf(serverErrors.dimensions)).toEqual({ ApiId: { Ref: apiId() } });
+    expect([serverErrors.namespace, serverErrors.metricName]).toEqual(['AWS/ApiGateway', '5XXError']);
+    expect(resolve(serverErrors.dimensions)).toEqual({ ApiName: 'Uploads-uploads-api', Stage: { Ref: stageId() } });
     expect(stack.uploadsApi.metricLatency().metricName).toBe('Latency');
     const errors = stack.uploadsApiFunction.metricErrors();
     expect([errors.namespace, errors.metricName]).toEqual(['AWS/Lambda', 'Errors']);
-    expect(stackOf(errors.dimensions)).toEqual({ FunctionName: { Ref: functionId() } });
+    expect(resolve(errors.dimensions)).toEqual({ FunctionName: { Ref: functionId() } });
   });
 });
 
 describe('the function', () => {
-  it('runs the bundled uploads-api/lambda.ts on Node 24 (arm64) with the ledger and the ranch table named', () => {
+  it('runs the bundled uploads-api/lambda.ts on Node 24 (arm64) with the tables, the web client and the site origins named', () => {
     const fn = template.findResources('AWS::Lambda::Function')[functionId()]!;
     expect(fn.Properties).toMatchObject({
       Handler: 'index.handler',
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       Environment: {
-        Variables: { LEDGER_TABLE_NAME: { Ref: ledgerId() }, RANCHES_TABLE_NAME: settings.ranchesTableName, NODE_OPTIONS: '--enable-source-maps' },
+        Variables: {
+          LEDGER_TABLE_NAME: { Ref: ledgerId() },
+          RANCHES_TABLE_NAME: settings.ranchesTableName,
+          WEB_CLIENT_ID: runtimeConfig.auth.userPoolClientId,
+          SITE_ORIGINS: JSON.stringify(settings.siteOrigins),
+          NODE_OPTIONS: '--enable-source-maps',
+        },
       },
       LoggingConfig: { LogGroup: { Ref: expect.stringMatching(/^UploadsApiFunctionLogs/) as unknown } },
     });
-    // Below the HTTP API's 30 s integration timeout.
-    expect(fn.Properties.Timeout).toBeLessThan(30);
+    // Below API Gateway's 29 s integration timeout.
+    expect(fn.Properties.Timeout).toBeLessThan(29);
   });
 
   it("was bundled locally by the repository's esbuild into one file exporting handler", () => {
@@ -219,6 +260,7 @@ describe('the function', () => {
     const source = fs.readFileSync(bundle, 'utf8');
     expect(source).toContain('LEDGER_TABLE_NAME');
     expect(source).toContain('custom:ranchid');
+    expect(source).toContain('WEB_CLIENT_ID');
     expect(source).toMatch(/handler/);
     // The runtime's SDK stays outside the bundle; the shared package (the quota) is inside it.
     expect(source).toMatch(/require\("@aws-sdk\/client-dynamodb"\)/);
@@ -251,15 +293,26 @@ describe('the function', () => {
     expect(statements.flatMap(actionsOf).filter((a) => a.includes('*'))).toEqual([]);
   });
 
-  it('may be invoked by API Gateway for this API only', () => {
+  it("may be invoked by API Gateway for this API's stage and each route's method only (no test invocation)", () => {
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter(
       (p) => JSON.stringify(p.Properties.FunctionName) === JSON.stringify({ 'Fn::GetAtt': [functionId(), 'Arn'] }),
     );
     expect(permissions).toHaveLength(UPLOADS_API_ROUTES.length);
-    for (const permission of permissions) {
+    const arns = permissions.map((permission) => {
       expect(permission.Properties).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
-      expect(JSON.stringify(permission.Properties.SourceArn)).toContain(`":execute-api:us-east-2:123456789012:",{"Ref":"${apiId()}"},"/*/*/ranches/`);
-    }
+      const [, parts] = (permission.Properties.SourceArn as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+      expect(parts.slice(2, 6)).toEqual([':execute-api:us-east-2:123456789012:', { Ref: apiId() }, '/', { Ref: stageId() }]);
+      return parts[6];
+    });
+    expect(arns.sort()).toEqual(
+      [
+        '/GET/ranches/*/upload-metrics',
+        '/POST/ranches/*/photo-lookups',
+        '/POST/ranches/*/reservations',
+        '/POST/ranches/*/reservations/*/renew',
+        '/DELETE/ranches/*/reservations/*',
+      ].sort(),
+    );
   });
 
   it('grants nothing to a wildcard principal', () => {
@@ -268,7 +321,7 @@ describe('the function', () => {
 });
 
 describe('the custom domain', () => {
-  it("with settings uploadsApi: a regional domain (TLS 1.2) with the region's certificate, $default mapped at its root", () => {
+  it("with settings uploadsApi: a regional domain (TLS 1.2) with the region's certificate, the stage mapped at its root", () => {
     expect(settings.uploadsApi).toEqual({
       domainName: 'uploads-api.trailsense.example',
       certificateArn: expect.stringMatching(/^arn:aws:acm:us-east-2:123456789012:certificate\//) as unknown,
@@ -281,64 +334,69 @@ describe('the custom domain', () => {
       },
     ]);
     const [domainId] = Object.keys(domains);
-    const stageId = Object.keys(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
     const mappings = Object.values(template.findResources('AWS::ApiGatewayV2::ApiMapping'));
     expect(mappings).toEqual([
-      expect.objectContaining({ Properties: { ApiId: { Ref: apiId() }, DomainName: { Ref: domainId }, Stage: '$default' }, DependsOn: [stageId] }),
+      expect.objectContaining({ Properties: { ApiId: { Ref: apiId() }, DomainName: { Ref: domainId }, Stage: { Ref: stageId() } }, DependsOn: [domainId] }),
     ]);
   });
 
-  it('disables the execute-api endpoint: the way in is the custom domain, behind the edge', () => {
-    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { DisableExecuteApiEndpoint: true });
+  it("keeps the domain's and the mapping's logical ids, so a deploy from the HTTP API updates them in place (the domain's target stays)", () => {
+    expect(Object.keys(template.findResources('AWS::ApiGatewayV2::DomainName'))).toEqual(['UploadsApiDomainNameB6276FC8']);
+    expect(Object.keys(template.findResources('AWS::ApiGatewayV2::ApiMapping'))).toEqual(['UploadsApiApiMapping0961D124']);
+  });
+
+  it('disables the execute-api endpoint: the way in is the custom domain (the firewall is on the stage either way)', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { DisableExecuteApiEndpoint: true });
     expect(Object.keys(template.findOutputs('*'))).not.toContain(UPLOADS_API_OUTPUTS.endpoint);
     expect(stack.uploadsApiParts.domainName).toBeDefined();
   });
 
-  it("outputs the domain's target, the edge distribution's origin (not where DNS points)", () => {
+  it("outputs the domain's target, where DNS points the name", () => {
     const [domainId] = Object.keys(template.findResources('AWS::ApiGatewayV2::DomainName'));
     template.hasOutput(UPLOADS_API_OUTPUTS.domainTarget, {
       Value: { 'Fn::GetAtt': [domainId, 'RegionalDomainName'] },
-      Description: Match.stringLikeRegexp('^The UploadsEdge distribution.s origin; DNS points uploads-api\\.trailsense\\.example at that distribution'),
+      Description: 'Point uploads-api.trailsense.example here (CNAME, or an alias record)',
     });
   });
 
-  it('without settings uploadsApi: no domain, no mapping, no domain outputs; the endpoint is api.uploadsBaseUrl', () => {
+  it('without settings uploadsApi: no domain, no mapping, no domain outputs; the endpoint with the stage is api.uploadsBaseUrl', () => {
     withoutDomain.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
     withoutDomain.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 0);
-    withoutDomain.resourceCountIs('AWS::ApiGatewayV2::Route', UPLOADS_API_ROUTES.length + 1);
-    expect(tokenRoutes(withoutDomain).every((r) => r.AuthorizationType === 'JWT')).toBe(true);
+    expect(methodsOf(withoutDomain).filter((m) => m.method !== 'OPTIONS')).toHaveLength(UPLOADS_API_ROUTES.length + 1);
     const outputs = withoutDomain.findOutputs('*');
     expect(Object.keys(outputs)).not.toContain(UPLOADS_API_OUTPUTS.domainTarget);
-    expect(outputs[UPLOADS_API_OUTPUTS.endpoint]).toMatchObject({ Description: 'api.uploadsBaseUrl' });
-    // No edge in front: the execute-api endpoint is the API's URL and stays on.
-    expect(Object.values(withoutDomain.findResources('AWS::ApiGatewayV2::Api'))[0]!.Properties.DisableExecuteApiEndpoint).toBe(false);
+    const api = Object.keys(withoutDomain.findResources('AWS::ApiGateway::RestApi'))[0]!;
+    expect(outputs[UPLOADS_API_OUTPUTS.endpoint]).toEqual({
+      Description: 'api.uploadsBaseUrl',
+      Value: { 'Fn::Join': ['', ['https://', { Ref: api }, '.execute-api.us-east-2.', { Ref: 'AWS::URLSuffix' }, '/api']] },
+    });
+    // No CDK output of its own besides (the stage URL, with a trailing slash).
+    expect(Object.keys(outputs).filter((name) => name.includes('RestApi'))).toEqual([]);
+    // The execute-api endpoint is the API's URL and stays on.
+    expect(Object.values(withoutDomain.findResources('AWS::ApiGateway::RestApi'))[0]!.Properties.DisableExecuteApiEndpoint).toBe(false);
   });
 });
 
 describe('the collection route of monitoring events', () => {
-  const eventsRoute = () =>
-    Object.entries(template.findResources('AWS::ApiGatewayV2::Route')).find(([, r]) => (r.Properties as { RouteKey: string }).RouteKey === EVENTS_ROUTE_KEY)!;
+  const eventsMethod = () => methodsOf(template).find((m) => m.key === EVENTS_ROUTE_KEY)!;
 
   it('is POST /events without the authorizer, to a function of its own', () => {
     expect(`${EVENTS_ROUTE.method} ${EVENTS_ROUTE.path}`).toBe(EVENTS_ROUTE_KEY);
-    const [, route] = eventsRoute();
-    expect(route.Properties).toMatchObject({ ApiId: { Ref: apiId() }, AuthorizationType: 'NONE' });
-    expect(route.Properties.AuthorizerId).toBeUndefined();
-    const integrationId = (route.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] })['Fn::Join'][1][1].Ref;
-    expect(template.findResources('AWS::ApiGatewayV2::Integration')[integrationId]!.Properties).toEqual({
-      ApiId: { Ref: apiId() },
-      IntegrationType: 'AWS_PROXY',
-      IntegrationUri: { 'Fn::GetAtt': [eventsFunctionId(), 'Arn'] },
-      PayloadFormatVersion: '2.0',
+    expect(restApiPaths(template)).toContain('/events');
+    expect(eventsMethod().properties).toMatchObject({
+      RestApiId: { Ref: apiId() },
+      AuthorizationType: 'NONE',
+      Integration: { Type: 'AWS_PROXY', Uri: invokes(eventsFunctionId()) },
     });
+    expect(eventsMethod().properties.AuthorizerId).toBeUndefined();
   });
 
-  it('is throttled lower than the stage, after the route exists', () => {
+  it('is throttled lower than the stage', () => {
     expect(EVENTS_ROUTE_THROTTLE).toEqual({ rateLimit: 25, burstLimit: 50 });
     expect(EVENTS_ROUTE_THROTTLE.rateLimit).toBeLessThan(UPLOADS_API_THROTTLE.rateLimit);
-    const [stageId, stage] = Object.entries(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
-    expect(stage.DependsOn).toContain(eventsRoute()[0]);
-    expect(stageId).toBeTruthy();
+    expect(stageOf(template).MethodSettings).toContainEqual(
+      expect.objectContaining({ HttpMethod: 'POST', ResourcePath: '/~1events', ThrottlingRateLimit: 25, ThrottlingBurstLimit: 50 }),
+    );
   });
 
   it('runs the bundled uploads-api/events-lambda.ts with the stream and the site origins named', () => {
@@ -397,6 +455,6 @@ describe('the collection route of monitoring events', () => {
     );
     expect(permissions).toHaveLength(1);
     expect(permissions[0]!.Properties).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
-    expect(JSON.stringify(permissions[0]!.Properties.SourceArn)).toContain(`{"Ref":"${apiId()}"},"/*/*/events"`);
+    expect(JSON.stringify(permissions[0]!.Properties.SourceArn)).toContain(`{"Ref":"${apiId()}"},"/",{"Ref":"${stageId()}"},"/POST/events"`);
   });
 });

@@ -82,7 +82,7 @@ export const ALARM_SPECS = {
     treatMissingData: QUIET_IS_OK,
   },
   UploadsApi5xxRate: {
-    summary: 'The uploads API answers 5xx to a share of its requests (API Gateway 5xx / Count, in %)',
+    summary: 'The uploads API answers 5xx to a share of its requests (API Gateway 5XXError / Count of its stage, in %)',
     statistic: 'Sum',
     period: FIVE_MINUTES,
     threshold: 5,
@@ -92,7 +92,7 @@ export const ALARM_SPECS = {
     treatMissingData: QUIET_IS_OK,
   },
   UploadsApiLatencyP99: {
-    summary: 'The uploads API is slow (API Gateway Latency p99, ms)',
+    summary: 'The uploads API is slow (API Gateway Latency p99 of its stage, ms)',
     statistic: 'p99',
     period: FIVE_MINUTES,
     threshold: 3000,

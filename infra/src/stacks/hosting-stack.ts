@@ -144,7 +144,7 @@ export class StaticSite extends Construct {
     acknowledge(this.distribution, {
       'AwsSolutions-CFR1': 'No geo restriction: public pages for members wherever they are.',
       'AwsSolutions-CFR2':
-        'No WAF: static files served from the cache; a flood costs CloudFront requests, never a member their uploads (the uploads API, which can be starved, has its WAF: src/stacks/uploads-edge-stack.ts).',
+        'No WAF: static files served from the cache; a flood costs CloudFront requests, never a member their uploads (the uploads API, which can be starved, has its WAF: src/stacks/uploads-firewall.ts).',
       'AwsSolutions-CFR3': "No access logs (infra/README.md, Not covered here): the 5xx-rate alarm and CloudFront's own metrics watch it.",
     });
   }

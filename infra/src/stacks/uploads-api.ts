@@ -1,8 +1,10 @@
 /**
- * The uploads API (src/uploads-api/, infra/docs/server.md#the-uploads-api): an API Gateway HTTP
- * API whose JWT authorizer checks the user pool's id token (the bearer the product API takes too)
- * and one function, src/uploads-api/lambda.ts, behind its five routes; and the monitoring events'
- * collection route with a function of its own, without the authorizer (below).
+ * The uploads API (src/uploads-api/, infra/docs/server.md#the-uploads-api): an API Gateway REST API
+ * (regional endpoint) whose Cognito user pool authorizer checks the user pool's id token (the
+ * bearer the product API takes too) and one function, src/uploads-api/lambda.ts, behind its five
+ * routes; the monitoring events' collection route with a function of its own, without the
+ * authorizer (below); and the firewall, an AWS WAF web ACL on the stage (src/stacks/uploads-firewall.ts,
+ * infra/docs/server.md#the-uploads-apis-firewall).
  *
  * A construct of the Uploads stack, not a stack of its own: the function reads and writes the
  * ledger table, whose name CloudFormation generates, so another stack could learn it only through
@@ -11,20 +13,24 @@
  * come from the runtime config (`auth.userPoolId`, `auth.userPoolClientId`: the Identity stack's
  * outputs, copied there), again without a reference to the Identity stack.
  *
- * - The `$default` stage, so the function sees paths without a stage prefix, auto-deployed.
- * - Every route needs a valid id token: issuer `https://cognito-idp.<region>.amazonaws.com/<pool>`,
- *   audience the web client (an id token's `aud`), from the Authorization header. The function reads
- *   the verified `custom:ranchid` claim; any other path is API Gateway's 404, before the function.
+ * - One stage, UPLOADS_API_STAGE, redeployed by CloudFormation whenever a method changes.
+ * - Every token route needs a valid id token of the user pool in the Authorization header (the
+ *   authorizer); the function keeps the API to the web client's tokens (their `aud`: the
+ *   authorizer takes any app client's) and reads the verified `custom:ranchid`. Any other path is
+ *   API Gateway's 403 (no such resource) and never reaches the function.
  * - CORS for the site's origins (the upload bucket's `siteOrigins`): API Gateway answers the
- *   preflight itself, before the authorizer, and adds the CORS headers to every answer.
- * - Throttling on the stage (UPLOADS_API_THROTTLE) and on each route (UPLOADS_API_ROUTE_THROTTLE,
+ *   preflight itself (a mock integration, no authorizer); the functions add the allowed origin to
+ *   their answers (a REST API adds no CORS header to a proxy integration's answer); API Gateway's
+ *   own errors carry the firewall's answer headers (UPLOADS_EDGE_ANSWER_HEADERS: any origin), so
+ *   the browser can read a 401 or a 429 too.
+ * - Throttling on the stage (UPLOADS_API_THROTTLE) and on each method (UPLOADS_API_ROUTE_THROTTLE,
  *   EVENTS_ROUTE_THROTTLE), so a flood of one route leaves the others their budget; JSON access
  *   logs (UPLOADS_API_ACCESS_LOG). Each function's reserved concurrency bounds what it can cost.
- * - With a custom domain (settings `uploadsApi`): a regional domain name and the stage mapped at
- *   its root, so `https://<domain>` is the runtime config's `api.uploadsBaseUrl`. The domain's
- *   target is the origin of the UploadsEdge stack's CloudFront distribution (its WAF web ACL limits
- *   each client's rate: src/stacks/uploads-edge-stack.ts), where DNS points the name, and the
- *   execute-api endpoint is disabled, so only that way in remains.
+ * - The firewall on the stage, with or without a custom domain.
+ * - With a custom domain (settings `uploadsApi`): a regional domain name with the stage mapped at
+ *   its root, so `https://<domain>` is the runtime config's `api.uploadsBaseUrl`, DNS pointing at
+ *   the domain's target; the execute-api endpoint is disabled. (API Gateway's v2 domain and
+ *   mapping resources: they take a REST API's stage as well as an HTTP API's.)
  * - The function may GetItem, PutItem and BatchGetItem on the ledger table, GetItem on the ranch
  *   table, and nothing else (src/ledger/dynamo.ts: ConsistentRead GetItem, conditional PutItem,
  *   BatchGetItem of photos; src/ledger/ranches.ts: the ranch's ceiling).
@@ -35,24 +41,21 @@
  *   stream, and a lower throttle of its own (EVENTS_ROUTE_THROTTLE).
  */
 import path from 'node:path';
-import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { CfnOutput, Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
-  ApiMapping,
-  type CfnStage,
-  CorsHttpMethod,
-  DomainName,
+  AuthorizationType,
+  CognitoUserPoolsAuthorizer,
   EndpointType,
-  HttpApi,
-  HttpMethod,
-  HttpNoneAuthorizer,
-  HttpStage,
+  LambdaIntegration,
   LogGroupLogDestination,
-  SecurityPolicy,
-} from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+  RestApi,
+  type Method,
+  type MethodDeploymentOptions,
+  type Stage,
+} from 'aws-cdk-lib/aws-apigateway';
+import { CfnApiMapping, DomainName, EndpointType as DomainEndpointType, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { UserPool } from 'aws-cdk-lib/aws-cognito';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -61,14 +64,21 @@ import { Construct } from 'constructs';
 import type { UploadsApiDomain } from '../settings';
 import { acknowledge } from './nag';
 import { bundledFunction, FUNCTION_LOG_RETENTION } from './node-function';
+import { accessLogFormat, addGatewayResponses, UPLOADS_API_CORS } from './uploads-api-gateway';
+import { UploadsFirewall } from './uploads-firewall';
+
+export { THROTTLED_RETRY_AFTER_SECONDS, UPLOADS_API_ACCESS_LOG, UPLOADS_API_CORS, UPLOADS_API_GATEWAY_RESPONSES } from './uploads-api-gateway';
 
 /** The function's entry; `handler` is exported there. */
 const FUNCTION_ENTRY = path.join(__dirname, '..', 'uploads-api', 'lambda.ts');
 /** The collection route's function's entry. */
 const EVENTS_FUNCTION_ENTRY = path.join(__dirname, '..', 'uploads-api', 'events-lambda.ts');
 
+/** The API's one stage: mapped at the custom domain's root (no prefix there); the execute-api URL's first segment without one. */
+export const UPLOADS_API_STAGE = 'api';
+
 /** The monitoring events' collection route (src/uploads-api/events.ts): no authorizer. */
-export const EVENTS_ROUTE = { method: HttpMethod.POST, path: '/events' } as const;
+export const EVENTS_ROUTE = { method: 'POST', path: '/events' } as const;
 
 /**
  * The collection route's throttle, below the stage's (UPLOADS_API_THROTTLE, which every other route
@@ -82,7 +92,7 @@ export const EVENTS_ROUTE = { method: HttpMethod.POST, path: '/events' } as cons
 export const EVENTS_ROUTE_THROTTLE = { rateLimit: 25, burstLimit: 50 } as const;
 
 /**
- * Each token route's own throttle (a route setting of the stage), so a flood of one route — the
+ * Each token route's own throttle (a method setting of the stage), so a flood of one route — the
  * authorizer answers 401 only after the request has spent its route's and stage's budget — leaves
  * the other routes theirs: a script hammering the metrics cannot stop reservations or renewals.
  * A fifth of the stage's each (five routes: together the stage's 100 a second), many times a
@@ -105,23 +115,14 @@ export const EVENTS_RESERVED_CONCURRENCY = 5;
 /** The only action the collection route's function has, on the analytics stream alone. */
 export const EVENTS_FUNCTION_ACTIONS = ['firehose:PutRecordBatch'] as const;
 
-/** The API's routes (src/uploads-api/handler.ts), every one behind the JWT authorizer. */
+/** The API's routes (src/uploads-api/handler.ts), every one behind the Cognito authorizer. */
 export const UPLOADS_API_ROUTES = [
-  { method: HttpMethod.GET, path: '/ranches/{ranchid}/upload-metrics' },
-  { method: HttpMethod.POST, path: '/ranches/{ranchid}/photo-lookups' },
-  { method: HttpMethod.POST, path: '/ranches/{ranchid}/reservations' },
-  { method: HttpMethod.POST, path: '/ranches/{ranchid}/reservations/{id}/renew' },
-  { method: HttpMethod.DELETE, path: '/ranches/{ranchid}/reservations/{id}' },
+  { method: 'GET', path: '/ranches/{ranchid}/upload-metrics' },
+  { method: 'POST', path: '/ranches/{ranchid}/photo-lookups' },
+  { method: 'POST', path: '/ranches/{ranchid}/reservations' },
+  { method: 'POST', path: '/ranches/{ranchid}/reservations/{id}/renew' },
+  { method: 'DELETE', path: '/ranches/{ranchid}/reservations/{id}' },
 ] as const;
-
-/** What a browser on the site's origins may send (the preflight's answer). */
-export const UPLOADS_API_CORS = {
-  allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.DELETE, CorsHttpMethod.OPTIONS],
-  allowHeaders: ['Authorization', 'Content-Type'],
-  // A browser reuses the answer for an hour (Chromium caps it at two); renew and DELETE name a
-  // reservation in their path, so they are preflighted per reservation anyway.
-  maxAge: Duration.hours(1),
-} as const;
 
 /**
  * The stage's throttle (token bucket, for the whole stage). The uploader calls the API a few times
@@ -134,45 +135,42 @@ export const UPLOADS_API_CORS = {
  */
 export const UPLOADS_API_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 
-/**
- * One JSON line per request in the access log group; alarms and Logs Insights read these names.
- * Every value is a string ("-" when API Gateway has none, e.g. no integration on a 401).
- */
-export const UPLOADS_API_ACCESS_LOG = {
-  requestId: '$context.requestId',
-  requestTime: '$context.requestTime',
-  ip: '$context.identity.sourceIp',
-  httpMethod: '$context.httpMethod',
-  path: '$context.path',
-  routeKey: '$context.routeKey',
-  status: '$context.status',
-  protocol: '$context.protocol',
-  responseLength: '$context.responseLength',
-  latency: '$context.responseLatency',
-  integrationLatency: '$context.integrationLatency',
-  integrationStatus: '$context.integrationStatus',
-  integrationError: '$context.integrationErrorMessage',
-  authorizerError: '$context.authorizer.error',
-  error: '$context.error.message',
-} as const;
-
 /** The only actions the function has on the ledger table, and on the ranch table. */
 export const UPLOADS_API_LEDGER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'] as const;
 export const UPLOADS_API_RANCH_ACTIONS = ['dynamodb:GetItem'] as const;
 
 /** The user pool's issuer, as its tokens' `iss` claim names it (the pool id starts with its region). */
 export function userPoolIssuer(userPoolId: string): string {
-  const region = userPoolId.slice(0, userPoolId.indexOf('_'));
-  return `https://cognito-idp.${region}.amazonaws.com/${userPoolId}`;
+  return `https://cognito-idp.${userPoolRegion(userPoolId)}.amazonaws.com/${userPoolId}`;
+}
+
+/** The region a user pool id names (`us-east-2_AbC…` is in us-east-2). */
+export function userPoolRegion(userPoolId: string): string {
+  return userPoolId.slice(0, userPoolId.indexOf('_'));
+}
+
+/** A method's key in the stage's method settings (`<resource path>/<HTTP method>`). */
+export const methodKey = (route: { method: string; path: string }): string => `${route.path}/${route.method}`;
+
+/** The stage's per-method throttles: each token route's, and the collection route's. */
+export function methodThrottles(): Record<string, MethodDeploymentOptions> {
+  const throttle = (limits: { rateLimit: number; burstLimit: number }) => ({ throttlingRateLimit: limits.rateLimit, throttlingBurstLimit: limits.burstLimit });
+  return {
+    ...Object.fromEntries(UPLOADS_API_ROUTES.map((route) => [methodKey(route), throttle(UPLOADS_API_ROUTE_THROTTLE)])),
+    [methodKey(EVENTS_ROUTE)]: throttle(EVENTS_ROUTE_THROTTLE),
+  };
 }
 
 /** The CfnOutputs of the API (the Uploads stack's). */
 export const UPLOADS_API_OUTPUTS = {
   endpoint: 'UploadsApiEndpoint',
   domainTarget: 'UploadsApiDomainTarget',
+  webAclArn: 'UploadsApiWebAclArn',
 } as const;
 
 export interface UploadsApiProps {
+  /** The settings' `name`: the firewall's name and metrics. */
+  environmentName: string;
   /** The ledger table (the Uploads stack's). */
   ledger: ITable;
   /** The product back end's ranch table (existing). */
@@ -181,7 +179,7 @@ export interface UploadsApiProps {
   siteOrigins: readonly string[];
   /** The runtime config's `auth.userPoolId`: whose id tokens the authorizer accepts. */
   userPoolId: string;
-  /** The runtime config's `auth.userPoolClientId`: the web client, the id tokens' audience. */
+  /** The runtime config's `auth.userPoolClientId`: the web client, the only audience the function accepts. */
   userPoolClientId: string;
   /** The settings' `uploadsApi`: a custom domain for the API. */
   domain?: UploadsApiDomain;
@@ -190,63 +188,43 @@ export interface UploadsApiProps {
 }
 
 export class UploadsApi extends Construct {
-  readonly httpApi: HttpApi;
-  /** The `$default` stage (throttled, access-logged). */
-  readonly stage: HttpStage;
+  readonly restApi: RestApi;
+  /** The one stage (throttled, access-logged, behind the firewall). */
+  readonly stage: Stage;
   readonly function: NodejsFunction;
   /** The collection route's function (`POST /events`). */
   readonly eventsFunction: NodejsFunction;
   readonly accessLogs: LogGroup;
+  /** The web ACL on the stage. */
+  readonly firewall: UploadsFirewall;
   /** The custom domain, when the settings name one. */
   readonly domainName?: DomainName;
 
   constructor(scope: Construct, id: string, props: UploadsApiProps) {
     super(scope, id);
+    const stack = Stack.of(this);
+    this.function = this.uploadsFunction(props);
+    this.eventsFunction = this.collectionFunction(props);
 
-    this.function = bundledFunction(this, 'Function', {
-      description: 'The uploads API: upload metrics, photo lookups and reservations of upload slots',
-      entry: FUNCTION_ENTRY,
-      memorySize: 256,
-      // Below the HTTP API's 30 s integration timeout; a call's DynamoDB retries (src/ledger/dynamo.ts) take a few seconds at worst.
-      timeout: Duration.seconds(15),
-      reservedConcurrentExecutions: UPLOADS_API_RESERVED_CONCURRENCY,
-      environment: {
-        LEDGER_TABLE_NAME: props.ledger.tableName,
-        RANCHES_TABLE_NAME: props.ranches.tableName,
-        NODE_OPTIONS: '--enable-source-maps',
-      },
-    });
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        sid: 'ReadAndWriteLedgerItems',
-        effect: Effect.ALLOW,
-        actions: [...UPLOADS_API_LEDGER_ACTIONS],
-        resources: [props.ledger.tableArn],
-      }),
-    );
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        sid: 'ReadRanchCeilings',
-        effect: Effect.ALLOW,
-        actions: [...UPLOADS_API_RANCH_ACTIONS],
-        resources: [props.ranches.tableArn],
-      }),
-    );
-
-    this.httpApi = new HttpApi(this, 'HttpApi', {
-      apiName: `${Stack.of(this).stackName}-uploads-api`,
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: FUNCTION_LOG_RETENTION, removalPolicy: RemovalPolicy.DESTROY });
+    this.restApi = new RestApi(this, 'RestApi', {
+      restApiName: `${stack.stackName}-uploads-api`,
       description: 'TrailSense uploads API: upload metrics, photo lookups and reservations (id token of the web client)',
-      // The stage below: the default one takes no throttle or access log settings.
-      createDefaultStage: false,
-      // With a custom domain, the way in is CloudFront (and its WAF) to that domain: the
-      // execute-api endpoint would be a way around the per-client rate limit.
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // With a custom domain that is the API's URL; the execute-api endpoint then answers 403.
       disableExecuteApiEndpoint: props.domain !== undefined,
-      defaultAuthorizer: new HttpJwtAuthorizer('CognitoIdToken', userPoolIssuer(props.userPoolId), {
-        authorizerName: 'cognito-id-token',
-        jwtAudience: [props.userPoolClientId],
-        identitySource: ['$request.header.Authorization'],
-      }),
-      corsPreflight: {
+      // A REST API's access logs need the account's API Gateway CloudWatch role (a regional
+      // account setting): CDK makes one with AWS's push-to-CloudWatch policy and sets it, retained.
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: UPLOADS_API_STAGE,
+        throttlingRateLimit: UPLOADS_API_THROTTLE.rateLimit,
+        throttlingBurstLimit: UPLOADS_API_THROTTLE.burstLimit,
+        methodOptions: methodThrottles(),
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: accessLogFormat(),
+      },
+      defaultCorsPreflightOptions: {
         ...UPLOADS_API_CORS,
         allowMethods: [...UPLOADS_API_CORS.allowMethods],
         allowHeaders: [...UPLOADS_API_CORS.allowHeaders],
@@ -254,11 +232,76 @@ export class UploadsApi extends Construct {
         allowCredentials: false,
       },
     });
+    this.stage = this.restApi.deploymentStage;
+    // CDK's own output of the stage's URL: the Uploads stack outputs the API's URL below, once.
+    this.restApi.node.tryRemoveChild('Endpoint');
+    addGatewayResponses(this.restApi);
+    this.addRoutes(props);
+    this.acknowledgeApi();
 
-    const integration = new HttpLambdaIntegration('Function', this.function);
-    const routes = UPLOADS_API_ROUTES.flatMap((route) => this.httpApi.addRoutes({ path: route.path, methods: [route.method], integration }));
+    this.firewall = new UploadsFirewall(this, 'Firewall', { environmentName: props.environmentName, stageArn: this.stage.stageArn });
+    new CfnOutput(stack, UPLOADS_API_OUTPUTS.webAclArn, { value: this.firewall.webAcl.attrArn });
 
-    this.eventsFunction = bundledFunction(this, 'EventsFunction', {
+    if (!props.domain) {
+      // The execute-api endpoint with the stage: api.uploadsBaseUrl without a custom domain (no trailing slash).
+      const url = Fn.join('', ['https://', this.restApi.restApiId, '.execute-api.', stack.region, '.', stack.urlSuffix, '/', UPLOADS_API_STAGE]);
+      new CfnOutput(stack, UPLOADS_API_OUTPUTS.endpoint, { value: url, description: 'api.uploadsBaseUrl' });
+      return;
+    }
+    this.domainName = new DomainName(this, 'DomainName', {
+      domainName: props.domain.domainName,
+      certificate: Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn),
+      endpointType: DomainEndpointType.REGIONAL,
+      securityPolicy: SecurityPolicy.TLS_1_2,
+    });
+    // At the root: https://<domain>/ranches/… reaches the stage as /ranches/…. Construct ids as
+    // the HTTP API's mapping had (ApiMapping/Resource), so a deploy updates that mapping in place.
+    const mapping = new CfnApiMapping(new Construct(this, 'ApiMapping'), 'Resource', {
+      apiId: this.restApi.restApiId,
+      domainName: this.domainName.name,
+      stage: this.stage.stageName,
+    });
+    mapping.node.addDependency(this.domainName);
+    new CfnOutput(stack, UPLOADS_API_OUTPUTS.domainTarget, {
+      value: this.domainName.regionalDomainName,
+      description: `Point ${props.domain.domainName} here (CNAME, or an alias record)`,
+    });
+  }
+
+  /** The uploads API's function, and its grants on the two tables. */
+  private uploadsFunction(props: UploadsApiProps): NodejsFunction {
+    const fn = bundledFunction(this, 'Function', {
+      description: 'The uploads API: upload metrics, photo lookups and reservations of upload slots',
+      entry: FUNCTION_ENTRY,
+      memorySize: 256,
+      // Below API Gateway's 29 s integration timeout; a call's DynamoDB retries (src/ledger/dynamo.ts) take a few seconds at worst.
+      timeout: Duration.seconds(15),
+      reservedConcurrentExecutions: UPLOADS_API_RESERVED_CONCURRENCY,
+      environment: {
+        LEDGER_TABLE_NAME: props.ledger.tableName,
+        RANCHES_TABLE_NAME: props.ranches.tableName,
+        WEB_CLIENT_ID: props.userPoolClientId,
+        SITE_ORIGINS: JSON.stringify(props.siteOrigins),
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+    });
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'ReadAndWriteLedgerItems',
+        effect: Effect.ALLOW,
+        actions: [...UPLOADS_API_LEDGER_ACTIONS],
+        resources: [props.ledger.tableArn],
+      }),
+    );
+    fn.addToRolePolicy(
+      new PolicyStatement({ sid: 'ReadRanchCeilings', effect: Effect.ALLOW, actions: [...UPLOADS_API_RANCH_ACTIONS], resources: [props.ranches.tableArn] }),
+    );
+    return fn;
+  }
+
+  /** The collection route's function, which may only put records into the analytics stream. */
+  private collectionFunction(props: UploadsApiProps): NodejsFunction {
+    const fn = bundledFunction(this, 'EventsFunction', {
       description: 'The monitoring events collection route (POST /events): validated batches into the analytics stream',
       entry: EVENTS_FUNCTION_ENTRY,
       memorySize: 256,
@@ -270,7 +313,7 @@ export class UploadsApi extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
       },
     });
-    this.eventsFunction.addToRolePolicy(
+    fn.addToRolePolicy(
       new PolicyStatement({
         sid: 'PutMonitoringEvents',
         effect: Effect.ALLOW,
@@ -278,61 +321,46 @@ export class UploadsApi extends Construct {
         resources: [Stack.of(this).formatArn({ service: 'firehose', resource: 'deliverystream', resourceName: props.analyticsStreamName })],
       }),
     );
-    const [eventsRoute] = this.httpApi.addRoutes({
-      path: EVENTS_ROUTE.path,
-      methods: [EVENTS_ROUTE.method],
-      integration: new HttpLambdaIntegration('EventsFunction', this.eventsFunction),
-      authorizer: new HttpNoneAuthorizer(),
+    return fn;
+  }
+
+  /** The five token routes behind the Cognito authorizer, and the collection route without it. */
+  private addRoutes(props: UploadsApiProps): void {
+    const region = userPoolRegion(props.userPoolId);
+    const userPool = UserPool.fromUserPoolArn(
+      this,
+      'UserPool',
+      Stack.of(this).formatArn({ service: 'cognito-idp', region, resource: 'userpool', resourceName: props.userPoolId }),
+    );
+    const authorizer = new CognitoUserPoolsAuthorizer(this, 'CognitoIdToken', {
+      authorizerName: 'cognito-id-token',
+      cognitoUserPools: [userPool],
+      identitySource: 'method.request.header.Authorization',
+      // No cache: each request's token is checked (a cached answer could outlive the token).
+      resultsCacheTtl: Duration.seconds(0),
     });
-    if (eventsRoute) {
-      acknowledge(eventsRoute, {
-        'AwsSolutions-APIG4':
-          "Deliberate: every visitor's page reports its vitals and errors here, signed in or not (docs/monitoring.md#delivery); the function checks each batch, and the route's throttle and reserved concurrency bound its cost.",
-      });
+    // Each method's own permission to invoke the function, for this stage's method only; no test-invoke grant.
+    const integration = new LambdaIntegration(this.function, { allowTestInvoke: false });
+    for (const route of UPLOADS_API_ROUTES) {
+      this.restApi.root.resourceForPath(route.path).addMethod(route.method, integration, { authorizationType: AuthorizationType.COGNITO, authorizer });
     }
+    const events: Method = this.restApi.root
+      .resourceForPath(EVENTS_ROUTE.path)
+      .addMethod(EVENTS_ROUTE.method, new LambdaIntegration(this.eventsFunction, { allowTestInvoke: false }), { authorizationType: AuthorizationType.NONE });
+    const open =
+      "Deliberate: every visitor's page reports its vitals and errors here, signed in or not (docs/monitoring.md#delivery); the function checks each batch, and the route's throttle, the firewall and reserved concurrency bound its cost.";
+    acknowledge(events, { 'AwsSolutions-APIG4': open, 'AwsSolutions-COG4': open });
+  }
 
-    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: FUNCTION_LOG_RETENTION, removalPolicy: RemovalPolicy.DESTROY });
-    this.stage = new HttpStage(this, 'DefaultStage', {
-      httpApi: this.httpApi,
-      stageName: '$default',
-      autoDeploy: true,
-      throttle: { ...UPLOADS_API_THROTTLE },
-      accessLogSettings: {
-        destination: new LogGroupLogDestination(this.accessLogs),
-        format: AccessLogFormat.custom(JSON.stringify(UPLOADS_API_ACCESS_LOG)),
-      },
+  /** cdk-nag's findings on the API as a whole, each deliberate. */
+  private acknowledgeApi(): void {
+    acknowledge(this.restApi, {
+      'AwsSolutions-APIG2':
+        'No request validation in API Gateway: the functions validate every body and path themselves (src/uploads-api/handler.ts, events.ts) and answer 400 or 413 with what is wrong.',
+      'AwsSolutions-APIG6':
+        "No execution logs: the access log has a line per request (status, route, latencies, the authorizer's and integration's errors), and execution logs would go to a log group API Gateway makes without a retention.",
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]':
+        "The account's API Gateway logging role: AWS's managed policy grants exactly the log-group and log-stream writes API Gateway needs for access logs.",
     });
-    // Route settings are not in HttpStage's props; CloudFormation's stage takes them by route key,
-    // a JSON map passed through as written (hence CloudFormation's capitalised names).
-    const cfnStage = this.stage.node.defaultChild as CfnStage;
-    const throttle = (limits: { rateLimit: number; burstLimit: number }) => ({
-      ThrottlingRateLimit: limits.rateLimit,
-      ThrottlingBurstLimit: limits.burstLimit,
-    });
-    cfnStage.routeSettings = {
-      ...Object.fromEntries(UPLOADS_API_ROUTES.map((route) => [`${route.method} ${route.path}`, throttle(UPLOADS_API_ROUTE_THROTTLE)])),
-      [`${EVENTS_ROUTE.method} ${EVENTS_ROUTE.path}`]: throttle(EVENTS_ROUTE_THROTTLE),
-    };
-    // A stage's route settings name existing routes.
-    for (const route of [...routes, eventsRoute]) if (route) cfnStage.node.addDependency(route);
-
-    const stack = Stack.of(this);
-    // The execute-api endpoint: api.uploadsBaseUrl without a custom domain; with one it is disabled.
-    if (!props.domain) new CfnOutput(stack, UPLOADS_API_OUTPUTS.endpoint, { value: this.httpApi.apiEndpoint, description: 'api.uploadsBaseUrl' });
-
-    if (props.domain) {
-      this.domainName = new DomainName(this, 'DomainName', {
-        domainName: props.domain.domainName,
-        certificate: Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn),
-        endpointType: EndpointType.REGIONAL,
-        securityPolicy: SecurityPolicy.TLS_1_2,
-      });
-      // At the root: https://<domain>/ranches/… reaches the $default stage as /ranches/….
-      new ApiMapping(this, 'ApiMapping', { api: this.httpApi, domainName: this.domainName, stage: this.stage });
-      new CfnOutput(stack, UPLOADS_API_OUTPUTS.domainTarget, {
-        value: this.domainName.regionalDomainName,
-        description: `The UploadsEdge distribution's origin; DNS points ${props.domain.domainName} at that distribution, never here`,
-      });
-    }
   }
 }

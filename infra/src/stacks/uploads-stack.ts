@@ -22,12 +22,12 @@
  * upload counts as metrics (src/object-created/metrics.ts).
  *
  * Alarms (src/stacks/alarms.ts): the function's failure queue not empty, its errors and throttles,
- * the uploads API's 5xx rate and p99 latency.
+ * the uploads API's 5xx rate and p99 latency (API Gateway's metrics of the stage: ApiName, Stage).
  */
 import path from 'node:path';
 import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { CfnElement, StackProps } from 'aws-cdk-lib';
-import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -177,10 +177,10 @@ export class UploadsStack extends Stack {
   readonly sweep: NodejsFunction;
   /** Where the object-created function's events go after its retries failed. */
   readonly objectCreatedFailures: Queue;
-  /** The uploads API (its metrics: metricServerError, metricLatency, …), and its function. */
-  readonly uploadsApi: HttpApi;
+  /** The uploads API's stage (its metrics, by ApiName and Stage: metricServerError, metricLatency, …), and its function. */
+  readonly uploadsApi: Stage;
   readonly uploadsApiFunction: NodejsFunction;
-  /** The construct of both, with the stage, the access log group and the custom domain. */
+  /** The construct of both, with the REST API, the access log group, the firewall and the custom domain. */
   readonly uploadsApiParts: UploadsApi;
 
   constructor(scope: Construct, id: string, props: UploadsStackProps) {
@@ -244,7 +244,7 @@ export class UploadsStack extends Stack {
         NODE_OPTIONS: '--enable-source-maps',
       },
       // A flood of crafted objects waits in Lambda's event queue (kept for maxEventAge) instead of
-      // taking the account's concurrency from the uploads API (docs/operations.md#the-uploads-apis-edge).
+      // taking the account's concurrency from the uploads API (docs/operations.md#the-uploads-apis-firewall).
       reservedConcurrentExecutions: OBJECT_CREATED_RESERVED_CONCURRENCY,
       retryAttempts: 2,
       // The month's close believes an event's time no older than this (object-created/handler.ts storedTime).
@@ -328,6 +328,7 @@ export class UploadsStack extends Stack {
     });
 
     this.uploadsApiParts = new UploadsApi(this, 'UploadsApi', {
+      environmentName: props.environmentName,
       ledger: this.ledger,
       ranches,
       siteOrigins: props.siteOrigins,
@@ -336,7 +337,7 @@ export class UploadsStack extends Stack {
       domain: props.uploadsApiDomain,
       analyticsStreamName: props.analyticsStreamName,
     });
-    this.uploadsApi = this.uploadsApiParts.httpApi;
+    this.uploadsApi = this.uploadsApiParts.stage;
     this.uploadsApiFunction = this.uploadsApiParts.function;
 
     const alarms = new EnvironmentAlarms(this, props.environmentName);

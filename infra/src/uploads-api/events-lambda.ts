@@ -2,14 +2,17 @@
  * The Lambda entry of the monitoring events' collection route, `POST /events` (events.ts; bundled by
  * src/stacks/uploads-api.ts): a function of its own, behind no authorizer, whose role may only
  * `firehose:PutRecordBatch` on the analytics stream — it cannot reach the ledger the uploads API's
- * function writes. Environment: ANALYTICS_STREAM_NAME and SITE_ORIGINS (a JSON array), set by the stack.
+ * function writes. Behind the REST API's Lambda proxy integration (payload 1.0). Environment:
+ * ANALYTICS_STREAM_NAME and SITE_ORIGINS (a JSON array: the origins whose pages may send events,
+ * named in the answers' CORS headers), set by the stack.
  */
 import { FirehoseClient, PutRecordBatchCommand } from '@aws-sdk/client-firehose';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { CollectedEvent } from '@trailsense/shared/analytics-events';
 import { requiredEnv } from '../lambda-env';
 import { handleMonitoringEvents } from './events';
 import type { EventsDeps, EventsRequest, MonitoringEventsPort } from './events';
+import { bodyOf, headerOf, jsonAnswer } from './proxy-event';
 
 /** What the adapter needs of the Firehose client (a fake in tests). */
 export interface FirehoseSender {
@@ -112,14 +115,13 @@ function productionDeps(): EventsDeps {
   return deps;
 }
 
-/** The route's request of an HTTP API event (payload 2.0: header names in lower case). */
-export function eventsRequestOf(event: APIGatewayProxyEventV2): EventsRequest {
-  const body = event.body === undefined ? null : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  const origin = event.headers?.['origin'];
-  return { method: event.requestContext.http.method, body, ...(origin !== undefined ? { origin } : {}) };
+/** The route's request of a REST API proxy event (payload 1.0: header names as the client sent them). */
+export function eventsRequestOf(event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'body' | 'isBase64Encoded' | 'headers'>): EventsRequest {
+  const origin = headerOf(event, 'origin');
+  return { method: event.httpMethod, body: bodyOf(event), ...(origin !== undefined ? { origin } : {}) };
 }
 
-export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
-  const { status, body } = await handleMonitoringEvents(eventsRequestOf(event), productionDeps());
-  return { statusCode: status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: JSON.stringify(body) };
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const eventsDeps = productionDeps();
+  return jsonAnswer(await handleMonitoringEvents(eventsRequestOf(event), eventsDeps), event, eventsDeps.siteOrigins);
 };

@@ -1,6 +1,6 @@
 /**
  * The collection route of monitoring events, `POST /events` (docs/monitoring.md#delivery): a pure
- * core over a port, run by production behind the uploads API without its JWT authorizer
+ * core over a port, run by production behind the uploads API without its authorizer
  * (events-lambda.ts, src/stacks/uploads-api.ts) and by the sandbox on its API port
  * (sandbox/src/api.ts). Any visitor's page sends its vitals and client errors here, signed in or
  * not: the identity pool has no identities for signed-out visitors, so Firehose cannot take them

@@ -1,7 +1,8 @@
 /**
  * The uploads API, as a pure core over ports (infra/docs/server.md#the-uploads-api): what the
- * server vouches for before and after a photo is sent. Production runs it in a Lambda behind an
- * HTTP API whose JWT authorizer checks the user pool's id token (lambda.ts, src/stacks/uploads-api.ts);
+ * server vouches for before and after a photo is sent. Production runs it in a Lambda behind a
+ * REST API whose Cognito authorizer checks the user pool's id token, the Lambda entry keeping the
+ * API to the web client's (lambda.ts, src/stacks/uploads-api.ts);
  * the sandbox runs this very code behind its own token check (sandbox/src/api.ts). The caller's
  * ranch is the token's `custom:ranchid`; every route names a ranch, and any other is 403.
  *
