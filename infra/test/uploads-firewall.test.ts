@@ -48,6 +48,16 @@ const sharedHeadersWithoutContentType = () =>
     .filter(([name]) => name !== 'Content-Type')
     .map(([Name, Value]) => ({ Name, Value }));
 
+const PREFLIGHT = {
+  ByteMatchStatement: {
+    FieldToMatch: { Method: {} },
+    PositionalConstraint: 'EXACTLY',
+    SearchString: 'OPTIONS',
+    TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+  },
+};
+const NOT_PREFLIGHT = { NotStatement: { Statement: PREFLIGHT } };
+
 describe('the web ACL', () => {
   it('is of scope REGIONAL, in the Uploads stack’s region, allowing what no rule blocks; with and without a custom domain', () => {
     expect(stack.region).toBe(settings.region);
@@ -72,7 +82,7 @@ describe('the web ACL', () => {
 
   it('runs the managed groups first, counting: they label, they do not block', () => {
     expect(MANAGED_RULE_GROUPS).toEqual(['AWSManagedRulesAmazonIpReputationList', 'AWSManagedRulesKnownBadInputsRuleSet']);
-    expect(rules().map((r) => r.Name)).toEqual([...MANAGED_RULE_GROUPS, 'RefuseManagedMatches', 'RatePerClientIp']);
+    expect(rules().map((r) => r.Name)).toEqual([...MANAGED_RULE_GROUPS, 'RefuseManagedMatches', 'RatePerClientIp', 'RatePreflightsPerClientIp']);
     for (const [index, name] of MANAGED_RULE_GROUPS.entries()) {
       expect(rules()[index]).toMatchObject({
         Priority: index,
@@ -90,10 +100,17 @@ describe('the web ACL', () => {
     });
     const refuse = rules()[2]!;
     expect(refuse.Statement).toEqual({
-      OrStatement: {
+      AndStatement: {
         Statements: [
-          { LabelMatchStatement: { Scope: 'NAMESPACE', Key: 'awswaf:managed:aws:amazon-ip-list:' } },
-          { LabelMatchStatement: { Scope: 'NAMESPACE', Key: 'awswaf:managed:aws:known-bad-inputs:' } },
+          NOT_PREFLIGHT,
+          {
+            OrStatement: {
+              Statements: [
+                { LabelMatchStatement: { Scope: 'NAMESPACE', Key: 'awswaf:managed:aws:amazon-ip-list:' } },
+                { LabelMatchStatement: { Scope: 'NAMESPACE', Key: 'awswaf:managed:aws:known-bad-inputs:' } },
+              ],
+            },
+          },
         ],
       },
     });
@@ -108,20 +125,28 @@ describe('the web ACL', () => {
     expect([RATE_LIMIT_PER_IP, RATE_WINDOW_SECONDS]).toEqual([600, 300]);
     const rate = rules()[3]!;
     expect(rate).toMatchObject({
-      Statement: { RateBasedStatement: { Limit: 600, EvaluationWindowSec: 300, AggregateKeyType: 'IP' } },
       VisibilityConfig: { CloudWatchMetricsEnabled: true, SampledRequestsEnabled: true, MetricName: 'trailsense-example-rate-per-ip' },
     });
-    // No scope-down: every request counts, preflights and /events included.
-    expect(Object.keys((rate.Statement as { RateBasedStatement: object }).RateBasedStatement).sort()).toEqual([
-      'AggregateKeyType',
-      'EvaluationWindowSec',
-      'Limit',
-    ]);
+    // Every request but a preflight counts, /events included.
+    expect(rate.Statement).toEqual({ RateBasedStatement: { Limit: 600, EvaluationWindowSec: 300, AggregateKeyType: 'IP', ScopeDownStatement: NOT_PREFLIGHT } });
     expect(customResponseOf(rate)).toEqual({
       ResponseCode: UPLOADS_EDGE_ANSWERS.rateLimited.status,
       CustomResponseBodyKey: 'rate-limited',
       ResponseHeaders: [...sharedHeadersWithoutContentType(), { Name: 'Retry-After', Value: String(UPLOADS_EDGE_ANSWERS.rateLimited.retryAfterSeconds) }],
     });
+  });
+
+  it('leaves CORS preflights to a rate rule of their own, so the page can read the refusal of the request after it', () => {
+    // A preflight answered 403 or 429 is a network error to the browser: rules 3 and 4 skip them (above).
+    const preflights = rules()[4]!;
+    expect(preflights).toMatchObject({
+      Name: 'RatePreflightsPerClientIp',
+      Statement: {
+        RateBasedStatement: { Limit: RATE_LIMIT_PER_IP, EvaluationWindowSec: RATE_WINDOW_SECONDS, AggregateKeyType: 'IP', ScopeDownStatement: PREFLIGHT },
+      },
+      Action: { Block: {} },
+    });
+    expect(rules()).toHaveLength(5);
   });
 
   it("answers with the shared messages as JSON (WAF's content type, since it takes no Content-Type header)", () => {
@@ -133,7 +158,7 @@ describe('the web ACL', () => {
     expect(bodies['refused']!.ContentType).toBe('APPLICATION_JSON');
     expect(JSON.parse(bodies['refused']!.Content)).toEqual({ message: UPLOADS_EDGE_ANSWERS.refused.message });
     // No custom header is Content-Type, in any case.
-    for (const rule of rules().filter((r) => r.Action)) {
+    for (const rule of rules().filter((r) => (r.Action as { Block?: { CustomResponse?: unknown } } | undefined)?.Block?.CustomResponse)) {
       expect(customResponseOf(rule).ResponseHeaders.map((h) => h.Name.toLowerCase())).not.toContain('content-type');
     }
   });
@@ -144,6 +169,7 @@ describe('the web ACL', () => {
       'trailsense-example-AWSManagedRulesKnownBadInputsRuleSet',
       'trailsense-example-refused',
       'trailsense-example-rate-per-ip',
+      'trailsense-example-preflights-per-ip',
     ]);
   });
 });

@@ -13,6 +13,11 @@
  *    what lets the answer be ours: a JSON body and the CORS headers the uploader needs to read it.
  * 4. `RatePerClientIp`: an address past RATE_LIMIT_PER_IP requests in RATE_WINDOW_SECONDS is
  *    blocked with UPLOADS_EDGE_ANSWERS.rateLimited (429, `Retry-After`) until its rate drops.
+ * 5. `RatePreflightsPerClientIp`: the same limit for CORS preflights (OPTIONS), counted apart.
+ * Rules 3 and 4 leave preflights alone: a browser treats a preflight answered 403 or 429 as a
+ * network error, so the page could not read the answer it is owed; the preflight goes on to API
+ * Gateway, and the request after it gets the readable refusal. A flood of preflights meets rule 5
+ * (its block is WAF's plain 403: no page is waiting to read it).
  * Anything else is allowed and goes on to API Gateway's throttles and authorizer.
  *
  * The answers are the shared contract (shared/src/uploads/wire.ts, which the uploader and the
@@ -63,6 +68,17 @@ export function firewallAnswerHeaders(extra: Readonly<Record<string, string>> = 
     .map(([name, value]) => ({ name, value }));
 }
 
+/** A request whose method is OPTIONS (a CORS preflight). */
+const PREFLIGHT: CfnWebACL.StatementProperty = {
+  byteMatchStatement: {
+    fieldToMatch: { method: {} },
+    positionalConstraint: 'EXACTLY',
+    searchString: 'OPTIONS',
+    textTransformations: [{ priority: 0, type: 'NONE' }],
+  },
+};
+const NOT_PREFLIGHT: CfnWebACL.StatementProperty = { notStatement: { statement: PREFLIGHT } };
+
 export interface UploadsFirewallProps {
   /** The settings' `name`: the web ACL's name and its metrics'. */
   environmentName: string;
@@ -103,8 +119,17 @@ export class UploadsFirewall extends Construct {
           name: 'RefuseManagedMatches',
           priority: managed.length,
           statement: {
-            orStatement: {
-              statements: MANAGED_RULE_GROUPS.map((group) => ({ labelMatchStatement: { scope: 'NAMESPACE', key: MANAGED_RULE_LABEL_NAMESPACES[group] } })),
+            andStatement: {
+              statements: [
+                NOT_PREFLIGHT,
+                {
+                  orStatement: {
+                    statements: MANAGED_RULE_GROUPS.map((group) => ({
+                      labelMatchStatement: { scope: 'NAMESPACE', key: MANAGED_RULE_LABEL_NAMESPACES[group] },
+                    })),
+                  },
+                },
+              ],
             },
           },
           action: { block: { customResponse: { responseCode: refused.status, customResponseBodyKey: 'refused', responseHeaders: firewallAnswerHeaders() } } },
@@ -113,7 +138,14 @@ export class UploadsFirewall extends Construct {
         {
           name: 'RatePerClientIp',
           priority: managed.length + 1,
-          statement: { rateBasedStatement: { limit: RATE_LIMIT_PER_IP, evaluationWindowSec: RATE_WINDOW_SECONDS, aggregateKeyType: 'IP' } },
+          statement: {
+            rateBasedStatement: {
+              limit: RATE_LIMIT_PER_IP,
+              evaluationWindowSec: RATE_WINDOW_SECONDS,
+              aggregateKeyType: 'IP',
+              scopeDownStatement: NOT_PREFLIGHT,
+            },
+          },
           action: {
             block: {
               customResponse: {
@@ -124,6 +156,15 @@ export class UploadsFirewall extends Construct {
             },
           },
           visibilityConfig: metric('rate-per-ip'),
+        },
+        {
+          name: 'RatePreflightsPerClientIp',
+          priority: managed.length + 2,
+          statement: {
+            rateBasedStatement: { limit: RATE_LIMIT_PER_IP, evaluationWindowSec: RATE_WINDOW_SECONDS, aggregateKeyType: 'IP', scopeDownStatement: PREFLIGHT },
+          },
+          action: { block: {} },
+          visibilityConfig: metric('preflights-per-ip'),
         },
       ],
     });
