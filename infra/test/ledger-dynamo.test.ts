@@ -16,7 +16,7 @@ import type { CountOutcome, MonthState } from '../src/ledger/rules';
 import { prng } from '../../test-support/prng';
 import { encodeEventKey, handleObjectCreated } from '../src/object-created/handler';
 import type { Decision, ObjectCreatedDeps } from '../src/object-created/handler';
-import { cancelled, conditionFailed, FakeDynamo, itemBytes, keyOf } from './support/fake-dynamo';
+import { cancelled, conditionFailed, FakeDynamo, itemBytes, keyOf, transactionConflict } from './support/fake-dynamo';
 import type { Item } from './support/fake-dynamo';
 import { ENGINES, gated } from './support/ledger-engines';
 import type { LedgerEngine } from './support/ledger-engines';
@@ -612,7 +612,7 @@ describe('the ledger on the fake, with races lost, conflicts and unprocessed key
         racing = false;
       },
       async () => {
-        throw Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException' });
+        throw transactionConflict();
       },
     ];
     fake.before = async (command) => {
