@@ -4,7 +4,8 @@
  * and the real SDK client makes of that answer its own TransactionCanceledException (with the
  * reasons) or TransactionConflictException; its cancellation is shaped as DynamoDB Local's own;
  * nothing a client sends makes it fail. Also: the fake's conflict errors (support/fake-dynamo.ts)
- * are the ones the SDK makes of DynamoDB's answers.
+ * are the ones the SDK makes of DynamoDB's answers, and the ledger's adapter (src/ledger/dynamo.ts)
+ * behind the proxy tries every write that met a transaction again, up to MAX_ATTEMPTS.
  */
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -23,7 +24,12 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
+import { dynamoLedger, MAX_ATTEMPTS } from '../src/ledger/dynamo';
+import type { CountedObject, LedgerPort } from '../src/ledger/port';
+import { countUnder, grant, reservationId } from '../src/ledger/rules';
+import { prng } from '../../test-support/prng';
 import { cancelled, transactionConflict } from './support/fake-dynamo';
+import { conflictEngine, type ConflictEngine } from './support/ledger-engines';
 import { createLedgerTable, localDynamoAt, localDynamoEndpoint } from './support/dynamodb-local';
 import { JSON_1_0, startConflictProxy, type Chooser, type ConflictProxy } from './support/dynamodb-conflict-proxy';
 
@@ -312,5 +318,89 @@ describe('the conflict proxy, whatever it is sent', () => {
       client.destroy();
       await lonely.close();
     }
+  });
+});
+
+describe('the ledger adapter behind the conflict proxy', () => {
+  const RANCH = 'cedar-creek';
+  const HOLD = reservationId('2026_11', 'conflictsconflicts');
+  const NOW = Date.parse('2026-11-10T12:00:00Z');
+  let engine: ConflictEngine;
+  let ledger: LedgerPort;
+  let mark = 0;
+  /** The requests the proxy answered as conflicts in this test. */
+  const answered = () => engine.proxy.answered.slice(mark);
+  beforeEach(async () => {
+    engine = await conflictEngine();
+    mark = engine.proxy.answered.length;
+    ledger = dynamoLedger(engine.client, engine.table, { sleep: async () => {}, random: prng(45), budgetMs: Number.POSITIVE_INFINITY });
+  });
+  afterEach(() => expect(engine.proxy.failures).toEqual([]));
+
+  /** Conflicts the first `times` requests of `operation` (a transaction's item `item`); counts the requests of it. */
+  function conflicting(operation: string, times: number, item = 1) {
+    const sent = { count: 0 };
+    engine.proxy.chooser = (op) => {
+      if (op !== operation) return 'forward';
+      return sent.count++ < times ? { conflicting: [item] } : 'forward';
+    };
+    return sent;
+  }
+  const grantSlots = (slots: number) =>
+    ledger.updateMonth(RANCH, '2026_11', (state) => {
+      const { next, granted } = grant(state, { id: HOLD, asked: slots, ceiling: 100, now: NOW });
+      return { next, result: granted };
+    });
+  const count = (key: string, form: CountedObject['form'] = 'original', fingerprint: string | null = null) =>
+    ledger.countObject(
+      { bucket: 'uploads', key, ranchId: RANCH, yearmo: '2026_11', reservation: HOLD, fingerprint, form, checksum: null, at: new Date(NOW).toISOString() },
+      (state) => {
+        const { next, outcome } = countUnder(state, { id: HOLD, ceiling: 100, now: NOW });
+        return { next, result: outcome };
+      },
+    );
+
+  it('grants slots whose month write met a transaction twice (TransactionConflictException): written the third time', async () => {
+    const puts = conflicting('PutItem', 2);
+    await expect(grantSlots(3)).resolves.toBe(3);
+    expect(puts.count).toBe(3);
+    expect(answered().map((a) => a.operation)).toEqual(['PutItem', 'PutItem']);
+    expect((await engine.month(RANCH, '2026_11')).holds[HOLD]?.slots).toBe(3);
+  });
+
+  it('counts an object and upgrades its photo when their transactions were cancelled for conflicts first', async () => {
+    await grantSlots(3);
+    const fingerprint = 'v1-300000-0123456789abcdef0123456789abcdef';
+    const transactions = conflicting('TransactWriteItems', 2, 2);
+    await expect(count('public/cedar-creek/copy.jpg', 'copy', fingerprint)).resolves.toBe('reserved');
+    expect(transactions.count).toBe(3);
+    expect(answered().map((a) => a.reasons)).toEqual([
+      ['None', 'None', 'TransactionConflict', 'None'],
+      ['None', 'None', 'TransactionConflict', 'None'],
+    ]);
+    expect((await engine.month(RANCH, '2026_11')).total).toBe(1);
+    const upgrades = conflicting('TransactWriteItems', 1, 0);
+    const upgrade = {
+      bucket: 'uploads',
+      key: 'public/cedar-creek/original.jpg',
+      ranchId: RANCH,
+      fingerprint,
+      yearmo: '2026_11',
+      checksum: null,
+      at: new Date(NOW).toISOString(),
+    };
+    await expect(ledger.upgradePhoto(upgrade)).resolves.toBe('upgraded');
+    expect(upgrades.count).toBe(2);
+    expect((await engine.get({ pk: `RANCH#${RANCH}`, sk: `PHOTO#${fingerprint}` }))?.['form']).toEqual({ S: 'original' });
+  });
+
+  it(`gives up after ${MAX_ATTEMPTS} cancelled transactions with the SDK's TransactionCanceledException, counting nothing`, async () => {
+    await grantSlots(1);
+    const transactions = conflicting('TransactWriteItems', Number.POSITIVE_INFINITY);
+    const error = await count('public/cedar-creek/a.jpg').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransactionCanceledException);
+    expect((error as TransactionCanceledException).CancellationReasons?.map((r) => r.Code)).toEqual(['None', 'TransactionConflict']);
+    expect(transactions.count).toBe(MAX_ATTEMPTS);
+    expect(await engine.month(RANCH, '2026_11')).toMatchObject({ total: 0, holds: { [HOLD]: { slots: 1 } } });
   });
 });
