@@ -12,38 +12,16 @@ import type { CommandSender } from '../src/ledger/dynamo';
 import { MemoryLedger } from '../src/ledger/memory';
 import type { LedgerPort, PhotoRecord } from '../src/ledger/port';
 import type { ReservationResponse } from '@trailsense/shared/uploads-wire';
-import { fingerprintOf } from '../../test-support/fingerprint';
 import { prng } from '../../test-support/prng';
 import { ENGINES, gated } from './support/ledger-engines';
 import type { LedgerEngine } from './support/ledger-engines';
-import { RANCH, UploadWorld } from './support/upload-world';
+import { photo, RANCH, UploadWorld } from './support/upload-world';
 import { TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 
 // DynamoDB Local on a busy 2-core machine (see ledger-dynamo.test.ts).
 jest.setTimeout(120_000);
 
 const NOW = Date.parse('2026-11-10T12:00:00Z');
-
-/** Deterministic bytes that start as a JPEG does, distinct per seed. */
-function photoBytes(size: number, seed: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  let x = seed;
-  for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    bytes[i] = x >>> 24;
-  }
-  bytes.set([0xff, 0xd8, 0xff, 0xe0], 0);
-  return bytes;
-}
-
-const fingerprintOfBytes = (bytes: Uint8Array) => fingerprintOf(Buffer.from(bytes));
-
-/** A camera's original (3 MB: both sampled ranges) and the browser's smaller copy of it. */
-function photo(seed: number, size = 3 * 1024 * 1024) {
-  const original = photoBytes(size, seed);
-  // A copy as the uploader sends one: well under its original (the object-created function refuses one that is not: copyFits).
-  return { original, copy: photoBytes(Math.min(400_000, Math.floor(size / 2)), seed + 10_000), fingerprint: fingerprintOfBytes(original) };
-}
 
 const instant = (client: CommandSender, table: string, seed = 1): LedgerPort =>
   dynamoLedger(client, table, { sleep: async () => {}, random: prng(seed), budgetMs: Number.POSITIVE_INFINITY });

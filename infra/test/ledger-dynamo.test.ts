@@ -16,7 +16,7 @@ import type { CountOutcome, MonthState } from '../src/ledger/rules';
 import { prng } from '../../test-support/prng';
 import { encodeEventKey, handleObjectCreated } from '../src/object-created/handler';
 import type { Decision, ObjectCreatedDeps } from '../src/object-created/handler';
-import { cancelled, conditionFailed, FakeDynamo, itemBytes, keyOf } from './support/fake-dynamo';
+import { cancelled, conditionFailed, FakeDynamo, itemBytes, keyOf, transactionConflict } from './support/fake-dynamo';
 import type { Item } from './support/fake-dynamo';
 import { ENGINES, gated } from './support/ledger-engines';
 import type { LedgerEngine } from './support/ledger-engines';
@@ -587,6 +587,21 @@ describe('the ledger on the fake, with races lost, conflicts and unprocessed key
     expect(month.holds[RESERVATION]?.slots).toBe(400);
   });
 
+  it('tries a month write again when it meets an ongoing transaction (TransactionConflictException), as after a lost race', async () => {
+    // DynamoDB rejects a PutItem of an item that an ongoing transaction includes — the month, while
+    // an object is counted in it (the developer guide's "Transaction conflict handling").
+    const fake = new FakeDynamo(TABLE);
+    const { ledger, sleeps } = ledgerOn(fake);
+    let conflicts = 2;
+    fake.before = (command) => {
+      if (command instanceof PutItemCommand && conflicts-- > 0) throw transactionConflict();
+    };
+    await expect(ledger.updateMonth('cedar-creek', '2026_11', grantChange(RESERVATION, 3))).resolves.toBe(3);
+    expect(fake.count(PutItemCommand)).toBe(3);
+    expect(sleeps).toHaveLength(2);
+    expect(fake.month('cedar-creek', '2026_11').holds[RESERVATION]?.slots).toBe(3);
+  });
+
   it('gives up after MAX_ATTEMPTS lost races with the last error, and throws other errors at once', async () => {
     const fake = new FakeDynamo(TABLE);
     const { ledger, sleeps } = ledgerOn(fake);
@@ -630,7 +645,7 @@ describe('the ledger on the fake, with races lost, conflicts and unprocessed key
         racing = false;
       },
       async () => {
-        throw Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException' });
+        throw transactionConflict();
       },
     ];
     fake.before = async (command) => {

@@ -210,7 +210,11 @@ async function recordRetired(table: LedgerTable, ranchId: string, yearmo: string
   }
 }
 
-/** LedgerPort.updateMonth: the month's read-modify-write, tried again from a fresh read when another write came first. */
+/**
+ * LedgerPort.updateMonth: the month's read-modify-write, tried again from a fresh read when another
+ * write came first (ConditionalCheckFailed) or the month was part of an ongoing transaction — an
+ * object being counted in it — which DynamoDB rejects the PutItem for (TransactionConflictException).
+ */
 async function changeMonth<T>(
   table: LedgerTable,
   ranchId: string,
@@ -228,7 +232,8 @@ async function changeMonth<T>(
       await table.client.send(new PutItemCommand(monthPut(table.name, ranchId, yearmo, read, next)));
       return result;
     } catch (error) {
-      if (nameOf(error) !== 'ConditionalCheckFailedException' || !table.mayRetry(started, attempt)) throw error;
+      const lostRace = nameOf(error) === 'ConditionalCheckFailedException' || isConflict(error, null);
+      if (!lostRace || !table.mayRetry(started, attempt)) throw error;
       await table.backoff(attempt);
     }
   }

@@ -17,12 +17,14 @@ import {
   GetItemCommand,
   PutItemCommand,
   TransactionCanceledException,
+  TransactionConflictException,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue, CancellationReason, ConditionCheck, Put, Update } from '@aws-sdk/client-dynamodb';
 import type { CommandSender } from '../../src/ledger/dynamo';
 import { monthFromItem } from '../../src/ledger/dynamo';
 import type { MonthState } from '../../src/ledger/rules';
+import { cancellationMessage, cancellationReason, TRANSACTION_CONFLICT_MESSAGE } from './dynamodb-conflict-proxy';
 
 export type Item = Record<string, AttributeValue>;
 
@@ -31,14 +33,24 @@ export const keyOf = (key: Item | undefined) => `${key?.['pk']?.S}|${key?.['sk']
 /** 400 KB: DynamoDB's largest item, counting attribute names and values in UTF-8 bytes. */
 export const MAX_ITEM_BYTES = 400 * 1024;
 
-export const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+/** What the SDK's errors of DynamoDB's answers carry of their response: a 400 (the fake has no request ids). */
+const answer400 = () => ({ httpStatusCode: 400 });
 
+export const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: answer400() });
+
+/**
+ * A cancelled transaction, as the SDK makes it of DynamoDB's answer: one reason per item, with
+ * DynamoDB's message for each (none for `None`: support/dynamodb-conflict-proxy.ts has the wire shape).
+ */
 export const cancelled = (codes: readonly string[]) =>
   new TransactionCanceledException({
-    message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
-    $metadata: {},
-    CancellationReasons: codes.map((Code): CancellationReason => (Code === 'None' ? { Code } : { Code, Message: Code })),
+    message: cancellationMessage(codes),
+    $metadata: answer400(),
+    CancellationReasons: codes.map((code): CancellationReason => cancellationReason(code)),
   });
+
+/** A single-item write that met an ongoing transaction, as the SDK makes it of DynamoDB's answer. */
+export const transactionConflict = () => new TransactionConflictException({ message: TRANSACTION_CONFLICT_MESSAGE, $metadata: answer400() });
 
 const validation = (message: string) => Object.assign(new Error(message), { name: 'ValidationException' });
 

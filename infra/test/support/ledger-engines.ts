@@ -4,13 +4,19 @@
  * (support/dynamodb-local.ts, started once per jest run). A suite written against `LedgerEngine`
  * runs on both (`ENGINES`), so a place where the fake interprets a command differently from
  * DynamoDB shows up as a test failing on one of them.
+ *
+ * A third, `CONFLICT_ENGINE`: DynamoDB Local behind the conflict proxy
+ * (support/dynamodb-conflict-proxy.ts), whose chooser a test sets to answer writes as DynamoDB
+ * answers those that meet another transaction, which DynamoDB Local alone never does. It is not
+ * among `ENGINES`: forwarding everything, it is DynamoDB Local with a hop more.
  */
 import { GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { GetItemCommandOutput, ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import type { CommandSender } from '../../src/ledger/dynamo';
 import { ledgerKeys, monthFromItem } from '../../src/ledger/dynamo';
 import type { MonthState } from '../../src/ledger/rules';
-import { createLedgerTable, localDynamo } from './dynamodb-local';
+import { FORWARD_ALL, startConflictProxy, type ConflictProxy } from './dynamodb-conflict-proxy';
+import { createLedgerTable, localDynamo, localDynamoAt, localDynamoEndpoint } from './dynamodb-local';
 import { FakeDynamo, itemBytes, type Item } from './fake-dynamo';
 
 export interface LedgerEngine {
@@ -32,29 +38,31 @@ export interface LedgerEngine {
 let tables = 0;
 
 class Engine implements LedgerEngine {
+  /** `inspector`: what the test's own reads and puts go through (default the adapter's client). */
   constructor(
     readonly name: string,
     readonly client: CommandSender,
     readonly table: string,
+    private readonly inspector: CommandSender = client,
   ) {}
 
   async get(key: { pk: string; sk: string }): Promise<Item | undefined> {
-    const answer = (await this.client.send(
+    const answer = (await this.inspector.send(
       new GetItemCommand({ TableName: this.table, Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }),
     )) as GetItemCommandOutput;
     return answer.Item;
   }
 
   async put(item: Item): Promise<void> {
-    await this.client.send(new PutItemCommand({ TableName: this.table, Item: item }));
+    await this.inspector.send(new PutItemCommand({ TableName: this.table, Item: item }));
   }
 
   async all(): Promise<Item[]> {
-    if (this.client instanceof FakeDynamo) return [...this.client.items.values()].map((item) => structuredClone(item));
+    if (this.inspector instanceof FakeDynamo) return [...this.inspector.items.values()].map((item) => structuredClone(item));
     const items: Item[] = [];
     let start: Item | undefined;
     do {
-      const page = (await this.client.send(
+      const page = (await this.inspector.send(
         new ScanCommand({ TableName: this.table, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }),
       )) as ScanCommandOutput;
       items.push(...(page.Items ?? []));
@@ -80,10 +88,15 @@ export function fakeEngine(): LedgerEngine {
 }
 
 let shared: ReturnType<typeof localDynamo> | null = null;
-// One client per test file, its sockets closed when the file is done.
-afterAll(() => {
+let proxied: Promise<{ proxy: ConflictProxy; client: ReturnType<typeof localDynamo> }> | null = null;
+// One client (and one proxy) per test file, its sockets closed when the file is done.
+afterAll(async () => {
   shared?.destroy();
   shared = null;
+  const behind = await proxied;
+  proxied = null;
+  behind?.client.destroy();
+  await behind?.proxy.close();
 });
 
 /** A fresh, empty table on DynamoDB Local. */
@@ -93,11 +106,32 @@ export async function localEngine(): Promise<LedgerEngine> {
   return new Engine('DynamoDB Local', shared, table);
 }
 
+/** DynamoDB Local behind the conflict proxy: the adapter's requests go through `proxy`, the test's own reads straight to DynamoDB Local. */
+export interface ConflictEngine extends LedgerEngine {
+  /** The file's proxy: set its `chooser` to answer writes as conflicts (a new engine resets it to forward all). */
+  readonly proxy: ConflictProxy;
+}
+
+const CONFLICT_ENGINE_NAME = 'DynamoDB Local behind the conflict proxy';
+
+/** A fresh, empty table on DynamoDB Local, reached by the adapter through the file's conflict proxy. */
+export async function conflictEngine(): Promise<ConflictEngine> {
+  shared ??= localDynamo();
+  proxied ??= startConflictProxy(localDynamoEndpoint()).then((proxy) => ({ proxy, client: localDynamoAt(proxy.endpoint) }));
+  const { proxy, client } = await proxied;
+  proxy.chooser = FORWARD_ALL;
+  const table = await createLedgerTable(shared);
+  return Object.assign(new Engine(CONFLICT_ENGINE_NAME, client, table, shared), { proxy });
+}
+
 /** Both engines, for `describe.each`: each call makes a fresh table. */
 export const ENGINES: readonly [string, () => Promise<LedgerEngine>][] = [
   ['the fake', () => Promise.resolve(fakeEngine())],
   ['DynamoDB Local', localEngine],
 ];
+
+/** The third engine, for a suite that chooses conflicts (`ConflictEngine.proxy`). */
+export const CONFLICT_ENGINE: readonly [string, () => Promise<ConflictEngine>] = [CONFLICT_ENGINE_NAME, conflictEngine];
 
 /**
  * A client that holds back the first `times` commands `hold` picks until `release()`, passing the

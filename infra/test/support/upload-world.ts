@@ -10,6 +10,7 @@ import { encodeEventKey, handleObjectCreated } from '../../src/object-created/ha
 import type { Decision, ObjectCreatedDeps } from '../../src/object-created/handler';
 import { handleUploadsApi } from '../../src/uploads-api/handler';
 import type { UploadsApiResponse } from '../../src/uploads-api/handler';
+import { fingerprintOf } from '../../../test-support/fingerprint';
 
 export const BUCKET = 'uploads';
 export const RANCH = 'cedar-creek';
@@ -142,3 +143,25 @@ export class UploadWorld {
 
 /** A well-formed fingerprint, distinct per `i`. */
 export const fingerprint = (i: number) => `v1-${200_000 + i}-${i.toString(16).padStart(32, '0')}`;
+
+/** Deterministic bytes that start as a JPEG does, distinct per seed. */
+export function photoBytes(size: number, seed: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  let x = seed;
+  for (let i = 0; i < size; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    bytes[i] = x >>> 24;
+  }
+  bytes.set(JPEG_START, 0);
+  return bytes;
+}
+
+/**
+ * A camera's original (3 MB by default: both sampled ranges), its fingerprint as the uploader
+ * computes it, and the browser's smaller copy of it: well under its original, as the uploader sends
+ * one (the object-created function refuses one that is not: copyFits).
+ */
+export function photo(seed: number, size = 3 * 1024 * 1024) {
+  const original = photoBytes(size, seed);
+  return { original, copy: photoBytes(Math.min(400_000, Math.floor(size / 2)), seed + 10_000), fingerprint: fingerprintOf(Buffer.from(original)) };
+}
