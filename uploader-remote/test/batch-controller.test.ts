@@ -672,7 +672,8 @@ describe('BatchController: the server vouches (upload slots, photos known on eve
     await until(() => ready(t.state()), 'the files to be checked');
     t.controller.requestUpload();
     await until(() => t.state().serverWait !== null, 'the wait to be said');
-    expect(serverWaitMessage(t.state().serverWait!.seconds)).toBe(
+    expect(t.state().serverWait!.why).toBe('address');
+    expect(serverWaitMessage(t.state().serverWait!.seconds, t.state().serverWait!.why)).toBe(
       'The upload service asked to wait: too many requests came from this network address. Uploading continues by itself in 60 seconds.',
     );
     t.world.failReserve = null;

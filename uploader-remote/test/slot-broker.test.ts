@@ -7,6 +7,7 @@ import { ApiRequestError } from '../src/features/upload/services/api/api-client'
 import type { ReservationResponse, UploadsApi } from '../src/features/upload/services/api/api-client';
 import { UPLOADS_EDGE_ANSWERS } from '@trailsense/shared/uploads-wire';
 import { MAX_TOLD_WAIT_MS, SlotBroker } from '../src/features/upload/controller/slot-broker';
+import { serverWaitMessage } from '../src/features/upload/model/messages';
 import { DEFAULT_SLICE, MAX_SLICE, MIN_SLICE, nextSlice, sliceSize } from '../src/features/upload/model/slice-plan';
 
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-21T22:00:00Z') }));
@@ -71,7 +72,7 @@ function fakeServer(room: number, known: string[] = [], copies: string[] = []) {
   return { api, calls, failures };
 }
 
-function broker(api: UploadsApi, upcoming: string[], size = 50, onServerWait?: (until: number | null) => void) {
+function broker(api: UploadsApi, upcoming: string[], size = 50, onServerWait?: (until: number | null, why?: string) => void) {
   const months: string[] = [];
   const logError = jest.fn();
   const b = new SlotBroker({
@@ -191,7 +192,7 @@ describe('SlotBroker', () => {
     const told = new ApiRequestError({ kind: 'http', status: edge.status, message: edge.message, retryAfterMs: edge.retryAfterSeconds * 1000 });
     server.failures.push(told, told);
     const waits: (number | null)[] = [];
-    const { b } = broker(server.api, fps(2), 50, (until) => waits.push(until === null ? null : until - Date.now()));
+    const { b } = broker(server.api, fps(2), 50, (until) => void waits.push(until === null ? null : until - Date.now()));
     const answer = b.take(fps(2)[0]!);
     // Not the 1 s of a network failure: the minute the firewall named, twice (not counted against the two retries).
     await jest.advanceTimersByTimeAsync(59_999);
@@ -204,10 +205,14 @@ describe('SlotBroker', () => {
 
     // A server asking for an hour is asked again after ten minutes at most.
     const server2 = fakeServer(10);
-    server2.failures.push(new ApiRequestError({ kind: 'http', status: 429, message: 'x', retryAfterMs: 3_600_000 }));
-    const second = broker(server2.api, fps(2)).b.take(fps(2)[0]!);
+    // API Gateway's own throttle (for everyone, not this address) is told apart.
+    server2.failures.push(new ApiRequestError({ kind: 'http', status: 429, message: 'Too Many Requests', retryAfterMs: 3_600_000 }));
+    const why: string[] = [];
+    const second = broker(server2.api, fps(2), 50, (until, reason) => void (until !== null && why.push(reason!))).b.take(fps(2)[0]!);
     await jest.advanceTimersByTimeAsync(MAX_TOLD_WAIT_MS);
     expect((await second).kind).toBe('slot');
+    expect(why).toEqual(['busy']);
+    expect(serverWaitMessage(5, 'busy')).toBe('The upload service is busy and asked to wait. Uploading continues by itself in 5 seconds.');
   });
 
   it("the firewall's refusal (403) is final and told apart from an unreachable server", async () => {

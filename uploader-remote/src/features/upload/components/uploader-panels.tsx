@@ -186,7 +186,7 @@ export function BatchStatus({ state, running, facts }: { state: UploaderState; r
     ...(state.paused.includes('offline') ? [OFFLINE_PAUSE] : []),
     ...(state.paused.includes('session') && running ? [sessionPauseMessage(queue.uploaded, queue.total)] : []),
     ...(state.waitingForOtherTab ? [OTHER_TAB_WAIT] : []),
-    ...(state.serverWait ? [serverWaitMessage(state.serverWait.seconds)] : []),
+    ...(state.serverWait ? [serverWaitMessage(state.serverWait.seconds, state.serverWait.why)] : []),
   ];
 
   return (

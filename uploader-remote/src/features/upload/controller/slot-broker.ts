@@ -17,6 +17,9 @@ export type SlotAnswer =
   | { kind: 'unavailable'; reason: string }
   | { kind: 'refused' };
 
+/** Why the server asked to wait: this network address sent too many requests, or the service is busy for everyone. */
+export type ServerWaitReason = 'address' | 'busy';
+
 /** Where a batch gets its photos' slots. */
 export interface Slots {
   take(fingerprint: string): Promise<SlotAnswer>;
@@ -50,8 +53,11 @@ export interface SlotBrokerDeps {
   sliceSize: () => number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
-  /** The server asked to wait until this instant (by `now`) before asking again; null: no longer waiting. */
-  onServerWait?: (until: number | null) => void;
+  /**
+   * The server asked to wait until this instant (by `now`) before asking again — its firewall, for
+   * this network address (`address`), or the API for everyone (`busy`: its throttle); null: no longer waiting.
+   */
+  onServerWait?: (until: number | null, why?: ServerWaitReason) => void;
   /** The server's month for the granted photos (it may differ from the one the screen shows). */
   onMonth: (yearmo: string) => void;
   /** The reservations holding unused slots, whenever they change (kept so a batch that never ends can be cleaned up after). */
@@ -161,7 +167,7 @@ export class SlotBroker implements Slots {
         if (e?.kind === 'http' && e.status === 429 && e.retryAfterMs !== undefined && told < MAX_TOLD_WAITS) {
           told++;
           const wait = Math.min(e.retryAfterMs, MAX_TOLD_WAIT_MS);
-          this.deps.onServerWait?.(this.deps.now() + wait);
+          this.deps.onServerWait?.(this.deps.now() + wait, e.message === UPLOADS_EDGE_ANSWERS.rateLimited.message ? 'address' : 'busy');
           try {
             await this.deps.sleep(wait);
           } finally {

@@ -288,7 +288,7 @@ export class UploadRun {
       sliceSize: () => sliceSize(progress.rate() ?? store.getState().recentSpeed, averageSize(store.getState().queue.files)),
       now,
       sleep: (ms) => services.sleep(ms, sleepSignal),
-      onServerWait: (until) => store.set({ serverWait: until === null ? null : { seconds: (until - now()) / 1000 } }),
+      onServerWait: (until, why = 'busy') => store.set({ serverWait: until === null ? null : { seconds: (until - now()) / 1000, why } }),
       onMonth: (month) => this.account.monthSaid(month),
       remember: (reservations) => services.prefs.setOpenReservations(this.reservationsKey, reservations),
       logError: services.logError,

@@ -45,7 +45,7 @@ export interface UploaderState {
   /** The batch waits for another tab of the same user and ranch. */
   waitingForOtherTab: boolean;
   /** The upload service asked to wait this many seconds before it is asked again (a 429 with `Retry-After`); null: it did not. */
-  serverWait: { seconds: number } | null;
+  serverWait: { seconds: number; why: 'address' | 'busy' } | null;
   /** The latest polite announcement for screen readers. */
   announcement: string;
   /** A folder or a drop being read: how many files were found so far. */

@@ -196,15 +196,16 @@ export function notSentRefusedNotice(count: number): string {
 }
 
 /**
- * The upload service asked this browser to wait (its firewall's rate limit: a 429 with
- * `Retry-After`); `seconds`: how long from when it said so.
+ * The upload service asked this browser to wait (a 429 with `Retry-After`): its firewall, for
+ * this network address (`address`), or its throttle, for everyone (`busy`); `seconds`: how long
+ * from when it said so.
  */
-export function serverWaitMessage(seconds: number): string {
-  const wait =
-    seconds < 90
-      ? `${formatCount(Math.max(1, Math.round(seconds)))} ${Math.round(seconds) === 1 ? 'second' : 'seconds'}`
-      : `${formatCount(Math.round(seconds / 60))} minutes`;
-  return `The upload service asked to wait: too many requests came from this network address. Uploading continues by itself in ${wait}.`;
+export function serverWaitMessage(seconds: number, why: 'address' | 'busy' = 'address'): string {
+  const s = Math.max(1, Math.round(seconds));
+  const wait = s < 90 ? `${formatCount(s)} ${s === 1 ? 'second' : 'seconds'}` : `${formatCount(Math.round(s / 60))} minutes`;
+  const cause =
+    why === 'address' ? 'The upload service asked to wait: too many requests came from this network address.' : 'The upload service is busy and asked to wait.';
+  return `${cause} Uploading continues by itself in ${wait}.`;
 }
 
 /** Slots held for other members' uploads right now, when the allowance is shown. */
