@@ -35,7 +35,8 @@ export default defineConfig({
       command: `mkdir -p .sandbox-data && npm run sandbox -- --reset --firewall off --data-dir ${path.resolve('.sandbox-data/e2e')} > ${path.resolve('.sandbox-data/e2e.log')} 2>&1`,
       url: 'http://localhost:4103/ranches/cedar-creek',
       reuseExistingServer: false,
-      timeout: 120_000,
+      // Bounds only a server that never starts: on a 2-core machine held busy, start-up took minutes.
+      timeout: 600_000,
       stdout: 'ignore',
       stderr: 'pipe',
     },
@@ -45,7 +46,7 @@ export default defineConfig({
       env: { TRAILSENSE_CONFIG: 'config/e2e.json' },
       url: 'http://localhost:3000/config.json',
       reuseExistingServer: false,
-      timeout: 30_000,
+      timeout: 600_000,
     },
   ],
 });

@@ -122,6 +122,9 @@ function move(from, to) {
   }
 }
 
+/** How long a started JVM may take to answer its first request (CI allows 90 minutes in all). */
+const START_BUDGET_MS = 10 * 60_000;
+
 /** The port was taken between our check and the JVM's bind: worth one more try. */
 class PortTaken extends Error {}
 
@@ -203,13 +206,15 @@ async function launch(port) {
     })());
 
   const endpoint = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  // A JVM that is up but slow to open Jetty (a 2-core machine with both cores held by other jobs
+  // took over a minute) is waited for; the bound only ends a JVM that never answers.
+  const deadline = Date.now() + START_BUDGET_MS;
   try {
     for (;;) {
       // Jetty reports a failed bind but the JVM keeps running.
       if (/BindException|Failed to bind/.test(output)) throw new PortTaken(`port ${port} was taken`);
       if (await Promise.race([answers(endpoint, origin), failed])) break;
-      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} within 60 s:\n${output.trim()}`);
+      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${START_BUDGET_MS / 60_000} minutes:\n${output.trim()}`);
       await Promise.race([new Promise((resolve) => setTimeout(resolve, 100)), failed]);
     }
   } catch (error) {
