@@ -5,9 +5,18 @@
 // fake clock with fakes at its boundary (test/support/fake-services.ts: its server counts a copy
 // once and takes the original of a photo it has as a copy without counting it again), and the
 // pure rules of model/photo-forms.ts.
-import { CopyAhead } from '../src/features/upload/controller/copy-ahead';
+import { CopyAhead } from '../src/features/upload/controller/stages/copies/copy-ahead';
 import { tallyEvent, EMPTY_TALLY, batchOutcomeEvent, VISIBLE_SO_FAR } from '../src/features/upload/model/batch-outcome';
-import { copyBytesOf, copyKeyOf, keyFor, onRecord, SUGGEST_COPIES_AFTER_S, TYPICAL_COPY_BYTES } from '../src/features/upload/model/photo-forms';
+import {
+  copyBytesOf,
+  copyKeyOf,
+  keyFor,
+  NO_COPIES,
+  onRecord,
+  SUGGEST_COPIES_AFTER_S,
+  tallyCopy,
+  TYPICAL_COPY_BYTES,
+} from '../src/features/upload/model/photo-forms';
 import { selectionFacts } from '../src/features/upload/model/selection';
 import type { ListedFile } from '../src/features/upload/model/upload-queue';
 import { storedPreferences } from '../src/features/upload/services/browser/uploader-preferences';
@@ -101,12 +110,20 @@ describe('the estimates before Upload', () => {
 });
 
 describe('the batch outcome', () => {
-  it('tallies copies and the bytes they spared, and the event passes the server’s schema', () => {
-    let tally = tallyEvent(EMPTY_TALLY, { type: 'succeeded', id: 'a' }, 500_000, 4_000_000);
-    tally = tallyEvent(tally, { type: 'succeeded', id: 'b' }, 3_000_000);
-    expect(tally).toMatchObject({ photos: 2, bytes: 3_500_000, copies: 1, bytesSaved: 3_500_000 });
-    const event = batchOutcomeEvent(tally, { startedAt: 0, endedAt: 10_000, hidden: VISIBLE_SO_FAR, stopped: false, smallerCopies: true });
-    expect(event).toMatchObject({ smallerCopies: true, copies: 1, bytesSaved: 3_500_000 });
+  it('tallies copies and the bytes they spared, and the event with the copies stage’s fields passes the server’s schema', () => {
+    let copies = tallyCopy(NO_COPIES, 500_000, 4_000_000);
+    copies = tallyCopy(copies, 300_000, 200_000);
+    expect(copies).toEqual({ copies: 2, bytesSaved: 3_500_000 });
+    const event = {
+      ...batchOutcomeEvent(tallyEvent(EMPTY_TALLY, { type: 'succeeded', id: 'a' }, 500_000), {
+        startedAt: 0,
+        endedAt: 10_000,
+        hidden: VISIBLE_SO_FAR,
+        stopped: false,
+      }),
+      smallerCopies: true,
+      ...copies,
+    };
     expect(parseMonitoringEvent(event)).toEqual({ ok: true, event });
     expect(parseMonitoringEvent({ ...event, copies: -1 })).toMatchObject({ ok: false });
     expect(parseMonitoringEvent({ ...event, smallerCopies: 'yes' })).toMatchObject({ ok: false });
