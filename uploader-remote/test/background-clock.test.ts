@@ -1,5 +1,6 @@
 import { createBackgroundClock, type PageLifecycle, type TimerWorker } from '../src/features/upload/services/clock/background-clock';
 import { sleptFor, WAKE_THRESHOLD_MS, type TimerMessage, type TimerRequest } from '../src/features/upload/services/clock/timer-protocol';
+import { FakeWorker } from './support/fake-worker';
 
 // Jest's fake clock stands for both threads' time; the "page" timers below are throttled as
 // Chromium throttles a hidden tab after 5 minutes (a wake-up once a minute), the worker's are not.
@@ -30,36 +31,27 @@ function throttledPageTimers() {
 
 /** timer.worker.ts's behaviour, on the fake clock: ready at once, timers unthrottled; `failAfterStart` reports an error instead. */
 function fakeWorker(options: { failAfterStart?: boolean } = {}) {
-  const listeners: { message: ((event: MessageEvent<TimerMessage>) => void)[]; error: ((event: Event) => void)[] } = { message: [], error: [] };
   const armed = new Map<number, ReturnType<typeof setTimeout>>();
-  const requests: TimerRequest[] = [];
-  const post = (message: TimerMessage) => {
-    for (const l of listeners.message) l({ data: message } as MessageEvent<TimerMessage>);
-  };
-  let terminated = false;
-  const worker: TimerWorker = {
-    postMessage(request) {
-      requests.push(request);
-      const existing = armed.get(request.id);
-      if (existing !== undefined) clearTimeout(existing);
-      if (request.kind === 'set')
-        armed.set(
-          request.id,
-          setTimeout(() => post({ kind: 'fire', id: request.id }), request.ms),
-        );
-    },
-    addEventListener(type: 'message' | 'error' | 'messageerror', listener: never) {
-      if (type === 'message') listeners.message.push(listener);
-      else if (type === 'error') listeners.error.push(listener);
-    },
-    terminate: () => void (terminated = true),
-  };
-  // Started: the first message says it runs (or, for a blocked script, an error event).
+  const worker = new FakeWorker<TimerRequest, TimerMessage>((request, self) => {
+    const existing = armed.get(request.id);
+    if (existing !== undefined) clearTimeout(existing);
+    if (request.kind === 'set')
+      armed.set(
+        request.id,
+        setTimeout(() => self.answer({ kind: 'fire', id: request.id }), request.ms),
+      );
+  });
+  // Started: the first message says it runs (or, for a blocked script, an error event with no details).
   setTimeout(() => {
-    if (options.failAfterStart) for (const l of listeners.error) l(new Event('error'));
-    else post({ kind: 'ready' });
+    if (options.failAfterStart) worker.crash('');
+    else worker.answer({ kind: 'ready' });
   }, 5);
-  return { worker, requests, post, terminated: () => terminated };
+  return {
+    worker: worker as TimerWorker,
+    requests: worker.posted,
+    post: (message: TimerMessage) => worker.answer(message),
+    terminated: () => worker.terminated,
+  };
 }
 
 function lifecycle() {

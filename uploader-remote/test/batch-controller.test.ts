@@ -2,8 +2,8 @@
  * @jest-environment node
  */
 // The batch controller without a DOM (it is framework-free), on jest's fake clock, with fakes at
-// its boundary (test/support/fake-services.ts): storage, API, journal, browser ports.
-import { BatchController, type UploaderState } from '../src/features/upload/controller/batch-controller';
+// its boundary (test/support/fake-services.ts): storage, API, journal, browser ports; opened and
+// waited on by the one controller harness (test/support/controller-harness.ts).
 import { remainingOf } from '../src/features/upload/model/quota';
 import { memoryJournal } from './support/memory-journal';
 import { FOLDER_NOT_ALLOWED, serverWaitMessage } from '../src/features/upload/model/messages';
@@ -11,40 +11,13 @@ import { ApiRequestError } from '../src/features/upload/services/api/api-client'
 import { UPLOADS_EDGE_ANSWERS } from '@trailsense/shared/uploads-wire';
 import { storedPreferences } from '../src/features/upload/services/browser/uploader-preferences';
 import { fakeLocks, fakeServices, fakeTabsBus, mapStorage, photo } from './support/fake-services';
+import { idle, open, ready, until, uploadAll } from './support/controller-harness';
 
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-21T22:00:00') }));
 afterEach(() => jest.useRealTimers());
 
-const identity = { owner: 'sub-1', email: 'member@example.com', ranchId: 'mesquite-flats' };
-
-/** Advances the fake clock in steps until `condition` holds (a failure names what was awaited). */
-async function until(condition: () => boolean, what = 'the condition'): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (condition()) return;
-    await jest.advanceTimersByTimeAsync(100);
-  }
-  throw new Error(`Timed out (on the fake clock) waiting for ${what}`);
-}
-
-function open(services = fakeServices()) {
-  const controller = new BatchController(services.services, identity, { concurrency: 3 });
-  controller.attach();
-  const state = (): UploaderState => controller.getState();
-  return { ...services, controller, state };
-}
-
-const ready = (s: UploaderState) => s.allowance.kind === 'known' && s.queue.checks.kind === 'idle';
-const idle = (s: UploaderState) => s.queue.batch.kind === 'idle' && s.queue.checks.kind === 'idle';
 const photos = (n: number, prefix = 'IMG_') =>
   Array.from({ length: n }, (_, i) => photo(`${prefix}${String(i + 1).padStart(4, '0')}.JPG`, `${prefix}${i + 1}`.padEnd(12, '.')));
-
-async function uploadAll(t: ReturnType<typeof open>, files: File[]) {
-  t.controller.addFiles(files);
-  await until(() => ready(t.state()), 'the files to be checked');
-  t.controller.requestUpload();
-  await until(() => t.state().queue.batch.kind === 'running', 'the batch to start');
-  await until(() => idle(t.state()), 'the batch to end');
-}
 
 describe('BatchController: the journal', () => {
   it('uploads what was picked and records it; the same card picked again sends nothing and says so', async () => {

@@ -1,4 +1,4 @@
-import { BatchOutcomeRecorder } from '../src/features/upload/controller/batch-outcome-recorder';
+import { BatchOutcomeRecorder } from '../src/features/upload/controller/stages/settle/batch-outcome-recorder';
 import {
   batchOutcomeEvent,
   EMPTY_TALLY,
@@ -83,9 +83,6 @@ describe('batchOutcomeEvent', () => {
       hiddenMs: 3000,
       skippedDuplicates: 0,
       stopped: false,
-      smallerCopies: false,
-      copies: 0,
-      bytesSaved: 0,
     });
     expect(parseMonitoringEvent(event)).toEqual({ ok: true, event });
   });

@@ -9,6 +9,7 @@ import {
   type CopyWorker,
 } from '../src/features/upload/services/files/copy-maker';
 import type { CopyRequest, CopyResponse } from '../src/features/upload/services/files/copy-protocol';
+import { FakeWorker } from './support/fake-worker';
 
 // On jest's fake clock: `flush` lets queued callbacks run without real time passing.
 beforeEach(() => jest.useFakeTimers());
@@ -19,51 +20,23 @@ const photo = (name: string): Blob => new NodeBlob([name]) as unknown as Blob;
 const EXIF: PhotoExif = { make: 'Browning', captureTime: '2024-10-03T05:12:44' };
 const copyOf = (name: string): CopyResult => ({ kind: 'copy', blob: photo(`copy of ${name}`), width: 2048, height: 1536 });
 
-/** A Worker the test drives: it records what is posted and answers or crashes on demand. */
-class FakeWorker implements CopyWorker {
-  readonly posted: CopyRequest[] = [];
-  terminated = false;
-  private listeners = new Map<string, ((event: never) => void)[]>();
-
-  addEventListener(type: string, listener: (event: never) => void): void {
-    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
-  }
-  postMessage(message: CopyRequest): void {
-    if (this.terminated) throw new Error('posted to a terminated worker');
-    this.posted.push(message);
-  }
-  terminate(): void {
-    this.terminated = true;
-  }
-  private dispatch(type: string, event: object): void {
-    for (const listener of this.listeners.get(type) ?? []) listener(event as never);
-  }
-  answer(response: CopyResponse): void {
-    this.dispatch('message', { type: 'message', data: response });
-  }
-  /** The copy requests posted, in order. */
-  copies(): Extract<CopyRequest, { kind: 'copy' }>[] {
-    return this.posted.filter((m): m is Extract<CopyRequest, { kind: 'copy' }> => m.kind === 'copy');
-  }
-  /** The copy request posted last, which this worker is making. */
-  current(): Extract<CopyRequest, { kind: 'copy' }> {
-    return this.copies().at(-1)!;
-  }
-  crash(message = 'Uncaught RangeError: Array buffer allocation failed'): void {
-    this.dispatch('error', { type: 'error', message, error: null });
-  }
-}
+type CopyFake = FakeWorker<CopyRequest, CopyResponse>;
+/** The copy requests posted to `worker`, in order. */
+const copiesOf = (worker: CopyFake) => worker.posted.filter((m): m is Extract<CopyRequest, { kind: 'copy' }> => m.kind === 'copy');
+/** The copy request posted last to `worker`, which it is making. */
+const current = (worker: CopyFake) => copiesOf(worker).at(-1)!;
+const RANGE_ERROR = 'Uncaught RangeError: Array buffer allocation failed';
 
 /** A maker whose workers are FakeWorkers, listed in the order started. */
 function makerWithFakes(options: { workers?: number; startWorker?: () => CopyWorker } = {}) {
-  const workers: FakeWorker[] = [];
+  const workers: CopyFake[] = [];
   const warn = jest.fn();
   const maker = createCopyMaker({
     workers: options.workers,
     startWorker:
       options.startWorker ??
       (() => {
-        const worker = new FakeWorker();
+        const worker: CopyFake = new FakeWorker();
         workers.push(worker);
         return worker;
       }),
@@ -90,17 +63,17 @@ describe('createCopyMaker', () => {
     const made = ['a', 'b', 'c', 'd'].map((name) => track(maker.make(photo(name), EXIF)));
     await flush();
     expect(workers).toHaveLength(2);
-    expect(workers.map((w) => w.copies().length)).toEqual([1, 1]);
-    expect(workers[0]!.current()).toMatchObject({ kind: 'copy', exif: EXIF, longEdge: 2048, quality: expect.any(Number) as number });
+    expect(workers.map((w) => copiesOf(w).length)).toEqual([1, 1]);
+    expect(current(workers[0]!)).toMatchObject({ kind: 'copy', exif: EXIF, longEdge: 2048, quality: expect.any(Number) as number });
 
     // An answer frees its worker for the next copy, in the order asked.
-    const first = workers[0]!.current();
+    const first = current(workers[0]!);
     workers[0]!.answer({ id: first.id, result: copyOf('a') });
     await flush();
     expect(made[0]!.value).toEqual(copyOf('a'));
-    expect(workers.map((w) => w.copies().length)).toEqual([2, 1]);
+    expect(workers.map((w) => copiesOf(w).length)).toEqual([2, 1]);
     // c, the third asked for.
-    expect(workers[0]!.current().id).toBe(3);
+    expect(current(workers[0]!).id).toBe(3);
     expect(workers).toHaveLength(2);
   });
 
@@ -116,7 +89,7 @@ describe('createCopyMaker', () => {
     const { maker, workers } = makerWithFakes({ workers: 1 });
     const made = track(maker.make(photo('broken'), null));
     await flush();
-    workers[0]!.answer({ id: workers[0]!.current().id, result: { kind: 'original', reason: 'undecodable' } });
+    workers[0]!.answer({ id: current(workers[0]!).id, result: { kind: 'original', reason: 'undecodable' } });
     await flush();
     expect(made.value).toEqual({ kind: 'original', reason: 'undecodable' });
   });
@@ -130,7 +103,7 @@ describe('createCopyMaker', () => {
     const c = track(maker.make(photo('c'), null));
     await flush();
     const worker = workers[0]!;
-    const aId = worker.current().id;
+    const aId = current(worker).id;
 
     waiting.abort();
     await flush();
@@ -140,12 +113,12 @@ describe('createCopyMaker', () => {
     expect(a.error).toMatchObject({ name: 'AbortError' });
     expect(worker.posted.at(-1)).toEqual({ kind: 'cancel', id: aId });
     // The worker is still busy with the cancelled copy until it answers: c waits.
-    expect(worker.copies()).toHaveLength(1);
+    expect(copiesOf(worker)).toHaveLength(1);
 
     worker.answer({ id: aId, cancelled: true });
     await flush();
-    expect(worker.copies()).toHaveLength(2);
-    worker.answer({ id: worker.current().id, result: copyOf('c') });
+    expect(copiesOf(worker)).toHaveLength(2);
+    worker.answer({ id: current(worker).id, result: copyOf('c') });
     await flush();
     expect(c.value).toEqual(copyOf('c'));
     expect(b.settled && a.settled).toBe(true);
@@ -166,7 +139,7 @@ describe('createCopyMaker', () => {
     await flush();
     controller.abort();
     // The result crossed the cancel.
-    workers[0]!.answer({ id: workers[0]!.current().id, result: copyOf('a') });
+    workers[0]!.answer({ id: current(workers[0]!).id, result: copyOf('a') });
     await flush();
     expect(made.error).toMatchObject({ name: 'AbortError' });
   });
@@ -197,12 +170,12 @@ describe('createCopyMaker', () => {
     const a = track(maker.make(photo('a'), null));
     const b = track(maker.make(photo('b'), null));
     await flush();
-    workers[0]!.crash();
+    workers[0]!.crash(RANGE_ERROR);
     await flush();
     expect(a.value).toEqual({ kind: 'original', reason: 'unavailable' });
     expect(workers[0]!.terminated).toBe(true);
     expect(workers).toHaveLength(2);
-    workers[1]!.answer({ id: workers[1]!.current().id, result: copyOf('b') });
+    workers[1]!.answer({ id: current(workers[1]!).id, result: copyOf('b') });
     await flush();
     expect(b.value).toEqual(copyOf('b'));
     expect(warn).not.toHaveBeenCalled();
@@ -213,7 +186,7 @@ describe('createCopyMaker', () => {
     const made = ['a', 'b', 'c', 'd', 'e'].map((name) => track(maker.make(photo(name), null)));
     await flush();
     for (let i = 0; i < MAX_CONSECUTIVE_CRASHES; i++) {
-      workers.at(-1)!.crash();
+      workers.at(-1)!.crash(RANGE_ERROR);
       await flush();
     }
     expect(workers).toHaveLength(MAX_CONSECUTIVE_CRASHES);
@@ -228,8 +201,8 @@ describe('createCopyMaker', () => {
     for (let i = 0; i < 2 * MAX_CONSECUTIVE_CRASHES; i++) {
       const made = track(maker.make(photo(`p${i}`), null));
       await flush();
-      if (i % 2 === 0) workers.at(-1)!.crash();
-      else workers.at(-1)!.answer({ id: workers.at(-1)!.current().id, result: copyOf(`p${i}`) });
+      if (i % 2 === 0) workers.at(-1)!.crash(RANGE_ERROR);
+      else workers.at(-1)!.answer({ id: current(workers.at(-1)!).id, result: copyOf(`p${i}`) });
       await flush();
       expect(made.settled).toBe(true);
     }
@@ -252,7 +225,7 @@ describe('createCopyMaker', () => {
     const a = track(maker.make(photo('a'), null));
     await flush();
     const worker = workers[0]!;
-    worker.answer({ id: worker.current().id, result: copyOf('a') });
+    worker.answer({ id: current(worker).id, result: copyOf('a') });
     await flush();
     jest.spyOn(worker, 'postMessage').mockImplementationOnce(() => {
       throw new DOMException('could not be cloned', 'DataCloneError');
@@ -263,7 +236,7 @@ describe('createCopyMaker', () => {
     expect(a.value).toEqual(copyOf('a'));
     const c = track(maker.make(photo('c'), null));
     await flush();
-    worker.answer({ id: worker.current().id, result: copyOf('c') });
+    worker.answer({ id: current(worker).id, result: copyOf('c') });
     await flush();
     expect(c.value).toEqual(copyOf('c'));
     expect(workers).toHaveLength(1);

@@ -14,6 +14,7 @@ import {
 } from '../src/features/upload/services/files/file-prober';
 import type { ProbeRequest, ProbeResponse } from '../src/features/upload/services/files/probe-protocol';
 import { fakeThumbnailJpeg, jpegWithExif } from './support/exif-jpeg';
+import { FakeWorker } from './support/fake-worker';
 
 const subtle = webcrypto.subtle as unknown as SubtleCrypto;
 const JPEG_HEAD = [0xff, 0xd8, 0xff, 0xe0];
@@ -26,49 +27,12 @@ const flush = () => jest.advanceTimersByTimeAsync(10);
 /** A SubtleCrypto whose digest answers at once (the reads are what these tests pace). */
 const instantSubtle = { digest: async () => new ArrayBuffer(32) } as unknown as SubtleCrypto;
 
-/** A Worker the test drives: it records what is posted and answers, fails or breaks on demand. */
-class FakeWorker implements ProbeWorker {
-  readonly posted: ProbeRequest[] = [];
-  terminated = false;
-  private listeners = new Map<string, ((event: never) => void)[]>();
-
-  addEventListener(type: string, listener: (event: never) => void): void {
-    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
-  }
-  removeEventListener(type: string, listener: (event: never) => void): void {
-    this.listeners.set(
-      type,
-      (this.listeners.get(type) ?? []).filter((l) => l !== listener),
-    );
-  }
-  postMessage(message: ProbeRequest): void {
-    if (this.terminated) throw new Error('posted to a terminated worker');
-    this.posted.push(message);
-  }
-  terminate(): void {
-    this.terminated = true;
-  }
-  private dispatch(type: string, event: object): void {
-    for (const listener of this.listeners.get(type) ?? []) listener(event as never);
-  }
-  answer(response: ProbeResponse): void {
-    this.dispatch('message', { type: 'message', data: response });
-  }
-  /** Answers request `id` with a fingerprint naming it. */
-  answerOk(id: number): void {
-    this.answer({ id, result: ok(`fp-${id}`) });
-  }
-  /** The thumbnail requests posted, in order. */
-  thumbnailRequests(): ProbeRequest[] {
-    return this.posted.filter((m) => m.kind === 'thumbnail');
-  }
-  crash(message = 'Uncaught ReferenceError: x is not defined'): void {
-    this.dispatch('error', { type: 'error', message, error: null });
-  }
-  breakMessages(): void {
-    this.dispatch('messageerror', { type: 'messageerror' });
-  }
-}
+type ProbeFake = FakeWorker<ProbeRequest, ProbeResponse>;
+const fakeWorker = (): ProbeFake => new FakeWorker();
+/** `worker` answers request `id` with a fingerprint naming it. */
+const answerOk = (worker: ProbeFake, id: number) => worker.answer({ id, result: ok(`fp-${id}`) });
+/** The thumbnail requests posted to `worker`, in order. */
+const thumbnailRequests = (worker: ProbeFake) => worker.posted.filter((m) => m.kind === 'thumbnail');
 
 /** A fallback prober that records what it probes and answers each with its name. */
 function recordingFallback() {
@@ -246,7 +210,7 @@ describe('createInlineProber thumbnails', () => {
 
 describe('createWorkerProber', () => {
   it('starts the worker on the first probe only, and once', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const createWorker = jest.fn(() => worker);
     const prober = createWorkerProber({ createWorker, createFallback: () => recordingFallback().prober });
     await flush();
@@ -256,46 +220,46 @@ describe('createWorkerProber', () => {
     await flush();
     expect(createWorker).toHaveBeenCalledTimes(1);
     expect(worker.posted.map((m) => m.id)).toEqual([1, 2]);
-    worker.answerOk(1);
-    worker.answerOk(2);
+    answerOk(worker, 1);
+    answerOk(worker, 2);
     expect(await Promise.all([a, b])).toEqual([ok('fp-1'), ok('fp-2')]);
   });
 
   it('matches answers to probes by id, in whatever order they come', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const prober = createWorkerProber({ createWorker: () => worker });
     const files = [blobOf(1), blobOf(2), blobOf(3)];
     const probes = files.map((f) => prober.probe(f));
     await flush();
     expect(worker.posted.map((m) => ('file' in m ? m.file : null))).toEqual(files);
     const [first, second, third] = worker.posted;
-    worker.answerOk(third!.id);
+    answerOk(worker, third!.id);
     worker.answer({ id: first!.id, result: { kind: 'unreadable', reason: 'gone' } });
     worker.answer({ id: 999, result: ok('nobody asked') }); // ignored
-    worker.answerOk(second!.id);
+    answerOk(worker, second!.id);
     expect(await Promise.all(probes)).toEqual([{ kind: 'unreadable', reason: 'gone' }, ok(`fp-${second!.id}`), ok(`fp-${third!.id}`)]);
   });
 
   it('posts at most maxInFlight and queues the rest until answers come', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const prober = createWorkerProber({ createWorker: () => worker, maxInFlight: 32 });
     const probes = Array.from({ length: 100 }, (_, i) => prober.probe(blobOf(i)));
     await flush();
     expect(worker.posted).toHaveLength(32);
-    for (const m of worker.posted.slice(0, 10)) worker.answerOk(m.id);
+    for (const m of worker.posted.slice(0, 10)) answerOk(worker, m.id);
     expect(worker.posted).toHaveLength(42);
     // Keep answering whatever is posted: every probe ends, never more than 32 outstanding.
     let answered = 10;
     while (answered < worker.posted.length) {
       expect(worker.posted.length - answered).toBeLessThanOrEqual(32);
-      worker.answerOk(worker.posted[answered++]!.id);
+      answerOk(worker, worker.posted[answered++]!.id);
     }
     expect(answered).toBe(100);
     expect((await Promise.all(probes)).every((p) => p.kind === 'ok')).toBe(true);
   });
 
   it('rejects a probe the worker answers with an error that is not about the file', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const prober = createWorkerProber({ createWorker: () => worker });
     const probe = prober.probe(blobOf(1));
     await flush();
@@ -327,7 +291,7 @@ describe('createWorkerProber', () => {
   });
 
   it('re-runs inline what a worker that errors out never answered, and everything after, warning once', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const fallback = recordingFallback();
     const warn = jest.fn();
     const prober = createWorkerProber({ createWorker: () => worker, createFallback: () => fallback.prober, warn, maxInFlight: 2 });
@@ -336,7 +300,7 @@ describe('createWorkerProber', () => {
     const probes = files.map((f) => prober.probe(f));
     await flush();
     expect(worker.posted).toHaveLength(2);
-    worker.answerOk(worker.posted[0]!.id); // answered before the crash: kept
+    answerOk(worker, worker.posted[0]!.id); // answered before the crash: kept
     await flush();
     expect(worker.posted).toHaveLength(3);
     worker.crash();
@@ -352,7 +316,7 @@ describe('createWorkerProber', () => {
   });
 
   it('falls back when an answer cannot be received (messageerror): that probe would wait forever', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const fallback = recordingFallback();
     const prober = createWorkerProber({ createWorker: () => worker, createFallback: () => fallback.prober, warn: jest.fn() });
     const file = blobOf(1);
@@ -364,7 +328,7 @@ describe('createWorkerProber', () => {
   });
 
   it('probes inline a file that cannot be posted, and keeps the worker for the rest', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const fallback = recordingFallback();
     const warn = jest.fn();
     const unclonable = blobOf(1);
@@ -378,7 +342,7 @@ describe('createWorkerProber', () => {
     const a = prober.probe(unclonable);
     const b = prober.probe(blobOf(2));
     await flush();
-    worker.answerOk(worker.posted[0]!.id);
+    answerOk(worker, worker.posted[0]!.id);
     expect(await Promise.all([a, b])).toEqual([ok('inline-unclonable'), ok(`fp-${worker.posted[0]!.id}`)]);
     expect(warn).not.toHaveBeenCalled();
     expect(worker.terminated).toBe(false);
@@ -402,7 +366,7 @@ describe('createWorkerProber', () => {
   });
 
   it('rejects pending probes, terminates the worker and refuses new probes once disposed', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const prober = createWorkerProber({ createWorker: () => worker, maxInFlight: 1 });
     const posted = prober.probe(blobOf(1));
     const queued = prober.probe(blobOf(2));
@@ -415,7 +379,7 @@ describe('createWorkerProber', () => {
   });
 
   it('terminates a worker that finishes starting after dispose', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     let started!: (w: ProbeWorker) => void;
     const prober = createWorkerProber({ createWorker: () => new Promise<ProbeWorker>((resolve) => (started = resolve)) });
     const probe = prober.probe(blobOf(1));
@@ -432,16 +396,16 @@ describe('createWorkerProber', () => {
 
 describe('createWorkerProber thumbnails', () => {
   it('posts thumbnails apart from the probes: at most 4, newest first, ahead of thousands of queued probes', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const prober = createWorkerProber({ createWorker: () => worker, maxInFlight: 2 });
     for (let i = 0; i < 10_000; i++) void prober.probe(blobOf(i));
     const files = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => new File([name], name) as unknown as Blob);
     const thumbnails = files.map((f) => prober.thumbnail(f));
     await flush();
-    const named = () => worker.thumbnailRequests().map((m) => (m.file as File).name);
+    const named = () => thumbnailRequests(worker).map((m) => (m.file as File).name);
     expect(named()).toEqual(['f', 'e', 'd', 'c']);
     expect(worker.posted.filter((m) => m.kind === 'probe')).toHaveLength(2);
-    const [f, e] = worker.thumbnailRequests();
+    const [f, e] = thumbnailRequests(worker);
     worker.answer({ id: f!.id, thumbnail: 'data:image/jpeg;base64,Zg==' });
     worker.answer({ id: 999, thumbnail: 'nobody asked' }); // ignored
     await flush();
@@ -449,12 +413,12 @@ describe('createWorkerProber thumbnails', () => {
     worker.answer({ id: e!.id, thumbnail: null });
     await flush();
     expect(named()).toEqual(['f', 'e', 'd', 'c', 'b', 'a']);
-    for (const m of worker.thumbnailRequests().slice(2)) worker.answer({ id: m.id, thumbnail: `url-${(m.file as File).name}` });
+    for (const m of thumbnailRequests(worker).slice(2)) worker.answer({ id: m.id, thumbnail: `url-${(m.file as File).name}` });
     expect(await Promise.all(thumbnails)).toEqual(['url-a', 'url-b', 'url-c', 'url-d', null, 'data:image/jpeg;base64,Zg==']);
   });
 
   it('starts the worker on the first thumbnail too', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const createWorker = jest.fn(() => worker);
     const prober = createWorkerProber({ createWorker });
     const thumbnail = prober.thumbnail(blobOf(1));
@@ -466,7 +430,7 @@ describe('createWorkerProber thumbnails', () => {
   });
 
   it('never posts a request whose row scrolled away while it waited, and answers it null', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const prober = createWorkerProber({ createWorker: () => worker, maxThumbnailsInFlight: 1 });
     const first = prober.thumbnail(blobOf(1));
     await flush();
@@ -482,7 +446,7 @@ describe('createWorkerProber thumbnails', () => {
   });
 
   it('makes on the fallback the thumbnails a failed worker never answered, and every later one', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const fallback = recordingFallback();
     const warn = jest.fn();
     const prober = createWorkerProber({ createWorker: () => worker, createFallback: () => fallback.prober, warn, maxThumbnailsInFlight: 1 });
@@ -491,7 +455,7 @@ describe('createWorkerProber thumbnails', () => {
     fallback.names.set(a, 'a').set(b, 'b');
     const thumbnails = [prober.thumbnail(a), prober.thumbnail(b)];
     await flush();
-    expect(worker.thumbnailRequests()).toHaveLength(1);
+    expect(thumbnailRequests(worker)).toHaveLength(1);
     worker.crash();
     expect(await Promise.all(thumbnails)).toEqual(['inline-thumbnail-a', 'inline-thumbnail-b']);
     const later = blobOf(3);
@@ -514,7 +478,7 @@ describe('createWorkerProber thumbnails', () => {
   });
 
   it('rejects posted and waiting thumbnails, and later ones, once disposed', async () => {
-    const worker = new FakeWorker();
+    const worker = fakeWorker();
     const prober = createWorkerProber({ createWorker: () => worker, maxThumbnailsInFlight: 1 });
     const posted = prober.thumbnail(blobOf(1));
     const waiting = prober.thumbnail(blobOf(2));
@@ -594,11 +558,11 @@ describe('CrossOriginWorker', () => {
   });
 
   function fakeEnvironment(pageUrl: string) {
-    const created: { url: string | URL; options: WorkerOptions | undefined; worker: FakeWorker }[] = [];
+    const created: { url: string | URL; options: WorkerOptions | undefined; worker: ProbeFake }[] = [];
     const revoked: string[] = [];
     const env: WorkerEnvironment = {
       Worker: jest.fn(function (url: string | URL, options?: WorkerOptions) {
-        const worker = new FakeWorker();
+        const worker = fakeWorker();
         created.push({ url, options, worker });
         return worker;
       }) as unknown as WorkerEnvironment['Worker'],
@@ -611,10 +575,10 @@ describe('CrossOriginWorker', () => {
 
   it('creates the worker from the blob: URL with the given options, and revokes the URL once it answers', () => {
     const { env, created, revoked } = fakeEnvironment('http://localhost:3000/uploader');
-    const worker = startCrossOriginWorker(chunk, { name: 'probe-worker' }, env) as unknown as FakeWorker;
+    const worker = startCrossOriginWorker(chunk, { name: 'probe-worker' }, env) as unknown as ProbeFake;
     expect(created).toEqual([{ url: 'blob:http://localhost:3000/1234', options: { name: 'probe-worker' }, worker }]);
     expect(revoked).toEqual([]);
-    worker.answerOk(1);
+    answerOk(worker, 1);
     worker.crash();
     expect(revoked).toEqual(['blob:http://localhost:3000/1234']);
   });

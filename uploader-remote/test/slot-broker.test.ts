@@ -1,12 +1,12 @@
 /**
  * @jest-environment node
  */
-// Upload slots from the server (controller/slot-broker.ts) and the slice planner (model/slice-plan.ts),
+// Upload slots from the server (controller/stages/admit/slot-broker.ts) and the slice planner (model/slice-plan.ts),
 // against a fake uploads API, on jest's fake clock.
 import { ApiRequestError } from '../src/features/upload/services/api/api-client';
 import type { ReservationResponse, UploadsApi } from '../src/features/upload/services/api/api-client';
 import { UPLOADS_EDGE_ANSWERS } from '@trailsense/shared/uploads-wire';
-import { MAX_TOLD_WAIT_MS, SlotBroker } from '../src/features/upload/controller/slot-broker';
+import { MAX_TOLD_WAIT_MS, SlotBroker } from '../src/features/upload/controller/stages/admit/slot-broker';
 import { serverWaitMessage } from '../src/features/upload/model/messages';
 import { DEFAULT_SLICE, MAX_SLICE, MIN_SLICE, nextSlice, sliceSize } from '../src/features/upload/model/slice-plan';
 
@@ -97,7 +97,12 @@ describe('SlotBroker', () => {
     const server = fakeServer(100, [photos[1]!], [photos[2]!]);
     const { b } = broker(server.api, photos);
     const answers = await Promise.all(photos.map((f) => b.take(f)));
-    expect(answers.map((a) => a.kind)).toEqual(['slot', 'known', 'copy', 'slot']);
+    expect(answers).toEqual([
+      { kind: 'slot', reservation: expect.any(String) as unknown },
+      { kind: 'known', form: 'original' },
+      { kind: 'known', form: 'copy' },
+      { kind: 'slot', reservation: expect.any(String) as unknown },
+    ]);
     expect(server.calls.filter((c) => c.kind === 'reserve')).toHaveLength(1);
   });
 

@@ -5,50 +5,31 @@
 // fake clock with fakes at its boundary (test/support/fake-services.ts: its server counts a copy
 // once and takes the original of a photo it has as a copy without counting it again), and the
 // pure rules of model/photo-forms.ts.
-import { BatchController, type UploaderState } from '../src/features/upload/controller/batch-controller';
-import { CopyAhead } from '../src/features/upload/controller/copy-ahead';
+import { CopyAhead } from '../src/features/upload/controller/stages/copies/copy-ahead';
 import { tallyEvent, EMPTY_TALLY, batchOutcomeEvent, VISIBLE_SO_FAR } from '../src/features/upload/model/batch-outcome';
-import { copyBytesOf, copyKeyOf, keyFor, onRecord, SUGGEST_COPIES_AFTER_S, TYPICAL_COPY_BYTES } from '../src/features/upload/model/photo-forms';
+import {
+  copyBytesOf,
+  copyKeyOf,
+  keyFor,
+  NO_COPIES,
+  onRecord,
+  SUGGEST_COPIES_AFTER_S,
+  tallyCopy,
+  TYPICAL_COPY_BYTES,
+} from '../src/features/upload/model/photo-forms';
 import { selectionFacts } from '../src/features/upload/model/selection';
 import type { ListedFile } from '../src/features/upload/model/upload-queue';
 import { storedPreferences } from '../src/features/upload/services/browser/uploader-preferences';
 import { parseMonitoringEvent } from '@trailsense/shared/analytics-events';
 import { fakeServices, mapStorage, photo } from './support/fake-services';
 import { memoryJournal } from './support/memory-journal';
+import { idle, open, ready, until, uploadAll } from './support/controller-harness';
 
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-21T22:00:00') }));
 afterEach(() => jest.useRealTimers());
 
-const identity = { owner: 'sub-1', email: 'member@example.com', ranchId: 'mesquite-flats' };
-
-async function until(condition: () => boolean, what = 'the condition'): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (condition()) return;
-    await jest.advanceTimersByTimeAsync(100);
-  }
-  throw new Error(`Timed out (on the fake clock) waiting for ${what}`);
-}
-
-function open(services = fakeServices()) {
-  const controller = new BatchController(services.services, identity, { concurrency: 3 });
-  controller.attach();
-  const state = (): UploaderState => controller.getState();
-  return { ...services, controller, state };
-}
-
-const ready = (s: UploaderState) => s.allowance.kind === 'known' && s.queue.checks.kind === 'idle';
-const idle = (s: UploaderState) => s.queue.batch.kind === 'idle' && s.queue.checks.kind === 'idle';
 /** Photos of a few KB (the fake copy maker makes copies of anything over 1 KB, an eighth of its size). */
 const card = (n: number) => Array.from({ length: n }, (_, i) => photo(`IMG_${String(i + 1).padStart(4, '0')}.JPG`, `photo-${i + 1}-`.padEnd(4000, 'x')));
-
-async function pickAndUpload(t: ReturnType<typeof open>, files: File[]) {
-  t.controller.addFiles(files);
-  await until(() => ready(t.state()) && t.state().queue.files.length + t.state().queue.skipped.length === files.length, 'the files to be checked');
-  if (t.state().queue.files.length === 0) return;
-  t.controller.requestUpload();
-  await until(() => t.state().queue.batch.kind === 'running', 'the batch to start');
-  await until(() => idle(t.state()), 'the batch to end');
-}
 
 describe('model/photo-forms', () => {
   it('copies go under their own key, never an original’s: the bucket does not overwrite', () => {
@@ -129,12 +110,20 @@ describe('the estimates before Upload', () => {
 });
 
 describe('the batch outcome', () => {
-  it('tallies copies and the bytes they spared, and the event passes the server’s schema', () => {
-    let tally = tallyEvent(EMPTY_TALLY, { type: 'succeeded', id: 'a' }, 500_000, 4_000_000);
-    tally = tallyEvent(tally, { type: 'succeeded', id: 'b' }, 3_000_000);
-    expect(tally).toMatchObject({ photos: 2, bytes: 3_500_000, copies: 1, bytesSaved: 3_500_000 });
-    const event = batchOutcomeEvent(tally, { startedAt: 0, endedAt: 10_000, hidden: VISIBLE_SO_FAR, stopped: false, smallerCopies: true });
-    expect(event).toMatchObject({ smallerCopies: true, copies: 1, bytesSaved: 3_500_000 });
+  it('tallies copies and the bytes they spared, and the event with the copies stage’s fields passes the server’s schema', () => {
+    let copies = tallyCopy(NO_COPIES, 500_000, 4_000_000);
+    copies = tallyCopy(copies, 300_000, 200_000);
+    expect(copies).toEqual({ copies: 2, bytesSaved: 3_500_000 });
+    const event = {
+      ...batchOutcomeEvent(tallyEvent(EMPTY_TALLY, { type: 'succeeded', id: 'a' }, 500_000), {
+        startedAt: 0,
+        endedAt: 10_000,
+        hidden: VISIBLE_SO_FAR,
+        stopped: false,
+      }),
+      smallerCopies: true,
+      ...copies,
+    };
     expect(parseMonitoringEvent(event)).toEqual({ ok: true, event });
     expect(parseMonitoringEvent({ ...event, copies: -1 })).toMatchObject({ ok: false });
     expect(parseMonitoringEvent({ ...event, smallerCopies: 'yes' })).toMatchObject({ ok: false });
@@ -190,7 +179,7 @@ describe('BatchController: smaller copies', () => {
     await until(() => t.state().allowance.kind === 'known');
     t.controller.setSendCopies(true);
     const photos = card(5);
-    await pickAndUpload(t, photos);
+    await uploadAll(t, photos);
     expect(t.world.puts).toHaveLength(5);
     expect(t.world.puts.every((key) => key.endsWith('-copy.jpg'))).toBe(true);
     for (const key of t.world.puts) {
@@ -231,6 +220,8 @@ describe('BatchController: smaller copies', () => {
     expect(t.world.heldSlots).toBe(0);
     expect(t.world.released).toHaveLength(0);
     expect(t.journal.entriesOf('sub-1').map((e) => [e.status, e.form])).toEqual(Array(5).fill(['uploaded', 'original']));
+    const [, offOutcome] = t.world.tracked.filter((e) => e.name === 'batchOutcome');
+    expect(offOutcome).toMatchObject({ smallerCopies: false, copies: 0, photos: 5, bytes: 5 * 4000, bytesSaved: 0 });
 
     // And once more: they are had as originals now.
     t.controller.addFiles(photos);
@@ -242,7 +233,7 @@ describe('BatchController: smaller copies', () => {
     await until(() => t.state().allowance.kind === 'known');
     t.controller.setSendCopies(true);
     const photos = card(3);
-    await pickAndUpload(t, photos);
+    await uploadAll(t, photos);
     t.world.usageTotal = 1000;
     await t.controller.fetchUsage();
     t.controller.setSendCopies(false);
@@ -258,7 +249,7 @@ describe('BatchController: smaller copies', () => {
     await until(() => t.state().allowance.kind === 'known');
     t.controller.setSendCopies(true);
     // 1 KB or less: the fake copy maker answers "small", as the real one does for a photo no larger than a copy.
-    await pickAndUpload(t, [photo('TINY.JPG', 'tiny-photo')]);
+    await uploadAll(t, [photo('TINY.JPG', 'tiny-photo')]);
     expect(t.world.puts).toHaveLength(1);
     expect(t.world.puts[0]).not.toMatch(/-copy\.jpg$/);
     expect(t.world.stored.get(t.world.puts[0]!)).toMatchObject({ form: 'original' });

@@ -8,6 +8,9 @@ import { AccountSync } from './account-sync';
 import { BatchJournal, folderHandle } from './batch-journal';
 import { CameraChoice } from './camera-choice';
 import { Intake } from './intake';
+import { formsOnServer } from '../model/photo-forms';
+import { TRANSFORM_STAGES } from './stages';
+import { StagePipeline } from './stages/pipeline';
 import { UploadRun } from './upload-run';
 import { initialUploaderState, UploaderStore, type ChosenFile, type ControllerOptions, type UploaderIdentity, type UploaderState } from './uploader-state';
 
@@ -33,7 +36,7 @@ export type {
  * all writing to one store (uploader-state.ts): the account and allowance (account-sync.ts), the
  * batch's record in the journal and the resume offer (batch-journal.ts), the camera and training
  * choice (camera-choice.ts), what comes into the list and its checks (intake.ts), and the running
- * batch (upload-run.ts, with its speed and milestones in batch-progress.ts).
+ * batch (upload-run.ts: its stages in stages/, its speed and milestones in batch-progress.ts).
  */
 export class BatchController {
   private readonly store: UploaderStore;
@@ -55,6 +58,8 @@ export class BatchController {
     this.journal = new BatchJournal(store, services, { owner: identity.owner, ranchId: identity.ranchId });
     this.choice = new CameraChoice(store, services, identity.ranchId, this.journal);
     this.account = new AccountSync(store, services, identity, () => this.choice.suggest());
+    // The run's transform stages (stages/index.ts): intake asks them what the ranch has of a photo too.
+    const stages = new StagePipeline(options.transforms ?? TRANSFORM_STAGES);
     this.intake = new Intake(
       store,
       services,
@@ -62,14 +67,12 @@ export class BatchController {
       () => this.choice.suggest(),
       (files) => this.run.join(files),
       {
-        photos: (fingerprints) =>
-          services.uploads
-            .lookupPhotos(identity.ranchId, fingerprints)
-            .then((answer) => ({ known: new Set(answer.known), copies: new Set(answer.copies ?? []) })),
+        photos: (fingerprints) => services.uploads.lookupPhotos(identity.ranchId, fingerprints).then((answer) => formsOnServer(answer.known, answer.copies)),
         sizes: (sizes) => services.uploads.lookupSizes(identity.ranchId, sizes).then((answer) => new Set(answer.knownSizes)),
       },
+      (facts) => stages.record(facts, store.getState()),
     );
-    this.run = new UploadRun(store, services, identity, options, this.journal, this.intake, this.account);
+    this.run = new UploadRun(store, services, identity, options, this.journal, this.intake, this.account, stages);
     this.unsubscribe.push(
       services.network.subscribe((online) => (online ? this.run.unpause('offline') : this.run.pause('offline'))),
       services.session.subscribe(() => this.run.pause('session')),

@@ -30,8 +30,8 @@ export class BatchProgress {
 
   /**
    * `sizeOf`: the bytes a file sends, by id; `uploaded` of `total` were sent before this batch
-   * began; `weigh`: what a photo still listed is expected to send (a typical copy when copies are
-   * sent), its size when absent; `cap`: the member's cap now (bytes/s; model/upload-cap.ts), which
+   * began; `weigh`: what a photo still listed is expected to send (as the run's stages weigh it:
+   * stages/pipeline.ts), its size when absent; `cap`: the member's cap now (bytes/s; model/upload-cap.ts), which
    * the time left follows at once when it changes.
    */
   constructor(

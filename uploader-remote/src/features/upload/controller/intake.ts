@@ -6,25 +6,28 @@ import { walkDirectoryHandle, type DirectoryHandleLike, type FoundFile, type Wal
 import type { UploaderServices } from '../services/uploader-services';
 import type { BatchJournal } from './batch-journal';
 import { errorText, type ChosenFile, type UploaderStore } from './uploader-state';
-import { onRecord, type OnRecord } from '../model/photo-forms';
+import type { OnRecord, PhotoForm } from '../model/photo-forms';
+import type { RecordFacts } from './stages/stage';
 
-/** What the ranch has of some photos: any form (`known`), and of those, only a smaller copy (`copies`). */
+/** What the ranch has of some photos: the form it has each in (by fingerprint). */
 export interface ServerPhotos {
-  known: ReadonlySet<string>;
-  copies: ReadonlySet<string>;
+  forms: ReadonlyMap<string, PhotoForm>;
   /** Whether the server answered (else nothing is known of these photos). */
   asked: boolean;
 }
 
-const NOT_ASKED: ServerPhotos = { known: new Set(), copies: new Set(), asked: false };
+const NOT_ASKED: ServerPhotos = { forms: new Map(), asked: false };
 
 /** What the server is asked while a card is checked (the uploads API's photo lookups). */
 export interface ServerLookups {
-  /** Which of these photos the ranch has, and which only as smaller copies. */
-  photos(fingerprints: readonly string[]): Promise<Omit<ServerPhotos, 'asked'>>;
+  /** Which of these photos the ranch has, in which form. */
+  photos(fingerprints: readonly string[]): Promise<ReadonlyMap<string, PhotoForm>>;
   /** Which of these file sizes some photo of the ranch has. */
   sizes(sizes: readonly number[]): Promise<ReadonlySet<number>>;
 }
+
+/** A photo the stages say the ranch has counted already (OnRecord `upgrade`) is listed to go without a slot (ListedFile.upgrade). */
+const countedAlready = (record: OnRecord): { upgrade?: true } => (record === 'upgrade' ? { upgrade: true } : {});
 
 /** Files read per background step: one state update and one journal transaction per chunk. */
 const CHECK_CHUNK = 256;
@@ -65,6 +68,8 @@ export class Intake {
     private readonly joinRunning: (files: readonly ListedFile[]) => void,
     /** What the ranch already has on the server (sent from any device or browser). */
     private readonly server: ServerLookups,
+    /** What the ranch has of a photo, by the run's stages and the choices on screen now (stages/pipeline.ts). */
+    private readonly record: (facts: RecordFacts) => OnRecord,
   ) {}
 
   /** The server's answer for a chunk's photos; a failure is logged and leaves the decision to the upload's own reservation. */
@@ -72,7 +77,7 @@ export class Intake {
     const fingerprints = probes.flatMap((p) => (p.kind === 'ok' && p.isJpeg ? [p.fingerprint] : []));
     if (fingerprints.length === 0) return NOT_ASKED;
     return this.server.photos(fingerprints).then(
-      (answer): ServerPhotos => ({ ...answer, asked: true }),
+      (forms): ServerPhotos => ({ forms, asked: true }),
       (error: unknown) => {
         this.services.logError('Could not ask which photos the ranch already has', error);
         return NOT_ASKED;
@@ -80,15 +85,9 @@ export class Intake {
     );
   }
 
-  /** What the ranch has of one photo (model/photo-forms.ts), by the journal and the server, for the choice on screen now. */
+  /** What the ranch has of one photo, by the journal and the server. */
   private recordOf(fingerprint: string, entry: JournalEntry | undefined, server: ServerPhotos): OnRecord {
-    return onRecord({
-      entry,
-      known: server.known.has(fingerprint),
-      copyOnly: server.copies.has(fingerprint),
-      asked: server.asked,
-      sendCopies: this.store.getState().sendCopies,
-    });
+    return this.record({ entry, server: server.forms.get(fingerprint) ?? null, asked: server.asked });
   }
 
   /** Settles when every selection chosen so far is checked. */
@@ -257,8 +256,8 @@ export class Intake {
         else if (this.recordOf(probe.fingerprint, undefined, onServer) === 'had') verdicts.push({ id: file.id, ok: false, reason: 'already-uploaded' });
         else if (this.isListedAlready(probe.fingerprint, file.id, stillListed)) verdicts.push({ id: file.id, ok: false, reason: 'duplicate' });
         else {
-          const upgrade = this.recordOf(probe.fingerprint, undefined, onServer) === 'upgrade';
-          verdicts.push({ id: file.id, ok: true, fingerprint: probe.fingerprint, exif: probe.exif, ...(upgrade ? { upgrade: true as const } : {}) });
+          const record = this.recordOf(probe.fingerprint, undefined, onServer);
+          verdicts.push({ id: file.id, ok: true, fingerprint: probe.fingerprint, exif: probe.exif, ...countedAlready(record) });
           this.listedFingerprints.set(probe.fingerprint, file.id);
           // Still listed (not removed or cleared meanwhile) and not already taken by an upload,
           // whose own record (with its target) must not be replaced: recorded as waiting.
@@ -311,7 +310,7 @@ export class Intake {
           ...this.listed(file, { kind: 'waiting' }, { fingerprint: probe.fingerprint, ...(entry ? { entry } : {}) }),
           id: ids[i]!,
           exif: probe.exif,
-          ...(record === 'upgrade' ? { upgrade: true as const } : {}),
+          ...countedAlready(record),
         };
         add.push(listed);
         entries.push(this.journal.entryFor(listed, probe.fingerprint, batchId));

@@ -1,7 +1,8 @@
 import type { EngineEvent } from '../model/upload-queue';
 import type { Timers } from '../services/upload/upload-engine';
 import type { BatchProgress } from './batch-progress';
-import type { RunListener, RunTally } from './run-events';
+import type { RunTally } from './stages/settle/run-events';
+import type { RunListener } from './stages/stage';
 import type { UploaderStore } from './uploader-state';
 
 /** Engine events are applied at most this often: one render per flush, not per file or byte. */

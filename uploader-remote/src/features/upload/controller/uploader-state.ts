@@ -3,6 +3,7 @@ import type { ActiveSubscription, Allowance } from '../model/quota';
 import { initialQueueState, queueReducer, type QueueAction, type QueueState } from '../model/upload-queue';
 import type { FoundFile } from '../services/files/folder-walk';
 import { NO_CAP, type UploadCap } from '../model/upload-cap';
+import type { TransformStage } from './stages/stage';
 
 /** The subscription as the screen knows it. */
 export type SubscriptionState =
@@ -80,6 +81,8 @@ export interface ControllerOptions {
    * skipped before sending.
    */
   reservation?: string;
+  /** The run's transform stages, in order (stages/index.ts TRANSFORM_STAGES by default); tests plug in their own. */
+  transforms?: readonly TransformStage[];
 }
 
 /** What a selection is made of: files from an input (their own relative path) or found in a folder. */

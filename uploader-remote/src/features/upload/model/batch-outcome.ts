@@ -12,9 +12,6 @@ export interface BatchTally {
   retries: number;
   failures: BatchFailures;
   skippedDuplicates: number;
-  /** Photos sent as smaller copies, and the bytes their originals would have added. */
-  copies: number;
-  bytesSaved: number;
 }
 
 export const EMPTY_TALLY: BatchTally = {
@@ -23,8 +20,6 @@ export const EMPTY_TALLY: BatchTally = {
   retries: 0,
   failures: { upload: 0, stalled: 0, limit: 0, unavailable: 0, unreadable: 0 },
   skippedDuplicates: 0,
-  copies: 0,
-  bytesSaved: 0,
 };
 
 /** The reason the engine (services/upload/upload-engine.ts) gives an upload that made no progress for `stallMs`. */
@@ -35,20 +30,15 @@ export function stallReason(stallMs: number): string {
 /** Whether a failure's reason is `stallReason`'s. */
 const STALLED = /^No progress for \d+ s$/;
 
-/**
- * `tally` with one engine event counted; `size` is the bytes the event's file sent; `original`,
- * for a photo sent as a smaller copy, the original's size.
- */
-export function tallyEvent(tally: BatchTally, event: EngineEvent, size: number, original?: number): BatchTally {
+/** `tally` with one engine event counted; `size` is the bytes the event's file sent. */
+export function tallyEvent(tally: BatchTally, event: EngineEvent, size: number): BatchTally {
   const failures = (kind: keyof BatchFailures, also?: keyof BatchFailures) => ({
     ...tally,
     failures: { ...tally.failures, [kind]: tally.failures[kind] + 1, ...(also ? { [also]: tally.failures[also] + 1 } : {}) },
   });
   switch (event.type) {
-    case 'succeeded': {
-      const sent = { ...tally, photos: tally.photos + 1, bytes: tally.bytes + size };
-      return original === undefined ? sent : { ...sent, copies: sent.copies + 1, bytesSaved: sent.bytesSaved + Math.max(0, original - size) };
-    }
+    case 'succeeded':
+      return { ...tally, photos: tally.photos + 1, bytes: tally.bytes + size };
     case 'retrying':
       return { ...tally, retries: tally.retries + 1 };
     case 'failed':
@@ -80,11 +70,11 @@ export function sawVisibility(time: HiddenTime, visible: boolean, at: number): H
   return { hiddenMs: time.hiddenMs + Math.max(0, at - time.hiddenSince), hiddenSince: null };
 }
 
-/** The batch's outcome event: `startedAt` and `endedAt` in ms, goodput in bytes per second. */
-export function batchOutcomeEvent(
-  tally: BatchTally,
-  run: { startedAt: number; endedAt: number; hidden: HiddenTime; stopped: boolean; smallerCopies?: boolean },
-): BatchOutcomeEvent {
+/**
+ * The batch's outcome event: `startedAt` and `endedAt` in ms, goodput in bytes per second. The
+ * fields the run's stages add of their own (smaller copies: controller/stages/) are theirs.
+ */
+export function batchOutcomeEvent(tally: BatchTally, run: { startedAt: number; endedAt: number; hidden: HiddenTime; stopped: boolean }): BatchOutcomeEvent {
   const durationMs = Math.max(0, Math.round(run.endedAt - run.startedAt));
   const hidden = sawVisibility(run.hidden, true, run.endedAt);
   return {
@@ -98,8 +88,5 @@ export function batchOutcomeEvent(
     hiddenMs: Math.min(durationMs, Math.round(hidden.hiddenMs)),
     skippedDuplicates: tally.skippedDuplicates,
     stopped: run.stopped,
-    smallerCopies: run.smallerCopies ?? false,
-    copies: tally.copies,
-    bytesSaved: tally.bytesSaved,
   };
 }

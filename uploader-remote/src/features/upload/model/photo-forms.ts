@@ -1,8 +1,8 @@
 /**
  * A photo's two forms (docs/product.md#smaller-copies): the camera's original, or a smaller copy
  * made in the browser ("Send smaller copies"). Pure rules of which form goes, under which key,
- * and what the ranch already has — the controller (controller/admission.ts, controller/intake.ts)
- * applies them. The photo is one photo either way: its fingerprint is always the original file's,
+ * and what the ranch already has — the copies stage of the run applies them
+ * (controller/stages/copies/copies-stage.ts). The photo is one photo either way: its fingerprint is always the original file's,
  * and the server counts it once (infra/docs/server.md#the-ledger).
  */
 import type { PhotoForm } from '@trailsense/shared/uploads-wire';
@@ -88,4 +88,23 @@ export function copyBytesOf(sizes: Iterable<number>): number {
   let bytes = 0;
   for (const size of sizes) bytes += Math.min(size, TYPICAL_COPY_BYTES);
   return bytes;
+}
+
+/** The form the ranch has each of some photos in, from the server's answer: those it has (`known`), and of those, the ones it has only as copies. */
+export function formsOnServer(known: readonly string[], copies: readonly string[] = []): Map<string, PhotoForm> {
+  const copyOnly = new Set(copies);
+  return new Map(known.map((fingerprint): [string, PhotoForm] => [fingerprint, copyOnly.has(fingerprint) ? 'copy' : 'original']));
+}
+
+/** A batch's photos sent as smaller copies, and the bytes their originals would have added (the outcome event's `copies` and `bytesSaved`). */
+export interface CopyTally {
+  copies: number;
+  bytesSaved: number;
+}
+
+export const NO_COPIES: CopyTally = { copies: 0, bytesSaved: 0 };
+
+/** `tally` with one copy of `copyBytes` sent, of an original of `originalBytes`. */
+export function tallyCopy(tally: CopyTally, copyBytes: number, originalBytes: number): CopyTally {
+  return { copies: tally.copies + 1, bytesSaved: tally.bytesSaved + Math.max(0, originalBytes - copyBytes) };
 }

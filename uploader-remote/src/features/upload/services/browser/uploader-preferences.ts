@@ -14,8 +14,9 @@ export interface UploaderPreferences {
   recentSpeed(): number | null;
   setRecentSpeed(bytesPerSecond: number): void;
   /**
-   * Reservations of upload slots a batch of this browser holds for the ranch (slot-broker.ts):
-   * a batch that never ended (a reload, a crash) leaves them, and the next one gives them back.
+   * Reservations of upload slots a batch of this browser holds for the ranch
+   * (controller/stages/admit/slot-broker.ts): a batch that never ended (a reload, a crash) leaves
+   * them, and the next one gives them back.
    */
   openReservations(ranchId: string): string[];
   setOpenReservations(ranchId: string, reservations: readonly string[]): void;

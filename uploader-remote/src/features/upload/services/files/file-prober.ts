@@ -1,3 +1,4 @@
+import { createWorkerPool, NoWorkerAnswerError, WorkerPoolDisposedError, type PoolWorker } from '../browser/worker-pool';
 import { probeFile, type FileProbe } from './file-probe';
 import type { ProbeRequest, ProbeResponse } from './probe-protocol';
 import { makeThumbnail } from './thumbnail';
@@ -205,12 +206,7 @@ export function createInlineProber(subtle: SubtleCrypto, maxInFlight = MAX_PROBE
 }
 
 /** The part of a Worker the prober uses (a fake one in tests). */
-export interface ProbeWorker {
-  postMessage(message: ProbeRequest): void;
-  addEventListener(type: 'message', listener: (event: MessageEvent<ProbeResponse>) => void): void;
-  addEventListener(type: 'error' | 'messageerror', listener: (event: Event) => void): void;
-  terminate(): void;
-}
+export type ProbeWorker = PoolWorker<ProbeRequest, ProbeResponse>;
 
 export interface WorkerProberOptions {
   /**
@@ -227,12 +223,11 @@ export interface WorkerProberOptions {
   warn?: (message: string, detail: unknown) => void;
 }
 
-type WorkerState = { kind: 'idle' } | { kind: 'starting' } | { kind: 'running'; worker: ProbeWorker } | { kind: 'failed' } | { kind: 'disposed' };
-
 /**
  * Probes in a Web Worker, off the main thread: reading and hashing thousands of files must not
- * take the page's frames. The worker starts on the first probe (most visits never pick files).
- * Answers are matched to probes by id; at most `maxInFlight` are posted, the rest wait here.
+ * take the page's frames. The worker (a pool of one: services/browser/worker-pool.ts) starts on
+ * the first probe (most visits never pick files); at most `maxInFlight` probes are posted to it,
+ * the rest wait in the pool.
  *
  * Thumbnails go to the same worker through their own queue (ThumbnailQueue), at most
  * `maxThumbnailsInFlight` posted, whatever the probes are doing.
@@ -244,163 +239,72 @@ type WorkerState = { kind: 'idle' } | { kind: 'starting' } | { kind: 'running'; 
  */
 export function createWorkerProber(options: WorkerProberOptions = {}): FileProber {
   const maxInFlight = options.maxInFlight ?? MAX_PROBES_IN_FLIGHT;
-  const createWorker = options.createWorker ?? defaultCreateWorker;
-  // Unbounded: what is handed to it is already bounded here.
-  const createFallback = options.createFallback ?? (() => createInlineProber(globalThis.crypto.subtle, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+  // Its probes as bounded as the worker's; its thumbnails are bounded by the queue here.
+  const createFallback = options.createFallback ?? (() => createInlineProber(globalThis.crypto.subtle, maxInFlight, Number.MAX_SAFE_INTEGER));
   const warn = options.warn ?? ((message, detail) => console.warn(message, detail));
-
-  let state: WorkerState = { kind: 'idle' };
-  const queue: Waiting[] = [];
-  /** Posted to the worker, by request id. */
-  const posted = new Map<number, Waiting>();
-  /** Thumbnails posted to the worker, by request id (from the same counter as the probes). */
-  const postedThumbnails = new Map<number, { file: Blob; resolve: (thumbnail: string | null) => void }>();
-
-  /** Probes handed to the fallback, which count against `maxInFlight` too. */
-  let onFallback = 0;
-  let nextId = 1;
   let fallback: FileProber | undefined;
+  const onFallback = () => (fallback ??= createFallback());
+  let disposed = false;
 
-  const inFlight = () => posted.size + onFallback;
-
-  const thumbnailOnFallback = (file: Blob, resolve: (thumbnail: string | null) => void) => {
-    fallback ??= createFallback();
-    fallback.thumbnail(file).then(resolve, () => resolve(null));
-  };
+  const pool = createWorkerPool<ProbeRequest, ProbeResponse>({
+    start: options.createWorker ?? defaultCreateWorker,
+    perWorker: maxInFlight,
+    onStarted: () => thumbnails.pump(),
+    onGiveUp: (reason) => {
+      warn('The file probe worker is unavailable; probing files on the main thread instead.', reason);
+      thumbnails.pump();
+    },
+  });
+  /** What no worker will do runs on the fallback; a disposed pool is a disposed prober. */
+  const elsewhere =
+    <T>(onFallbackToo: () => Promise<T>) =>
+    (error: unknown): Promise<T> => {
+      if (error instanceof NoWorkerAnswerError) return onFallbackToo();
+      throw error instanceof WorkerPoolDisposedError ? new ProberDisposedError() : error;
+    };
 
   /** Makes one thumbnail, in the worker if it runs, else on the fallback; called by the queue. */
   const makeOne = (file: Blob) =>
-    new Promise<string | null>((resolve) => {
-      if (state.kind !== 'running') return thumbnailOnFallback(file, resolve);
-      const id = nextId++;
-      try {
-        state.worker.postMessage({ id, kind: 'thumbnail', file });
-        postedThumbnails.set(id, { file, resolve });
-      } catch {
-        thumbnailOnFallback(file, resolve);
-      }
-    });
+    pool
+      .run((id) => ({ id, kind: 'thumbnail', file }), { now: true })
+      .then(
+        (answer) => ('thumbnail' in answer ? answer.thumbnail : null),
+        elsewhere(() =>
+          onFallback()
+            .thumbnail(file)
+            .catch(() => null),
+        ),
+      );
   const thumbnails = new ThumbnailQueue(
     options.maxThumbnailsInFlight ?? MAX_THUMBNAILS_IN_FLIGHT,
     makeOne,
-    () => state.kind === 'running' || state.kind === 'failed',
+    () => pool.status === 'running' || pool.status === 'gone',
   );
 
-  const runOnFallback = (item: Waiting) => {
-    onFallback++;
-    fallback ??= createFallback();
-    fallback
-      .probe(item.file)
-      .then(item.resolve, item.reject)
-      .finally(() => {
-        onFallback--;
-        pump();
-      });
-  };
-
-  const pump = () => {
-    if (state.kind === 'idle') return start();
-    if (state.kind === 'starting' || state.kind === 'disposed') return;
-    thumbnails.pump();
-    while (inFlight() < maxInFlight && queue.length > 0) {
-      const item = queue.shift()!;
-      if (state.kind === 'failed') {
-        runOnFallback(item);
-        continue;
-      }
-      const id = nextId++;
-      try {
-        state.worker.postMessage({ id, kind: 'probe', file: item.file });
-        posted.set(id, item);
-      } catch {
-        // This file could not be sent (not cloneable): the worker is fine, probe it here.
-        runOnFallback(item);
-      }
-    }
-  };
-
-  const fail = (reason: unknown) => {
-    if (state.kind === 'failed' || state.kind === 'disposed') return;
-    if (state.kind === 'running') {
-      try {
-        state.worker.terminate();
-      } catch {
-        // Already gone.
-      }
-    }
-    state = { kind: 'failed' };
-    warn('The file probe worker is unavailable; probing files on the main thread instead.', reason);
-    // What the worker will never answer runs again on the fallback, before the queue.
-    const orphans = [...posted.values()];
-    posted.clear();
-    for (const item of orphans) runOnFallback(item);
-    const orphanThumbnails = [...postedThumbnails.values()];
-    postedThumbnails.clear();
-    for (const { file, resolve } of orphanThumbnails) thumbnailOnFallback(file, resolve);
-    pump();
-  };
-
-  const onMessage = (event: MessageEvent<ProbeResponse>) => {
-    const answer = event.data;
-    if ('thumbnail' in answer) {
-      // The queue starts the next thumbnail itself.
-      postedThumbnails.get(answer.id)?.resolve(answer.thumbnail);
-      postedThumbnails.delete(answer.id);
-      return;
-    }
-    const item = posted.get(answer.id);
-    if (!item) return;
-    posted.delete(answer.id);
-    if ('result' in answer) item.resolve(answer.result);
-    else item.reject(new Error(answer.error));
-    pump();
-  };
-
-  const start = () => {
-    state = { kind: 'starting' };
-    // Through a promise: a synchronous throw, a rejection and a failed load are handled alike.
-    Promise.resolve()
-      .then(createWorker)
-      .then(
-        (worker) => {
-          if (state.kind === 'disposed') return worker.terminate();
-          worker.addEventListener('message', onMessage);
-          // An uncaught error in the worker, or its script failing to load.
-          worker.addEventListener('error', (event) => fail(errorOf(event)));
-          // An answer that could not be received: its probe would wait forever.
-          worker.addEventListener('messageerror', (event) => fail(errorOf(event)));
-          state = { kind: 'running', worker };
-          pump();
-        },
-        (error: unknown) => {
-          if (state.kind !== 'disposed') fail(error);
-        },
-      );
-  };
-
   return {
-    stat: (files) => (state.kind === 'disposed' ? Promise.reject(new ProberDisposedError()) : statInSlices(files)),
+    stat: (files) => (disposed ? Promise.reject(new ProberDisposedError()) : statInSlices(files)),
     probe(file) {
-      if (state.kind === 'disposed') return Promise.reject(new ProberDisposedError());
-      return new Promise<FileProbe>((resolve, reject) => {
-        queue.push({ file, resolve, reject });
-        pump();
-      });
+      if (disposed) return Promise.reject(new ProberDisposedError());
+      return pool
+        .run((id) => ({ id, kind: 'probe', file }))
+        .then(
+          (answer) => {
+            if ('result' in answer) return answer.result;
+            throw new Error('error' in answer ? answer.error : 'The probe worker answered a probe with a thumbnail');
+          },
+          elsewhere(() => onFallback().probe(file)),
+        );
     },
     thumbnail(file, signal) {
       const thumbnail = thumbnails.request(file, signal);
       // The first request starts the worker, as the first probe does.
-      if (state.kind === 'idle' && !signal?.aborted) pump();
+      if (pool.status === 'idle' && !signal?.aborted) pool.warm();
       return thumbnail;
     },
     dispose() {
-      if (state.kind === 'running') state.worker.terminate();
-      state = { kind: 'disposed' };
+      disposed = true;
+      pool.dispose();
       thumbnails.dispose();
-      postedThumbnails.clear();
-      const error = new ProberDisposedError();
-      for (const item of [...queue.splice(0), ...posted.values()]) item.reject(error);
-      posted.clear();
       fallback?.dispose();
     },
   };
@@ -411,14 +315,4 @@ async function defaultCreateWorker(): Promise<ProbeWorker> {
   // Eager: bundled into this chunk, no extra request; it is a module of a few lines.
   const { startProbeWorker } = await import(/* webpackMode: "eager" */ './start-probe-worker');
   return startProbeWorker();
-}
-
-/**
- * What an error or messageerror event says, for the warning. A worker blocked by CSP, or whose
- * script failed to load or is of another origin, reports an error event with no details.
- */
-function errorOf(event: Event): unknown {
-  if ('error' in event && event.error) return event.error;
-  if ('message' in event && event.message) return event.message;
-  return event.type === 'messageerror' ? 'an answer could not be received (messageerror)' : 'the worker failed to start or crashed (no details)';
 }

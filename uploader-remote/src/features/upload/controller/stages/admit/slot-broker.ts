@@ -1,18 +1,19 @@
 import { UPLOADS_EDGE_ANSWERS } from '@trailsense/shared/uploads-wire';
-import type { UploadsApi } from '../services/api/api-client';
-import { ApiRequestError } from '../services/api/api-client';
-import { nextSlice } from '../model/slice-plan';
-import { errorText } from './uploader-state';
+import type { UploadsApi } from '../../../services/api/api-client';
+import { ApiRequestError } from '../../../services/api/api-client';
+import { formsOnServer, type PhotoForm } from '../../../model/photo-forms';
+import { nextSlice } from '../../../model/slice-plan';
+import { errorText } from '../../uploader-state';
 
 /**
- * What the server said of one photo: a slot to send it with, already had (`known`; `copy`: had
- * only as a smaller copy, so its original may go without a slot), or no slot (`refused`: the
- * uploads API's firewall turned this address away, shared/src/uploads/wire.ts UPLOADS_EDGE_ANSWERS).
+ * What the server said of one photo: a slot to send it with, already had (`known`, in the form
+ * the ranch has it: the stages decide whether that is enough, admission.ts), or no slot
+ * (`refused`: the uploads API's firewall turned this address away, shared/src/uploads/wire.ts
+ * UPLOADS_EDGE_ANSWERS).
  */
 export type SlotAnswer =
   | { kind: 'slot'; reservation: string }
-  | { kind: 'known' }
-  | { kind: 'copy' }
+  | { kind: 'known'; form: PhotoForm }
   | { kind: 'limit' }
   | { kind: 'unavailable'; reason: string }
   | { kind: 'refused' };
@@ -81,9 +82,8 @@ interface Held {
  */
 export class SlotBroker implements Slots {
   private readonly granted = new Map<string, string>();
-  private readonly known = new Set<string>();
-  /** Of `known`, the photos the ranch has only as smaller copies. */
-  private readonly copies = new Set<string>();
+  /** The photos the ranch has, in the form it has each in. */
+  private readonly known = new Map<string, PhotoForm>();
   private readonly refused = new Set<string>();
   /** Photos given a slot: still "waiting" in the list until the engine's next flush, never asked for again. */
   private readonly taken = new Set<string>();
@@ -100,7 +100,8 @@ export class SlotBroker implements Slots {
     // Only this photo's own asks count: waiting behind another photo's ask (whose slice may not
     // hold this one, e.g. before the background checks have its fingerprint) is not a try.
     for (let asked = 0; ;) {
-      if (this.known.has(fingerprint)) return this.copies.has(fingerprint) ? { kind: 'copy' } : { kind: 'known' };
+      const form = this.known.get(fingerprint);
+      if (form !== undefined) return { kind: 'known', form };
       const reservation = this.granted.get(fingerprint);
       if (reservation !== undefined) {
         this.granted.delete(fingerprint);
@@ -136,8 +137,7 @@ export class SlotBroker implements Slots {
     const slice = nextSlice(fingerprint, this.deps.upcoming(), this.settled, this.deps.sliceSize());
     const asked = this.deps.now();
     const answer = await this.withRetries(() => this.deps.api.reserve(this.deps.ranchId, slice));
-    for (const f of answer.known) this.known.add(f);
-    for (const f of answer.copies ?? []) if (this.known.has(f)) this.copies.add(f);
+    for (const [f, form] of formsOnServer(answer.known, answer.copies)) this.known.set(f, form);
     const granted = new Set(answer.granted);
     if (answer.reservation !== null && answer.granted.length > 0) {
       for (const f of answer.granted) this.granted.set(f, answer.reservation);

@@ -1,7 +1,7 @@
-import type { PhotoExif } from '../model/photo-exif';
-import type { CopyResult } from '../model/smaller-copy';
-import type { ListedFile } from '../model/upload-queue';
-import type { CopyMaker } from '../services/files/copy-maker';
+import type { PhotoExif } from '../../../model/photo-exif';
+import type { CopyResult } from '../../../model/smaller-copy';
+import type { ListedFile } from '../../../model/upload-queue';
+import type { CopyMaker } from '../../../services/files/copy-maker';
 
 /**
  * Copies made ahead of the uploads this many photos deep. Each waits in memory as a JPEG of about
@@ -14,6 +14,8 @@ export interface CopyAheadDeps {
   maker: Pick<CopyMaker, 'make'>;
   /** The listed photos still to send, in list order: the next copies are made of them. */
   upcoming: () => Iterable<ListedFile>;
+  /** The EXIF a copy made ahead carries (the stages' before this one: stage.ts StageBatch.exifOf); default: the listed photo's. */
+  exifOf?: (file: ListedFile) => PhotoExif | null;
   /** How deep to make copies ahead (COPIES_AHEAD). */
   depth?: number;
 }
@@ -49,7 +51,7 @@ export class CopyAhead {
       if (this.ahead.size >= depth) return;
       // An original sent after its copy needs no copy; a photo still being checked may yet be skipped.
       if (f.upgrade || f.status.kind !== 'waiting' || this.taken.has(f.id) || this.ahead.has(f.id)) continue;
-      const made = this.make(f.file, f.exif ?? null);
+      const made = this.make(f.file, this.deps.exifOf ? this.deps.exifOf(f) : (f.exif ?? null));
       // Made ahead and never taken (the batch stopped): its failure is nobody's to hear.
       made.catch(() => undefined);
       this.ahead.set(f.id, made);

@@ -1,8 +1,7 @@
-import { batchOutcomeEvent, EMPTY_TALLY, sawVisibility, tallyEvent, VISIBLE_SO_FAR, type BatchTally, type HiddenTime } from '../model/batch-outcome';
-import type { EngineEvent } from '../model/upload-queue';
-import type { WakeLockPort } from '../services/browser/wake-lock';
+import { batchOutcomeEvent, EMPTY_TALLY, sawVisibility, tallyEvent, VISIBLE_SO_FAR, type BatchTally, type HiddenTime } from '../../../model/batch-outcome';
+import type { EngineEvent } from '../../../model/upload-queue';
+import type { WakeLockPort } from '../../../services/browser/wake-lock';
 import type { BatchOutcomeEvent } from '@trailsense/shared';
-import type { SentFile } from './admission';
 
 /**
  * Follows one running batch for its outcome event (model/batch-outcome.ts): each engine event
@@ -19,7 +18,6 @@ export class BatchOutcomeRecorder {
     private readonly now: () => number,
     private readonly page: Pick<WakeLockPort, 'visible' | 'onVisible'>,
     private readonly sizeOf: (id: string) => number,
-    private readonly smallerCopies = false,
   ) {
     this.startedAt = now();
     this.look();
@@ -30,17 +28,15 @@ export class BatchOutcomeRecorder {
     this.hidden = sawVisibility(this.hidden, this.page.visible(), this.now());
   }
 
-  /** `sent`: what was decided for the event's photo (a copy carries its original's size). */
-  track(event: EngineEvent, sent?: Pick<SentFile, 'form' | 'entry'>): void {
+  track(event: EngineEvent): void {
     this.look();
-    const original = sent?.form === 'copy' ? sent.entry.size : undefined;
-    this.tally = tallyEvent(this.tally, event, event.type === 'succeeded' ? this.sizeOf(event.id) : 0, original);
+    this.tally = tallyEvent(this.tally, event, event.type === 'succeeded' ? this.sizeOf(event.id) : 0);
   }
 
-  /** The batch ended: its event. */
-  finish(stopped: boolean): BatchOutcomeEvent {
+  /** The batch ended: its event, with the fields the transform stages add of their own (`stages`). */
+  finish(stopped: boolean, stages: Partial<BatchOutcomeEvent> = {}): BatchOutcomeEvent {
     this.look();
     this.unsubscribe();
-    return batchOutcomeEvent(this.tally, { startedAt: this.startedAt, endedAt: this.now(), hidden: this.hidden, stopped, smallerCopies: this.smallerCopies });
+    return { ...batchOutcomeEvent(this.tally, { startedAt: this.startedAt, endedAt: this.now(), hidden: this.hidden, stopped }), ...stages };
   }
 }

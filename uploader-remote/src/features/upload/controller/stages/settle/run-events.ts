@@ -1,24 +1,22 @@
 import type { Analytics } from '@trailsense/shared';
-import type { PhotoExif } from '../model/photo-exif';
-import type { EngineEvent } from '../model/upload-queue';
-import type { UploaderServices } from '../services/uploader-services';
-import type { AccountSync } from './account-sync';
-import type { SentFile } from './admission';
-import type { BatchJournal } from './batch-journal';
-import type { UploaderIdentity } from './uploader-state';
-
-/** What hears the running batch's engine events: each with the admission of the file it is about. */
-export type RunListener = (event: EngineEvent, sent: SentFile | undefined) => void;
+import type { PhotoExif } from '../../../model/photo-exif';
+import type { EngineEvent } from '../../../model/upload-queue';
+import type { UploaderServices } from '../../../services/uploader-services';
+import type { AccountSync } from '../../account-sync';
+import type { BatchJournal } from '../../batch-journal';
+import type { UploaderIdentity } from '../../uploader-state';
+import type { RunListener, RunPhoto } from '../stage';
 
 /**
- * The running batch's events, told to each part that follows them in the order they subscribed:
- * the tally, the account and the other tabs, the journal, analytics, the screen. The engine calls
- * back one function (`emit`); who hears what is decided here, not in the run loop.
+ * The settle stage (stages/stage.ts): the running batch's events, told to each part that follows
+ * them in the order they subscribed — the measures, the tally, the account and the other tabs, the
+ * journal, analytics, the screen, then the transform stages' own listeners. The engine calls back
+ * one function (`emit`); who hears what is decided here, not in the run loop.
  */
 export class RunEvents {
   private readonly listeners: RunListener[] = [];
 
-  constructor(private readonly sentOf: (id: string) => SentFile | undefined) {}
+  constructor(private readonly sentOf: (id: string) => RunPhoto | undefined) {}
 
   subscribe(listener: RunListener): void {
     this.listeners.push(listener);
@@ -50,7 +48,7 @@ export class RunTally {
 /** Each photo sent counts against the allowance at once, here and in this member's other tabs. */
 export function shareSuccesses(account: AccountSync, tabs: UploaderServices['tabs'], identity: UploaderIdentity, now: () => number): RunListener {
   return (event, sent) => {
-    // An original sent after its copy was counted with the copy.
+    // A photo the ranch has counted already (the original of its copy) is not counted again.
     if (event.type !== 'succeeded' || !sent?.counted) return;
     const at = now();
     account.recordSuccesses(at, 1);

@@ -1,0 +1,8 @@
+/**
+ * The run's transform stages, in the order a photo goes through them (docs/architecture.md#the-run-pipeline).
+ * A new one is a folder under stages/ with its TransformStage (stage.ts), added here.
+ */
+import { copiesStage } from './copies/copies-stage';
+import type { TransformStage } from './stage';
+
+export const TRANSFORM_STAGES: readonly TransformStage[] = [copiesStage];
