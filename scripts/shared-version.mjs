@@ -10,7 +10,13 @@
 // comments or formatting), and `npm test` fails when the code changed and the version did not
 // (docs/architecture.md#released-alone-or-together).
 //
-// Usage: node scripts/shared-version.mjs [check|stamp]
+// The stamp also records `since`: the oldest version whose provided contract the code keeps, and
+// so what a remote built now requires (`^<since>`, webpack/shared-singletons.js). A patch keeps
+// it (a remote built after a fix uses nothing an older shell lacks); a minor or a major moves it to
+// the new version. `--since` sets it lower by hand, for a version that moved while what remotes
+// run stayed as it was.
+//
+// Usage: node scripts/shared-version.mjs [check|stamp [--since <version>]]
 //   check (default)  exit 1, saying what to do, when the provided code differs from the stamp
 //   stamp            record the fingerprint; refuses unless shared/package.json's version changed
 import crypto from 'node:crypto';
@@ -86,12 +92,36 @@ export function fingerprint(root = repoRoot) {
 const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 const packageVersion = (root) => readJson(path.join(root, 'shared', 'package.json')).version;
 
+/** A version's numbers, or null when it is not `<major>.<minor>.<patch>`. */
+const parts = (version) => (/^(\d+)\.(\d+)\.(\d+)$/.exec(String(version)) ?? []).slice(1).map(Number);
+/** Why `since` cannot be the floor of `version`, or null: the same major, and not above it. */
+function sinceProblem(since, version) {
+  const [s, v] = [parts(since), parts(version)];
+  if (s.length === 0 || v.length === 0) return `${since} is not a version of the form 1.2.3.`;
+  if (s[0] !== v[0]) return `since ${since} is of another major than ${version}: remotes built for one major do not run on another.`;
+  if (s[1] > v[1] || (s[1] === v[1] && s[2] > v[2])) return `since ${since} is above the version ${version}: the shell would refuse its own remotes.`;
+  return null;
+}
+
+/**
+ * The floor a new stamp records: the one asked for, else the previous stamp's on a patch (the
+ * same major and minor), else the new version itself.
+ */
+function nextSince(previous, version, asked) {
+  if (asked !== undefined) return asked;
+  const [p, v] = [parts(previous?.version), parts(version)];
+  const patch = p.length > 0 && p[0] === v[0] && p[1] === v[1] && p[2] <= v[2];
+  return patch ? (previous.since ?? previous.version) : version;
+}
+
 /** Why the provided code and its version disagree, or null when they agree. */
 export function check(root = repoRoot) {
   const file = path.join(root, CONTRACT_FILE);
   const stamp = fs.existsSync(file) ? readJson(file) : null;
   const version = packageVersion(root);
   const now = fingerprint(root);
+  const since = stamp?.since === undefined ? null : sinceProblem(stamp.since, stamp.version);
+  if (since) return `${CONTRACT_FILE}: ${since}`;
   if (stamp?.fingerprint === now && stamp.version === version) return null;
   if (stamp?.fingerprint === now)
     return `${CONTRACT_FILE} records version ${stamp.version}, shared/package.json says ${version}: run \`npm run stamp:shared\`.`;
@@ -102,8 +132,14 @@ export function check(root = repoRoot) {
   );
 }
 
-/** Records the fingerprint with the current version; refuses a changed fingerprint under an unchanged version. */
-export function stamp(root = repoRoot) {
+/**
+ * Records the fingerprint with the current version and the floor remotes built now require;
+ * refuses a changed fingerprint under an unchanged version, and a floor of another major or above
+ * the version.
+ * @param {string} [root]
+ * @param {{ since?: string }} [options] `since`: the floor, when it is lower than the rule gives
+ */
+export function stamp(root = repoRoot, { since: asked } = {}) {
   const file = path.join(root, CONTRACT_FILE);
   const previous = fs.existsSync(file) ? readJson(file) : null;
   const version = packageVersion(root);
@@ -111,16 +147,20 @@ export function stamp(root = repoRoot) {
   if (previous && previous.version === version && previous.fingerprint !== now) {
     throw new Error(`The provided code changed and ${PACKAGE} is still ${version}: give shared/package.json a new version first.`);
   }
-  fs.writeFileSync(file, `${JSON.stringify({ version, fingerprint: now }, null, 2)}\n`);
-  return { version, fingerprint: now };
+  const since = nextSince(previous, version, asked);
+  const problem = sinceProblem(since, version);
+  if (problem) throw new Error(`Not stamped: ${problem}`);
+  fs.writeFileSync(file, `${JSON.stringify({ version, since, fingerprint: now }, null, 2)}\n`);
+  return { version, since, fingerprint: now };
 }
 
 function main() {
   const command = process.argv[2] ?? 'check';
   try {
     if (command === 'stamp') {
-      const { version } = stamp();
-      console.log(`${CONTRACT_FILE}: ${PACKAGE} ${version} stamped.`);
+      const flag = process.argv.indexOf('--since');
+      const { version, since } = stamp(repoRoot, flag > 0 ? { since: process.argv[flag + 1] ?? '' } : {});
+      console.log(`${CONTRACT_FILE}: ${PACKAGE} ${version} stamped; remotes built now require ^${since}.`);
     } else if (command === 'check') {
       const problem = check();
       if (problem) {
@@ -129,7 +169,7 @@ function main() {
       }
       console.log(`${PACKAGE} ${packageVersion(repoRoot)}: the provided code matches its stamp.`);
     } else {
-      console.error('Usage: node scripts/shared-version.mjs [check|stamp]');
+      console.error('Usage: node scripts/shared-version.mjs [check|stamp [--since <version>]]');
       process.exit(2);
     }
   } catch (error) {

@@ -16,7 +16,21 @@ const packageOf = (key) => {
   const parts = key.replace(/\/$/, '').split('/');
   return key.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 };
-const versionOf = (name) => JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+const readPackageFile = (name, file) => JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, file), 'utf8'));
+const versionOf = (name) => readPackageFile(name, 'package.json').version;
+const SHARED = '@trailsense/shared';
+/**
+ * The lowest version a remote built now accepts of a package: its version, except for the shared
+ * package, whose stamp records the oldest version whose provided contract the code keeps
+ * (`since` in shared/provided-contract.json, scripts/shared-version.mjs): a remote built after a
+ * patch of it still runs on a shell that provides the version before
+ * (docs/architecture.md#released-alone-or-together).
+ */
+const floorOf = (name) => {
+  if (name !== SHARED) return versionOf(name);
+  const stamp = readPackageFile(name, 'provided-contract.json');
+  return stamp.since ?? stamp.version;
+};
 
 const SINGLETONS = [
   'react',
@@ -47,8 +61,7 @@ function sharedSingletons() {
     SINGLETONS.map((key) => {
       const pkg = packageOf(key);
       // Exact versions: every app is built from one lockfile, and a mismatch must show, not guess.
-      const version = versionOf(pkg);
-      return [key, { singleton: true, requiredVersion: `^${version}`, version }];
+      return [key, { singleton: true, requiredVersion: `^${floorOf(pkg)}`, version: versionOf(pkg) }];
     }),
   );
 }
@@ -59,12 +72,7 @@ function sharedSingletons() {
  */
 function sharedVersions() {
   const packages = new Set(SINGLETONS.map(packageOf));
-  return Object.fromEntries(
-    [...packages].map((pkg) => {
-      const version = versionOf(pkg);
-      return [pkg, { version, requiredVersion: `^${version}` }];
-    }),
-  );
+  return Object.fromEntries([...packages].map((pkg) => [pkg, { version: versionOf(pkg), requiredVersion: `^${floorOf(pkg)}` }]));
 }
 
 module.exports = { sharedSingletons, sharedVersions, packageOf, SINGLETONS };

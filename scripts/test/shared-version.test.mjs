@@ -84,6 +84,38 @@ describe('the shared package version held to the provided code', () => {
     expect(check(repo)).toBe('shared/provided-contract.json records version 1.0.0, shared/package.json says 1.1.0: run `npm run stamp:shared`.');
   });
 
+  it('records the floor remotes built now require: a patch keeps it, a minor or a major moves it to the new version', () => {
+    const since = () => JSON.parse(fs.readFileSync(path.join(repo, 'shared', 'provided-contract.json'), 'utf8')).since;
+    expect(stamp(repo)).toMatchObject({ version: '1.0.0', since: '1.0.0' });
+    write('shared/src/configure.ts', 'export function configure(): void { console.log(1); }\n');
+    setVersion('1.0.1');
+    stamp(repo);
+    expect(since()).toBe('1.0.0');
+    write('shared/src/configure.ts', 'export function configure(): void {}\nexport const more = 1;\n');
+    setVersion('1.1.0');
+    stamp(repo);
+    expect(since()).toBe('1.1.0');
+    write('shared/src/configure.ts', 'export const more = 1;\n');
+    setVersion('2.0.0');
+    stamp(repo);
+    expect(since()).toBe('2.0.0');
+    expect(check(repo)).toBeNull();
+  });
+
+  it('takes a lower floor when asked (a version that moved while what remotes run did not), never one of another major or above the version', () => {
+    stamp(repo);
+    setVersion('1.1.0');
+    expect(() => stamp(repo, { since: '0.9.0' })).toThrow('Not stamped: since 0.9.0 is of another major than 1.1.0');
+    expect(() => stamp(repo, { since: '1.2.0' })).toThrow('Not stamped: since 1.2.0 is above the version 1.1.0');
+    expect(() => stamp(repo, { since: '' })).toThrow('Not stamped:  is not a version');
+    expect(stamp(repo, { since: '1.0.0' })).toMatchObject({ version: '1.1.0', since: '1.0.0' });
+    setVersion('1.1.1');
+    expect(stamp(repo).since).toBe('1.0.0');
+    const file = path.join(repo, 'shared', 'provided-contract.json');
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), since: '1.2.0' }));
+    expect(check(repo)).toBe('shared/provided-contract.json: since 1.2.0 is above the version 1.1.1: the shell would refuse its own remotes.');
+  });
+
   it("this repository's shared package carries the version of the code it provides", () => {
     expect(check(here)).toBeNull();
   });
