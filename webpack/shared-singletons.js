@@ -20,11 +20,14 @@ const readPackageFile = (name, file) => JSON.parse(fs.readFileSync(path.join(roo
 const versionOf = (name) => readPackageFile(name, 'package.json').version;
 const SHARED = '@trailsense/shared';
 /**
- * The lowest version a remote built now accepts of a package: its version, except for the shared
- * package, whose stamp records the oldest version whose provided contract the code keeps
- * (`since` in shared/provided-contract.json, scripts/shared-version.mjs): a remote built after a
- * patch of it still runs on a shell that provides the version before
- * (docs/architecture.md#released-alone-or-together).
+ * The version a remote's copy of a package stands for, and the lowest it accepts of the shell's:
+ * the package's version, except for the shared package, whose stamp records the oldest version
+ * whose provided contract the code keeps (`since` in shared/provided-contract.json,
+ * scripts/shared-version.mjs). So a remote built after a patch of it still runs on a shell that
+ * provides the version before, and its copies never outrank the shell's: the federation runtime
+ * hands a remote the highest version registered that is not yet loaded, and `/aws` and `/session`
+ * load on demand, so a remote copy registered above the shell's would be a second instance on the
+ * page (docs/architecture.md#released-alone-or-together).
  */
 const floorOf = (name) => {
   if (name !== SHARED) return versionOf(name);
@@ -61,7 +64,8 @@ function sharedSingletons() {
     SINGLETONS.map((key) => {
       const pkg = packageOf(key);
       // Exact versions: every app is built from one lockfile, and a mismatch must show, not guess.
-      return [key, { singleton: true, requiredVersion: `^${floorOf(pkg)}`, version: versionOf(pkg) }];
+      const version = floorOf(pkg);
+      return [key, { singleton: true, requiredVersion: `^${version}`, version }];
     }),
   );
 }
