@@ -10,6 +10,12 @@
 // comments or formatting), and `npm test` fails when the code changed and the version did not
 // (docs/architecture.md#released-alone-or-together).
 //
+// What the singleton holds is what must be one instance on the page, and its contract: wires,
+// events and their schemas, object keys, the quota and headers are source-shared instead, imported
+// by their own subpaths and bundled into each app that uses them, so that an uploader's or the
+// server's change to one is released with that app alone. `check` fails when an entry the shell
+// provides reaches such a module: it would be in the singleton, and move its version.
+//
 // The stamp also records `since`: the oldest version whose provided contract the code keeps, and
 // so what a remote built now requires (`^<since>`, webpack/shared-singletons.js). A patch keeps
 // it (a remote built after a fix uses nothing an older shell lacks); a minor or a major moves it to
@@ -47,27 +53,71 @@ function resolveRelative(from, specifier) {
   return null;
 }
 
-/** Every file of the shared package the given entries reach through relative imports (static or dynamic). */
-export function reachableFiles(root = repoRoot, entries = providedEntries(root)) {
-  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'shared', 'package.json'), 'utf8'));
+const exportsOf = (root) => JSON.parse(fs.readFileSync(path.join(root, 'shared', 'package.json'), 'utf8')).exports ?? {};
+
+/**
+ * Every file of the shared package the given entries reach through relative imports (static or
+ * dynamic), each with the file that first imports it (null for an entry's own file).
+ * @returns {Map<string, string | null>} repository-relative paths
+ */
+function reach(root, entries) {
+  const exported = exportsOf(root);
+  const relative = (file) => path.relative(root, file).split(path.sep).join('/');
   const pending = entries.map((entry) => {
-    const target = pkg.exports?.[entry];
-    if (typeof target !== 'string') throw new Error(`shared/package.json exports no ${entry}, which the shell provides.`);
-    return path.join(root, 'shared', target);
+    const target = exported[entry];
+    if (typeof target !== 'string') throw new Error(`shared/package.json exports no ${entry}.`);
+    return [path.join(root, 'shared', target), null];
   });
-  const seen = new Set();
+  const seen = new Map();
   while (pending.length > 0) {
-    const file = pending.pop();
-    if (seen.has(file)) continue;
-    seen.add(file);
+    const [file, from] = pending.pop();
+    if (seen.has(relative(file))) continue;
+    seen.set(relative(file), from);
     const { importedFiles } = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true);
     for (const { fileName } of importedFiles) {
       if (!fileName.startsWith('.')) continue;
       const resolved = resolveRelative(file, fileName);
-      if (resolved) pending.push(resolved);
+      if (resolved) pending.push([resolved, relative(file)]);
     }
   }
-  return [...seen].map((file) => path.relative(root, file).split(path.sep).join('/')).sort();
+  return seen;
+}
+
+/** Every file of the shared package the given entries reach through relative imports (static or dynamic). */
+export function reachableFiles(root = repoRoot, entries = providedEntries(root)) {
+  return [...reach(root, entries).keys()].sort();
+}
+
+/**
+ * Subpaths of the singleton's own modules that are also imported by path, outside the browser's
+ * singleton (the runtime config's types and reading, the brand: by the server's code and the
+ * tools). Every other subpath the shell does not provide is source-shared.
+ */
+export const SINGLETON_BY_PATH = ['./brand', './config', './config-types'];
+
+/** The subpaths bundled into each app that imports them: the exports the shell does not provide, but the singleton's own. */
+export function sourceSharedEntries(root = repoRoot) {
+  const provided = providedEntries(root);
+  return Object.keys(exportsOf(root)).filter((entry) => !provided.includes(entry) && !SINGLETON_BY_PATH.includes(entry));
+}
+
+/**
+ * The source-shared files the entries the shell provides reach, each with the file that brings it
+ * in: a file reached from a source-shared subpath and not one of the singleton's own modules (the
+ * config and brand that source-shared code may read).
+ * @returns {Array<{ file: string, from: string | null }>}
+ */
+export function sourceSharedReached(root = repoRoot) {
+  const provided = reach(root, providedEntries(root));
+  const own = new Set(
+    reachableFiles(
+      root,
+      SINGLETON_BY_PATH.filter((entry) => entry in exportsOf(root)),
+    ),
+  );
+  return reachableFiles(root, sourceSharedEntries(root))
+    .filter((file) => !own.has(file) && provided.has(file))
+    .map((file) => ({ file, from: provided.get(file) ?? null }));
 }
 
 /** A file's code as TypeScript prints it without comments: formatting and comments do not count. */
@@ -120,6 +170,15 @@ export function check(root = repoRoot) {
   const stamp = fs.existsSync(file) ? readJson(file) : null;
   const version = packageVersion(root);
   const now = fingerprint(root);
+  const leaked = sourceSharedReached(root);
+  if (leaked.length > 0) {
+    const list = leaked.map(({ file, from }) => (from ? `${file} (imported by ${from})` : file)).join(', ');
+    return (
+      `The entries the shell provides from ${PACKAGE} reach source-shared code: ${list}. It would be one copy on the page, ` +
+      `the shell's, and a change to it would move the singleton's version and wait for a shell release. Import it by its own ` +
+      `subpath where it is used, not through a provided entry (docs/architecture.md#shared-singletons).`
+    );
+  }
   const since = stamp?.since === undefined ? null : sinceProblem(stamp.since, stamp.version);
   if (since) return `${CONTRACT_FILE}: ${since}`;
   if (stamp?.fingerprint === now && stamp.version === version) return null;
