@@ -10,7 +10,19 @@
 // comments or formatting), and `npm test` fails when the code changed and the version did not
 // (docs/architecture.md#released-alone-or-together).
 //
-// Usage: node scripts/shared-version.mjs [check|stamp]
+// What the singleton holds is what must be one instance on the page, and its contract: wires,
+// events and their schemas, object keys, the quota and headers are source-shared instead, imported
+// by their own subpaths and bundled into each app that uses them, so that an uploader's or the
+// server's change to one is released with that app alone. `check` fails when an entry the shell
+// provides reaches such a module: it would be in the singleton, and move its version.
+//
+// The stamp also records `since`: the oldest version whose provided contract the code keeps, and
+// so what a remote built now requires (`^<since>`, webpack/shared-singletons.js). A patch keeps
+// it (a remote built after a fix uses nothing an older shell lacks); a minor or a major moves it to
+// the new version. `--since` sets it lower by hand, for a version that moved while what remotes
+// run stayed as it was.
+//
+// Usage: node scripts/shared-version.mjs [check|stamp [--since <version>]]
 //   check (default)  exit 1, saying what to do, when the provided code differs from the stamp
 //   stamp            record the fingerprint; refuses unless shared/package.json's version changed
 import crypto from 'node:crypto';
@@ -41,27 +53,71 @@ function resolveRelative(from, specifier) {
   return null;
 }
 
-/** Every file of the shared package the given entries reach through relative imports (static or dynamic). */
-export function reachableFiles(root = repoRoot, entries = providedEntries(root)) {
-  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'shared', 'package.json'), 'utf8'));
+const exportsOf = (root) => JSON.parse(fs.readFileSync(path.join(root, 'shared', 'package.json'), 'utf8')).exports ?? {};
+
+/**
+ * Every file of the shared package the given entries reach through relative imports (static or
+ * dynamic), each with the file that first imports it (null for an entry's own file).
+ * @returns {Map<string, string | null>} repository-relative paths
+ */
+function reach(root, entries) {
+  const exported = exportsOf(root);
+  const relative = (file) => path.relative(root, file).split(path.sep).join('/');
   const pending = entries.map((entry) => {
-    const target = pkg.exports?.[entry];
-    if (typeof target !== 'string') throw new Error(`shared/package.json exports no ${entry}, which the shell provides.`);
-    return path.join(root, 'shared', target);
+    const target = exported[entry];
+    if (typeof target !== 'string') throw new Error(`shared/package.json exports no ${entry}.`);
+    return [path.join(root, 'shared', target), null];
   });
-  const seen = new Set();
+  const seen = new Map();
   while (pending.length > 0) {
-    const file = pending.pop();
-    if (seen.has(file)) continue;
-    seen.add(file);
+    const [file, from] = pending.pop();
+    if (seen.has(relative(file))) continue;
+    seen.set(relative(file), from);
     const { importedFiles } = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true);
     for (const { fileName } of importedFiles) {
       if (!fileName.startsWith('.')) continue;
       const resolved = resolveRelative(file, fileName);
-      if (resolved) pending.push(resolved);
+      if (resolved) pending.push([resolved, relative(file)]);
     }
   }
-  return [...seen].map((file) => path.relative(root, file).split(path.sep).join('/')).sort();
+  return seen;
+}
+
+/** Every file of the shared package the given entries reach through relative imports (static or dynamic). */
+export function reachableFiles(root = repoRoot, entries = providedEntries(root)) {
+  return [...reach(root, entries).keys()].sort();
+}
+
+/**
+ * Subpaths of the singleton's own modules that are also imported by path, outside the browser's
+ * singleton (the runtime config's types and reading, the brand: by the server's code and the
+ * tools). Every other subpath the shell does not provide is source-shared.
+ */
+export const SINGLETON_BY_PATH = ['./brand', './config', './config-types'];
+
+/** The subpaths bundled into each app that imports them: the exports the shell does not provide, but the singleton's own. */
+export function sourceSharedEntries(root = repoRoot) {
+  const provided = providedEntries(root);
+  return Object.keys(exportsOf(root)).filter((entry) => !provided.includes(entry) && !SINGLETON_BY_PATH.includes(entry));
+}
+
+/**
+ * The source-shared files the entries the shell provides reach, each with the file that brings it
+ * in: a file reached from a source-shared subpath and not one of the singleton's own modules (the
+ * config and brand that source-shared code may read).
+ * @returns {Array<{ file: string, from: string | null }>}
+ */
+export function sourceSharedReached(root = repoRoot) {
+  const provided = reach(root, providedEntries(root));
+  const own = new Set(
+    reachableFiles(
+      root,
+      SINGLETON_BY_PATH.filter((entry) => entry in exportsOf(root)),
+    ),
+  );
+  return reachableFiles(root, sourceSharedEntries(root))
+    .filter((file) => !own.has(file) && provided.has(file))
+    .map((file) => ({ file, from: provided.get(file) ?? null }));
 }
 
 /** A file's code as TypeScript prints it without comments: formatting and comments do not count. */
@@ -86,12 +142,45 @@ export function fingerprint(root = repoRoot) {
 const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 const packageVersion = (root) => readJson(path.join(root, 'shared', 'package.json')).version;
 
+/** A version's numbers, or null when it is not `<major>.<minor>.<patch>`. */
+const parts = (version) => (/^(\d+)\.(\d+)\.(\d+)$/.exec(String(version)) ?? []).slice(1).map(Number);
+/** Why `since` cannot be the floor of `version`, or null: the same major, and not above it. */
+function sinceProblem(since, version) {
+  const [s, v] = [parts(since), parts(version)];
+  if (s.length === 0 || v.length === 0) return `${since} is not a version of the form 1.2.3.`;
+  if (s[0] !== v[0]) return `since ${since} is of another major than ${version}: remotes built for one major do not run on another.`;
+  if (s[1] > v[1] || (s[1] === v[1] && s[2] > v[2])) return `since ${since} is above the version ${version}: the shell would refuse its own remotes.`;
+  return null;
+}
+
+/**
+ * The floor a new stamp records: the one asked for, else the previous stamp's on a patch (the
+ * same major and minor), else the new version itself.
+ */
+function nextSince(previous, version, asked) {
+  if (asked !== undefined) return asked;
+  const [p, v] = [parts(previous?.version), parts(version)];
+  const patch = p.length > 0 && p[0] === v[0] && p[1] === v[1] && p[2] <= v[2];
+  return patch ? (previous.since ?? previous.version) : version;
+}
+
 /** Why the provided code and its version disagree, or null when they agree. */
 export function check(root = repoRoot) {
   const file = path.join(root, CONTRACT_FILE);
   const stamp = fs.existsSync(file) ? readJson(file) : null;
   const version = packageVersion(root);
   const now = fingerprint(root);
+  const leaked = sourceSharedReached(root);
+  if (leaked.length > 0) {
+    const list = leaked.map(({ file, from }) => (from ? `${file} (imported by ${from})` : file)).join(', ');
+    return (
+      `The entries the shell provides from ${PACKAGE} reach source-shared code: ${list}. It would be one copy on the page, ` +
+      `the shell's, and a change to it would move the singleton's version and wait for a shell release. Import it by its own ` +
+      `subpath where it is used, not through a provided entry (docs/architecture.md#shared-singletons).`
+    );
+  }
+  const since = stamp?.since === undefined ? null : sinceProblem(stamp.since, stamp.version);
+  if (since) return `${CONTRACT_FILE}: ${since}`;
   if (stamp?.fingerprint === now && stamp.version === version) return null;
   if (stamp?.fingerprint === now)
     return `${CONTRACT_FILE} records version ${stamp.version}, shared/package.json says ${version}: run \`npm run stamp:shared\`.`;
@@ -102,8 +191,14 @@ export function check(root = repoRoot) {
   );
 }
 
-/** Records the fingerprint with the current version; refuses a changed fingerprint under an unchanged version. */
-export function stamp(root = repoRoot) {
+/**
+ * Records the fingerprint with the current version and the floor remotes built now require;
+ * refuses a changed fingerprint under an unchanged version, and a floor of another major or above
+ * the version.
+ * @param {string} [root]
+ * @param {{ since?: string }} [options] `since`: the floor, when it is lower than the rule gives
+ */
+export function stamp(root = repoRoot, { since: asked } = {}) {
   const file = path.join(root, CONTRACT_FILE);
   const previous = fs.existsSync(file) ? readJson(file) : null;
   const version = packageVersion(root);
@@ -111,16 +206,20 @@ export function stamp(root = repoRoot) {
   if (previous && previous.version === version && previous.fingerprint !== now) {
     throw new Error(`The provided code changed and ${PACKAGE} is still ${version}: give shared/package.json a new version first.`);
   }
-  fs.writeFileSync(file, `${JSON.stringify({ version, fingerprint: now }, null, 2)}\n`);
-  return { version, fingerprint: now };
+  const since = nextSince(previous, version, asked);
+  const problem = sinceProblem(since, version);
+  if (problem) throw new Error(`Not stamped: ${problem}`);
+  fs.writeFileSync(file, `${JSON.stringify({ version, since, fingerprint: now }, null, 2)}\n`);
+  return { version, since, fingerprint: now };
 }
 
 function main() {
   const command = process.argv[2] ?? 'check';
   try {
     if (command === 'stamp') {
-      const { version } = stamp();
-      console.log(`${CONTRACT_FILE}: ${PACKAGE} ${version} stamped.`);
+      const flag = process.argv.indexOf('--since');
+      const { version, since } = stamp(repoRoot, flag > 0 ? { since: process.argv[flag + 1] ?? '' } : {});
+      console.log(`${CONTRACT_FILE}: ${PACKAGE} ${version} stamped; remotes built now require ^${since}.`);
     } else if (command === 'check') {
       const problem = check();
       if (problem) {
@@ -129,7 +228,7 @@ function main() {
       }
       console.log(`${PACKAGE} ${packageVersion(repoRoot)}: the provided code matches its stamp.`);
     } else {
-      console.error('Usage: node scripts/shared-version.mjs [check|stamp]');
+      console.error('Usage: node scripts/shared-version.mjs [check|stamp [--since <version>]]');
       process.exit(2);
     }
   } catch (error) {

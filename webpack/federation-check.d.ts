@@ -22,6 +22,7 @@ export function hostLocation(where: string): string;
 export function manifestProblems(remote: string, manifest: { shared?: SharedEntry[]; metaData?: object }, host: HostDescription): string[];
 export function runtimeProblem(remote: string, manifest: { metaData?: object }, provided: string): string | null;
 export function versionProblem(remote: string, entry: SharedEntry, provided: string | null): string | null;
+export function outrankProblem(remote: string, entry: SharedEntry): string | null;
 export function packageOf(importPath: string): string;
 export function runtimeVersion(appDir: string): string;
 export function runtimeRange(version: string): string;

@@ -219,6 +219,26 @@ function versionProblem(remote, entry, provided) {
 }
 
 /**
+ * Why a remote's copy of a module the shell provides could be loaded instead of the shell's, or
+ * null: the copy must stand for the lowest version the remote accepts (`^<version>`). The
+ * federation runtime hands a remote the highest version registered that is not loaded yet, and
+ * the shell provides some modules on demand (`/aws`, `/session`, Amplify): a copy above a shell
+ * the remote accepts would be a second instance on the page (webpack/shared-singletons.js).
+ * @param {string} remote
+ * @param {{ name: string, version?: string, requiredVersion?: unknown }} entry one of the manifest's `shared`
+ * @returns {string | null}
+ */
+function outrankProblem(remote, entry) {
+  const required = entry.requiredVersion;
+  if (typeof required !== 'string' || typeof entry.version !== 'string' || required === `^${entry.version}`) return null;
+  return (
+    `${remote} registers its copy of ${entry.name} as ${entry.version} and accepts a shell from ${required}: beside a shell ` +
+    `providing less than ${entry.version} the page would load the remote's copy, a second instance. Build the remote's shared ` +
+    `options with webpack/shared-singletons.js (a copy stands for the lowest version it accepts).`
+  );
+}
+
+/**
  * Why a remote cannot run on a host's runtime, or null when it can.
  * @param {string} remote
  * @param {{ metaData?: { federationRuntime?: { requiredVersion?: unknown } } }} manifest
@@ -272,7 +292,7 @@ function manifestProblems(remote, manifest, host) {
   const versions = new Map(host.modules.map((entry) => (typeof entry === 'string' ? [entry, null] : [entry.name, entry.version ?? null])));
   for (const entry of manifest.shared ?? []) {
     if (!versions.has(entry.name)) continue;
-    const problem = versionProblem(remote, entry, versions.get(entry.name) ?? null);
+    const problem = versionProblem(remote, entry, versions.get(entry.name) ?? null) ?? outrankProblem(remote, entry);
     if (problem) problems.push(problem);
   }
   for (const entry of unprovided(host.modules, manifest)) {
@@ -317,6 +337,7 @@ module.exports = {
   manifestProblems,
   runtimeProblem,
   versionProblem,
+  outrankProblem,
   packageOf,
   runtimeVersion,
   runtimeRange,

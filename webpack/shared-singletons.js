@@ -16,7 +16,24 @@ const packageOf = (key) => {
   const parts = key.replace(/\/$/, '').split('/');
   return key.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 };
-const versionOf = (name) => JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+const readPackageFile = (name, file) => JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, file), 'utf8'));
+const versionOf = (name) => readPackageFile(name, 'package.json').version;
+const SHARED = '@trailsense/shared';
+/**
+ * The version a remote's copy of a package stands for, and the lowest it accepts of the shell's:
+ * the package's version, except for the shared package, whose stamp records the oldest version
+ * whose provided contract the code keeps (`since` in shared/provided-contract.json,
+ * scripts/shared-version.mjs). So a remote built after a patch of it still runs on a shell that
+ * provides the version before, and its copies never outrank the shell's: the federation runtime
+ * hands a remote the highest version registered that is not yet loaded, and `/aws` and `/session`
+ * load on demand, so a remote copy registered above the shell's would be a second instance on the
+ * page (docs/architecture.md#released-alone-or-together).
+ */
+const floorOf = (name) => {
+  if (name !== SHARED) return versionOf(name);
+  const stamp = readPackageFile(name, 'provided-contract.json');
+  return stamp.since ?? stamp.version;
+};
 
 const SINGLETONS = [
   'react',
@@ -47,7 +64,7 @@ function sharedSingletons() {
     SINGLETONS.map((key) => {
       const pkg = packageOf(key);
       // Exact versions: every app is built from one lockfile, and a mismatch must show, not guess.
-      const version = versionOf(pkg);
+      const version = floorOf(pkg);
       return [key, { singleton: true, requiredVersion: `^${version}`, version }];
     }),
   );
@@ -59,12 +76,7 @@ function sharedSingletons() {
  */
 function sharedVersions() {
   const packages = new Set(SINGLETONS.map(packageOf));
-  return Object.fromEntries(
-    [...packages].map((pkg) => {
-      const version = versionOf(pkg);
-      return [pkg, { version, requiredVersion: `^${version}` }];
-    }),
-  );
+  return Object.fromEntries([...packages].map((pkg) => [pkg, { version: versionOf(pkg), requiredVersion: `^${floorOf(pkg)}` }]));
 }
 
 module.exports = { sharedSingletons, sharedVersions, packageOf, SINGLETONS };

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { check, fingerprint, reachableFiles, stamp } from '../shared-version.mjs';
+import { check, fingerprint, reachableFiles, SINGLETON_BY_PATH, sourceSharedEntries, stamp } from '../shared-version.mjs';
 
 const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 let repo;
@@ -84,7 +84,94 @@ describe('the shared package version held to the provided code', () => {
     expect(check(repo)).toBe('shared/provided-contract.json records version 1.0.0, shared/package.json says 1.1.0: run `npm run stamp:shared`.');
   });
 
+  it('records the floor remotes built now require: a patch keeps it, a minor or a major moves it to the new version', () => {
+    const since = () => JSON.parse(fs.readFileSync(path.join(repo, 'shared', 'provided-contract.json'), 'utf8')).since;
+    expect(stamp(repo)).toMatchObject({ version: '1.0.0', since: '1.0.0' });
+    write('shared/src/configure.ts', 'export function configure(): void { console.log(1); }\n');
+    setVersion('1.0.1');
+    stamp(repo);
+    expect(since()).toBe('1.0.0');
+    write('shared/src/configure.ts', 'export function configure(): void {}\nexport const more = 1;\n');
+    setVersion('1.1.0');
+    stamp(repo);
+    expect(since()).toBe('1.1.0');
+    write('shared/src/configure.ts', 'export const more = 1;\n');
+    setVersion('2.0.0');
+    stamp(repo);
+    expect(since()).toBe('2.0.0');
+    expect(check(repo)).toBeNull();
+  });
+
+  it('takes a lower floor when asked (a version that moved while what remotes run did not), never one of another major or above the version', () => {
+    stamp(repo);
+    setVersion('1.1.0');
+    expect(() => stamp(repo, { since: '0.9.0' })).toThrow('Not stamped: since 0.9.0 is of another major than 1.1.0');
+    expect(() => stamp(repo, { since: '1.2.0' })).toThrow('Not stamped: since 1.2.0 is above the version 1.1.0');
+    expect(() => stamp(repo, { since: '' })).toThrow('Not stamped:  is not a version');
+    expect(stamp(repo, { since: '1.0.0' })).toMatchObject({ version: '1.1.0', since: '1.0.0' });
+    setVersion('1.1.1');
+    expect(stamp(repo).since).toBe('1.0.0');
+    const file = path.join(repo, 'shared', 'provided-contract.json');
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), since: '1.2.0' }));
+    expect(check(repo)).toBe('shared/provided-contract.json: since 1.2.0 is above the version 1.1.1: the shell would refuse its own remotes.');
+  });
+
+  it('fails when an entry the shell provides reaches a source-shared module, naming it and what brings it in', () => {
+    stamp(repo);
+    write('shared/src/index.ts', "export { user } from './user/user';\nexport type { Limit } from './quota';\n");
+    expect(check(repo)).toMatch(
+      /^The entries the shell provides from @trailsense\/shared reach source-shared code: shared\/src\/quota\.ts \(imported by shared\/src\/index\.ts\)\./,
+    );
+  });
+
   it("this repository's shared package carries the version of the code it provides", () => {
     expect(check(here)).toBeNull();
+  });
+});
+
+describe("this repository's singleton holds no wire, event or schema", () => {
+  /** This repository's shared package and the shell's list of what it provides, in the temporary folder. */
+  function copyShared() {
+    fs.rmSync(path.join(repo, 'shared'), { recursive: true, force: true });
+    for (const file of ['shared/package.json', 'shared/provided-contract.json', 'shell/src/remotes/federation.ts']) {
+      write(file, fs.readFileSync(path.join(here, file), 'utf8'));
+    }
+    fs.cpSync(path.join(here, 'shared', 'src'), path.join(repo, 'shared', 'src'), { recursive: true });
+  }
+
+  it('names as source-shared the events, the wire, the object key, the metadata, the quota and the headers', () => {
+    expect(sourceSharedEntries(here)).toEqual(
+      expect.arrayContaining(['./analytics-events', './monitoring', './uploads-wire', './object-key', './metadata-encoding', './quota', './security-headers']),
+    );
+    expect(SINGLETON_BY_PATH.every((entry) => !sourceSharedEntries(here).includes(entry))).toBe(true);
+  });
+
+  it('a change to an event type, the wire, the object key, the quota or a header leaves the version the shell provides as it is', () => {
+    copyShared();
+    expect(check(repo)).toBeNull();
+    const before = fingerprint(repo);
+    const events = path.join(repo, 'shared/src/analytics/events.ts');
+    const withField = fs.readFileSync(events, 'utf8').replace(/(export interface BatchOutcomeEvent \{\n)/, '$1  /** A new field. */\n  newField?: number;\n');
+    expect(withField).toContain('newField?: number;');
+    fs.writeFileSync(events, withField);
+    const own = new Set(reachableFiles(repo, SINGLETON_BY_PATH));
+    const sourceShared = reachableFiles(repo, sourceSharedEntries(repo)).filter((file) => !own.has(file));
+    expect(sourceShared).toEqual(
+      expect.arrayContaining([
+        'shared/src/analytics/events.ts',
+        'shared/src/analytics/event-schema.ts',
+        'shared/src/uploads/wire.ts',
+        'shared/src/domain/quota.ts',
+      ]),
+    );
+    sourceShared.forEach((file, i) => fs.appendFileSync(path.join(repo, file), `\nexport const added${i} = ${i};\n`));
+    expect(fingerprint(repo)).toBe(before);
+    expect(check(repo)).toBeNull();
+  });
+
+  it('fails once the root entry re-exports an event type again', () => {
+    copyShared();
+    fs.appendFileSync(path.join(repo, 'shared/src/index.ts'), "export type { BatchOutcomeEvent } from './analytics/events';\n");
+    expect(check(repo)).toMatch(/reach source-shared code: shared\/src\/analytics\/events\.ts \(imported by shared\/src\/index\.ts\)/);
   });
 });

@@ -2,6 +2,12 @@
  * The shared package's light entry: one copy per page (a federation singleton), imported by the
  * shell and every remote. Nothing here imports Amplify or ky, so the marketing pages can use it;
  * what needs them is in `@trailsense/shared/aws`.
+ *
+ * Only what the shell provides at run time is here (its version is the singleton's): no wire,
+ * event or schema. Those are imported by their subpaths (`/analytics-events`, `/uploads-wire`,
+ * `/object-key`, `/quota`, …) and bundled into each app that uses them, so a change to one is
+ * released with that app (docs/architecture.md#shared-singletons; scripts/shared-version.mjs
+ * fails when an entry the shell provides reaches one).
  */
 export type { RuntimeConfig, Brand, AuthConfig, StorageConfig, ApiConfig, AnalyticsConfig, RemotesConfig } from './config/types';
 export { parseRuntimeConfig, type ConfigResult } from './config/validate';
@@ -30,18 +36,6 @@ export {
   type UploaderProps,
 } from './contracts/remote-contracts';
 export { sharedInstanceId } from './instance';
-export type {
-  Analytics,
-  AnalyticsEvent,
-  UploadAnalyticsEvent,
-  MonitoringEvent,
-  WebVitalEvent,
-  VitalName,
-  BatchOutcomeEvent,
-  BatchFailures,
-  ClientErrorEvent,
-  ClientErrorKind,
-} from './analytics/events';
 export { addLeaveGuard, activeLeaveMessage, confirmLeave, useLeaveGuard } from './navigation/leave-guard';
 export { setPausedWorkNotice, pausedWorkNotice, usePausedWorkNotice } from './navigation/paused-work';
 export { RemoteFrame, type RemoteFrameProps } from './remote-kit/remote-frame';

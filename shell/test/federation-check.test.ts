@@ -10,6 +10,7 @@ import {
   runtimeRange,
   runtimeVersion,
   HOST_SOURCE,
+  outrankProblem,
   unprovided,
   versionProblem,
 } from '@trailsense/webpack-config/federation-check';
@@ -135,6 +136,19 @@ describe('the build-time federation check', () => {
     expect(versionProblem('uploader-remote', { name: '@trailsense/shared', version: '1.0.0', requiredVersion: '^1.0.0' }, '2.0.0')).toMatch(
       /needs \^1\.0\.0; the shell provides 2\.0\.0/,
     );
+  });
+
+  it("fails a remote whose copy of a provided module stands for more than the lowest shell it accepts (it would outrank that shell's)", () => {
+    const root = fakeRepo({
+      'uploader-remote': { shared: [{ name: '@trailsense/shared/aws', version: '1.1.1', requiredVersion: '^1.0.0' }] },
+    });
+    const host = { runtime: hostDescription(repoRoot).runtime, modules: [{ name: '@trailsense/shared/aws', version: '1.0.0' }] };
+    expect(checkFederation({ root, remotes: ['uploader-remote'], host }).problems).toEqual([
+      'uploader-remote registers its copy of @trailsense/shared/aws as 1.1.1 and accepts a shell from ^1.0.0: beside a shell providing ' +
+        "less than 1.1.1 the page would load the remote's copy, a second instance. Build the remote's shared options with " +
+        'webpack/shared-singletons.js (a copy stands for the lowest version it accepts).',
+    ]);
+    expect(outrankProblem('uploader-remote', { name: '@trailsense/shared/aws', version: '1.0.0', requiredVersion: '^1.0.0' })).toBeNull();
   });
 
   it("reads an older shell's bare module list as provided at an unknown version, which a versioned need refuses", async () => {

@@ -1,4 +1,5 @@
-import type { AnalyticsEvent, RuntimeConfig } from '@trailsense/shared';
+import type { RuntimeConfig } from '@trailsense/shared';
+import type { AnalyticsEvent } from '@trailsense/shared/analytics-events';
 import type { VitalMetric } from '@trailsense/shared/monitoring';
 import { testConfig } from '../../test-support/runtime-config';
 

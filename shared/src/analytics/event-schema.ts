@@ -1,12 +1,28 @@
 /**
- * Validation of the monitoring events (docs/monitoring.md) as they arrive at a sink: the sandbox's
- * (sandbox/src/analytics.ts) and the report's reader (scripts/report.mjs). Exact: a field not in
- * the schema is refused, so personal data cannot ride along in an extra field. Pure.
+ * `@trailsense/shared/analytics-events`: the analytics and monitoring events — their types
+ * (`./events`) and their validation as they arrive at a sink: the uploads API's collection route
+ * (infra/src/uploads-api/events.ts), the sandbox's (sandbox/src/analytics.ts) and the report's
+ * reader (scripts/report.mjs). Exact: a field not in the schema is refused, so personal data
+ * cannot ride along in an extra field. Pure. Source-shared: each app that imports it bundles its
+ * own copy, so an event changes with the app that sends it and the server, never with the shell
+ * (docs/architecture.md#shared-singletons).
  */
 import { firstControlCharacter, personalDataIn } from './client-errors';
 import type { BatchFailures, ClientErrorKind, CollectedEvent, MonitoringEvent, VitalName, WebVitalEvent } from './events';
 
-export type { BatchFailures, ClientErrorEvent, CollectedEvent, MonitoringEvent, UploadAnalyticsEvent, WebVitalEvent, BatchOutcomeEvent } from './events';
+export type {
+  Analytics,
+  AnalyticsEvent,
+  BatchFailures,
+  BatchOutcomeEvent,
+  ClientErrorEvent,
+  ClientErrorKind,
+  CollectedEvent,
+  MonitoringEvent,
+  UploadAnalyticsEvent,
+  VitalName,
+  WebVitalEvent,
+} from './events';
 
 export type EventCheck = { ok: true; event: MonitoringEvent } | { ok: false; message: string };
 

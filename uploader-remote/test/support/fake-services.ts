@@ -4,7 +4,7 @@
  * the prober, the browser's network, locks, tabs and session. Everything runs on jest's fake
  * clock; nothing here waits on real time.
  */
-import type { AnalyticsEvent } from '@trailsense/shared';
+import type { AnalyticsEvent } from '@trailsense/shared/analytics-events';
 import { countingMonth, ranchUploadCeiling } from '@trailsense/shared/quota';
 import type { SessionEndReason } from '@trailsense/shared/aws';
 import type { ProductApi, UploadsApi } from '../../src/features/upload/services/api/api-client';

@@ -3,7 +3,7 @@
  * tallied, the time its tab was hidden, and the event made of them. Pure: sizes, times and
  * visibility come in as plain values. Nothing personal is kept: counts, bytes and times only.
  */
-import type { BatchFailures, BatchOutcomeEvent } from '@trailsense/shared';
+import type { BatchFailures, BatchOutcomeEvent } from '@trailsense/shared/analytics-events';
 import type { EngineEvent } from './upload-queue';
 
 export interface BatchTally {

@@ -1,4 +1,4 @@
-import type { Analytics } from '@trailsense/shared';
+import type { Analytics } from '@trailsense/shared/analytics-events';
 import type { SessionEndReason } from '@trailsense/shared/aws';
 import type { ProductApi, UploadsApi } from './api/api-client';
 import type { UploadJournal } from './journal/upload-journal';

@@ -1,4 +1,4 @@
-import type { BatchOutcomeEvent } from '@trailsense/shared';
+import type { BatchOutcomeEvent } from '@trailsense/shared/analytics-events';
 import type { PhotoExif } from '../../model/photo-exif';
 import type { OnRecord } from '../../model/photo-forms';
 import type { ListedFile } from '../../model/upload-queue';

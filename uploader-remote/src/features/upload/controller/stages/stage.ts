@@ -11,7 +11,7 @@
  * right) is one TransformStage in a folder of its own, registered in index.ts: admission, the
  * engine and the settling never know of it.
  */
-import type { BatchOutcomeEvent } from '@trailsense/shared';
+import type { BatchOutcomeEvent } from '@trailsense/shared/analytics-events';
 import type { JournalEntry } from '../../model/journal-records';
 import type { PhotoExif } from '../../model/photo-exif';
 import type { OnRecord, PhotoForm } from '../../model/photo-forms';

@@ -1,4 +1,5 @@
-import type { Analytics, AnalyticsConfig, AnalyticsEvent } from '@trailsense/shared';
+import type { AnalyticsConfig } from '@trailsense/shared';
+import type { Analytics, AnalyticsEvent } from '@trailsense/shared/analytics-events';
 
 const logFailure = (event: AnalyticsEvent, error: unknown) => console.error(`Could not record the ${event.name} analytics event`, error);
 

@@ -6,7 +6,7 @@
  * what the ranch has: a photo it has only as a copy is an upgrade, its original sent without a
  * slot and not counted again.
  */
-import type { BatchOutcomeEvent } from '@trailsense/shared';
+import type { BatchOutcomeEvent } from '@trailsense/shared/analytics-events';
 import type { PhotoExif } from '../../../model/photo-exif';
 import { copyBytesOf, keyFor, NO_COPIES, onRecord, tallyCopy, type CopyTally } from '../../../model/photo-forms';
 import type { ListedFile } from '../../../model/upload-queue';

@@ -1,7 +1,7 @@
 import { batchOutcomeEvent, EMPTY_TALLY, sawVisibility, tallyEvent, VISIBLE_SO_FAR, type BatchTally, type HiddenTime } from '../../../model/batch-outcome';
 import type { EngineEvent } from '../../../model/upload-queue';
 import type { WakeLockPort } from '../../../services/browser/wake-lock';
-import type { BatchOutcomeEvent } from '@trailsense/shared';
+import type { BatchOutcomeEvent } from '@trailsense/shared/analytics-events';
 
 /**
  * Follows one running batch for its outcome event (model/batch-outcome.ts): each engine event

@@ -1,4 +1,4 @@
-import type { Analytics } from '@trailsense/shared';
+import type { Analytics } from '@trailsense/shared/analytics-events';
 import type { PhotoExif } from '../../../model/photo-exif';
 import type { EngineEvent } from '../../../model/upload-queue';
 import type { UploaderServices } from '../../../services/uploader-services';
