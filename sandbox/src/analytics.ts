@@ -11,6 +11,7 @@ import { formatApiFault } from './fault';
 import type { ApiFault } from './fault';
 import { applyCors, BodyTooLargeError, isJsonContentType, parseJsonObject, readBody, requestUrl, sendJson } from './http-util';
 import type { PutStallState } from './stall';
+import type { Tenant } from './tenants';
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 1024;
@@ -82,7 +83,9 @@ export function sinkEvents(db: SandboxDb, log: (line: string) => void, now: () =
  *   (months, reservation lifetimes) moves: tokens and signatures keep the real time;
  * - `/_sandbox/ranch-usage`: `PUT` `{ "ranchId": …, "total": N }` sets the ranch's count for the
  *   ranch's ledger clock's month and drops its reservations (a test's starting point); without
- *   `total` only the reservations go; `GET` nothing useful.
+ *   `total` only the reservations go; `GET` nothing useful;
+ * - `/_sandbox/tenants`: `POST` (empty, or `{ "label": "w1" }`) makes a tenant: fresh copies of the
+ *   seed's ranches and accounts (src/tenants.ts), answered with their ids, emails and passwords.
  * The first five take `?ranch=<id>`: the switch of that ranch's requests only (src/ranch-scope.ts);
  * without it, the process-wide one. Loopback callers only, and never from a web page (a request
  * with an Origin header is refused), so a site cannot flip them.
@@ -107,6 +110,8 @@ export interface SandboxControl {
   ledgerClock(ranch?: string): { now: string; offsetMs: number };
   /** Sets a ranch's count in its ledger clock's month; returns an error message when malformed. */
   setRanchUsage(ranchId: unknown, total: unknown): string | undefined;
+  /** Makes a tenant from a request body; the reason when the body is malformed. */
+  createTenant(raw: Buffer): Promise<{ error: string } | { tenant: Tenant }>;
 }
 
 export const CONTROL_PATH = '/_sandbox/s3-put-fault';
@@ -115,17 +120,23 @@ export const API_FAULT_CONTROL_PATH = '/_sandbox/api-fault';
 export const LEDGER_CLOCK_CONTROL_PATH = '/_sandbox/ledger-clock';
 export const FIREWALL_CONTROL_PATH = '/_sandbox/firewall';
 export const RANCH_USAGE_CONTROL_PATH = '/_sandbox/ranch-usage';
+export const TENANTS_CONTROL_PATH = '/_sandbox/tenants';
 
 const isLoopback = (address: string | undefined) => !!address && (address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1');
 
 /** A control path's answer to a body: an error message (a 400), or the answer. */
 type ControlResult = { error: string } | { answer: unknown };
 
-/** One control path: its GET answer and a PUT body applied, for `ranch` (undefined: the process-wide switch). */
-interface ControlRoute {
-  get(control: SandboxControl, ranch: string | undefined): unknown;
-  put(control: SandboxControl, raw: Buffer, log: (line: string) => void, ranch: string | undefined): ControlResult;
-}
+/**
+ * One control path: its GET answer and a PUT body applied, for `ranch` (undefined: the
+ * process-wide switch); or, for a path that makes something, a POST body.
+ */
+type ControlRoute =
+  | {
+      get(control: SandboxControl, ranch: string | undefined): unknown;
+      put(control: SandboxControl, raw: Buffer, log: (line: string) => void, ranch: string | undefined): ControlResult;
+    }
+  | { post(control: SandboxControl, raw: Buffer, log: (line: string) => void): Promise<ControlResult> };
 
 /** " for ranch <id>" in a log line, or nothing for the process-wide switch. */
 const forRanch = (ranch: string | undefined) => (ranch === undefined ? '' : ` for ranch ${ranch}`);
@@ -209,6 +220,21 @@ const CONTROL_ROUTES = new Map<string, ControlRoute>([
       },
     },
   ],
+  [
+    TENANTS_CONTROL_PATH,
+    {
+      post: async (control, raw, log) => {
+        const made = await control.createTenant(raw);
+        if ('error' in made) return made;
+        log(
+          `[sandbox] tenant ${made.tenant.tenant}: ranches ${Object.values(made.tenant.ranches)
+            .map((r) => r.id)
+            .join(', ')}`,
+        );
+        return { answer: made.tenant };
+      },
+    },
+  ],
 ]);
 
 /** The switches a ranch can have of its own (`?ranch=`). */
@@ -236,17 +262,29 @@ function handleControl(
     return sendJson(res, 403, { message: 'The sandbox control endpoint is for local test processes only' });
   }
   const scope = ranchOf(url, control);
-  if ('error' in scope || req.method !== 'PUT') req.resume();
+  const method = req.method ?? '';
+  const allowed = 'post' in route ? ['POST'] : ['GET', 'PUT'];
+  if ('error' in scope || !allowed.includes(method) || method === 'GET') req.resume();
   if ('error' in scope) return sendJson(res, 400, { message: scope.error });
-  if (req.method === 'GET') return sendJson(res, 200, route.get(control, scope.ranch));
-  if (req.method !== 'PUT') return sendJson(res, 405, { message: `Method ${req.method ?? ''} not allowed` });
-  readBody(req, 1024)
-    .then((raw) => {
-      const result = route.put(control, raw, log, scope.ranch);
+  if (!allowed.includes(method)) {
+    res.setHeader('Allow', allowed.join(', '));
+    return sendJson(res, 405, { message: `Method ${method} not allowed` });
+  }
+  if ('get' in route && method === 'GET') return sendJson(res, 200, route.get(control, scope.ranch));
+  readBody(req, 1024).then(
+    async (raw) => {
+      let result: ControlResult;
+      try {
+        result = 'put' in route ? route.put(control, raw, log, scope.ranch) : await route.post(control, raw, log);
+      } catch (err) {
+        log(`[sandbox] control ${url.pathname} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        return sendJson(res, 500, { message: 'Internal error' });
+      }
       if ('error' in result) return sendJson(res, 400, { message: result.error });
-      sendJson(res, 200, result.answer);
-    })
-    .catch(() => sendJson(res, 400, { message: 'Unreadable body' }));
+      sendJson(res, 'post' in route ? 201 : 200, result.answer);
+    },
+    () => sendJson(res, 400, { message: 'Unreadable body' }),
+  );
 }
 
 export function createAnalytics(deps: { db: SandboxDb; log: (line: string) => void; control?: SandboxControl }): RequestListener {

@@ -1,8 +1,8 @@
 /**
  * What the control endpoints (analytics.ts SandboxControl) do to a running sandbox: the S3 PUT
  * switches, the product API's fault switch, the firewall and the ledger's clock — each the
- * process-wide one, or a ranch's own (ranch-scope.ts) — and a ranch's count. Malformed input is
- * answered with the reason and changes nothing.
+ * process-wide one, or a ranch's own (ranch-scope.ts) — a ranch's count, and new tenants
+ * (tenants.ts). Malformed input is answered with the reason and changes nothing.
  */
 import { countingMonth } from '@trailsense/infra/ledger';
 import type { SandboxControl } from './analytics';
@@ -14,7 +14,9 @@ import type { RanchFirewalls } from './firewall';
 import type { LedgerClock } from './ledger-clock';
 import type { RanchScoped } from './ranch-scope';
 import type { S3Piece } from './s3';
+import type { SeedUser } from './seed';
 import { parseStallCount } from './stall';
+import { createTenant, parseTenantRequest } from './tenants';
 
 export interface ControlDeps {
   s3: S3Piece;
@@ -23,6 +25,8 @@ export interface ControlDeps {
   /** The product API's fault switches, which the API reads on each request. */
   apiFault: RanchScoped<{ faults: ApiFault }>;
   firewall: RanchFirewalls;
+  /** Saves a tenant's users in the user pool. */
+  saveUsers: (users: readonly SeedUser[]) => Promise<void>;
 }
 
 /** Applies a spec once parsed: the parser's message when it is malformed. */
@@ -35,7 +39,8 @@ function applied<T>(parsed: T | string, apply: (value: T) => void): string | und
 export function createControl(deps: ControlDeps): SandboxControl {
   const { s3, db, ledgerClock } = deps;
   return {
-    ranchProblem: (ranch) => (db.ranch(ranch) ? undefined : `no ranch ${JSON.stringify(ranch.slice(0, 64))}: switch a ranch the sandbox has`),
+    ranchProblem: (ranch) =>
+      db.ranch(ranch) ? undefined : `no ranch ${JSON.stringify(ranch.slice(0, 64))}: switch a ranch the sandbox has (a tenant's: POST /_sandbox/tenants)`,
     setPutFault: (spec, ranch) => applied(parsePutFault(spec === '' ? '0' : spec), (fault) => s3.setPutFault(fault, ranch)),
     injectedFaults: (ranch) => s3.injectedFaults(ranch),
     stallPuts: (spec, ranch) => applied(parseStallCount(spec), (count) => s3.stallPuts(count, ranch)),
@@ -58,6 +63,11 @@ export function createControl(deps: ControlDeps): SandboxControl {
       if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) return 'bad ranch usage: total must be a whole number ≥ 0';
       db.setMonthTotal(ranchId, month, total);
       return undefined;
+    },
+    createTenant: async (raw) => {
+      const request = parseTenantRequest(raw);
+      if (typeof request === 'string') return { error: request };
+      return { tenant: await createTenant({ db, saveUsers: deps.saveUsers }, request.label) };
     },
   };
 }

@@ -34,7 +34,7 @@ import { formatApiFault, NO_FAULT, parseApiFault, parsePutFault } from './fault'
 import { createRanchFirewalls, DEFAULT_FIREWALL, parseFirewall } from './firewall';
 import type { FirewallMode } from './firewall';
 import type { ApiFault, PutFault } from './fault';
-import { ctx as cognitoCtx, startCognitoLocal, writePoolFiles } from './gateway/cognito-local';
+import { ctx as cognitoCtx, poolUser, startCognitoLocal, writePoolFiles } from './gateway/cognito-local';
 import type { DeliveredCode } from './gateway/cognito-local';
 import { createGateway } from './gateway/gateway';
 import { createIdentityPool, serverSideTokenCheck } from './gateway/identity-pool';
@@ -51,6 +51,7 @@ import type { Listener } from './listen';
 import { startS3 } from './s3';
 import type { S3Piece } from './s3';
 import { seedDatabase, SEED_USERS } from './seed';
+import type { SeedUser } from './seed';
 import { createSessionRegistry } from './sessions';
 import type { SessionRegistry } from './sessions';
 import { parseStallCount } from './stall';
@@ -299,7 +300,7 @@ async function startCognito(opts: {
   sessions: SessionRegistry;
   log: (line: string) => void;
   now?: (() => number) | undefined;
-}): Promise<{ codes: DeliveredCode[]; handler: RequestListener }> {
+}): Promise<{ codes: DeliveredCode[]; handler: RequestListener; saveUsers: (users: readonly SeedUser[]) => Promise<void> }> {
   const { ids, db, log } = opts;
   const issuer = issuerFor(opts.config);
   const onCode = (c: DeliveredCode) => log(`[cognito] code for ${c.destination} (${c.source}): ${c.code}`);
@@ -334,7 +335,13 @@ async function startCognito(opts: {
       isTokenRevoked: (jti) => db.isTokenRevoked(jti),
     }),
   });
-  return { codes: cognito.codes, handler: createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk, userPool, identityPool, log }) };
+  return {
+    codes: cognito.codes,
+    handler: createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk, userPool, identityPool, log }),
+    saveUsers: async (users) => {
+      for (const user of users) await cognito.pool.saveUser(cognitoCtx, poolUser(user, new Date()));
+    },
+  };
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -391,7 +398,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       'api',
       createApi({ db, uploads, keys: remoteKeys, issuer, clientId: ids.clientId, log, fault: faults, firewall, ledgerClock: ledgerClockFor }),
     );
-    const control = createControl({ s3, db, ledgerClock, apiFault, firewall });
+    const control = createControl({ s3, db, ledgerClock, apiFault, firewall, saveUsers: cognito.saveUsers });
     supervisor.handle('analytics', createAnalytics({ db, log, control }));
     writeFileSync(path.join(dataDir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
   } catch (err) {
