@@ -1,6 +1,6 @@
 import { expect, test, type Page } from './support/test';
 import { axeScan } from './support/axe';
-import { accounts, codeLogMark, createAccount, signOutEverywhereFromElsewhere, startSignedIn, uniqueEmail, waitForCode } from './support/session';
+import { codeLogMark, createAccount, signOutEverywhereFromElsewhere, startSignedIn, uniqueEmail, waitForCode } from './support/session';
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
@@ -27,7 +27,7 @@ async function expectNoSeriousAxeViolations(page: Page) {
 }
 
 test.describe('sign-in', () => {
-  test('the seeded subscriber signs in and lands on /uploader; the header shows Upload, Profile and Logout', async ({ page }) => {
+  test('the seeded subscriber signs in and lands on /uploader; the header shows Upload, Profile and Logout', async ({ page, accounts }) => {
     await page.goto('/login');
     await expect(page.getByRole('heading', { level: 1, name: 'Welcome to TrailSense' })).toBeVisible();
     await signInWithForm(page, accounts.subscriber.email, accounts.subscriber.password);
@@ -50,7 +50,7 @@ test.describe('sign-in', () => {
     await expect(page).toHaveURL('/login?returnTo=%2Fuploader');
   });
 
-  test('a user without a ranch goes to /profile and is told why they cannot upload', async ({ page }) => {
+  test('a user without a ranch goes to /profile and is told why they cannot upload', async ({ page, accounts }) => {
     await page.goto('/login');
     await signInWithForm(page, accounts.noRanch.email, accounts.noRanch.password);
     await expect(page).toHaveURL('/profile');
@@ -58,14 +58,14 @@ test.describe('sign-in', () => {
     await expect(page.getByRole('main').getByRole('link', { name: /uploader/i })).toHaveCount(0);
   });
 
-  test('a wrong password says "Incorrect username or password."', async ({ page }) => {
+  test('a wrong password says "Incorrect username or password."', async ({ page, accounts }) => {
     await page.goto('/login');
     await signInWithForm(page, accounts.subscriber.email, 'not-the-password');
     await expect(page.getByText('Incorrect username or password.')).toBeVisible();
     await expect(page).toHaveURL('/login');
   });
 
-  test('the guard sends a visitor to /login, and signing in returns them to the page they wanted', async ({ page }) => {
+  test('the guard sends a visitor to /login, and signing in returns them to the page they wanted', async ({ page, accounts }) => {
     await page.goto('/profile');
     await expect(page).toHaveURL('/login?returnTo=%2Fprofile');
     await signInWithForm(page, accounts.subscriber.email, accounts.subscriber.password);
@@ -73,14 +73,14 @@ test.describe('sign-in', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Your profile' })).toBeVisible();
   });
 
-  test('a network failure says "Network Error"', async ({ page }) => {
+  test('a network failure says "Network Error"', async ({ page, accounts }) => {
     await page.goto('/login');
     await page.route('http://localhost:4100/**', (route) => route.abort('internetdisconnected'));
     await signInWithForm(page, accounts.subscriber.email, accounts.subscriber.password);
     await expect(page.getByText('Network Error', { exact: true })).toBeVisible({ timeout: 30_000 });
   });
 
-  test('a signed-in user opening /login or / goes on to the uploader', async ({ page }) => {
+  test('a signed-in user opening /login or / goes on to the uploader', async ({ page, accounts }) => {
     await page.goto('/login');
     await signInWithForm(page, accounts.subscriber.email, accounts.subscriber.password);
     await expect(page).toHaveURL('/uploader');
@@ -302,7 +302,7 @@ test.describe('accessibility', () => {
     await expectNoSeriousAxeViolations(page);
   });
 
-  test('/profile and /delete have no serious accessibility violations', async ({ page }) => {
+  test('/profile and /delete have no serious accessibility violations', async ({ page, accounts }) => {
     await page.goto('/delete');
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
     await expectNoSeriousAxeViolations(page);

@@ -5,13 +5,18 @@
  * through the uploads API's collection route (`POST <api.uploadsBaseUrl>/events`), for signed-out
  * visitors too, and the last of them as a beacon when the tab closes. The configs sample every
  * page view (analytics.vitalsSampleRate 1); the test fixture also asserts no CSP violation on the way.
+ *
+ * The events name no member and no ranch (that is the point), so a tenant cannot keep other
+ * workers' events out of them: the tests that count them, or that another page's event on the
+ * same route would spoil, run alone in the serial project (`@serial`, playwright.config.ts).
  */
 import path from 'node:path';
 import localConfig from '../config/local.json';
 import { expect, test } from './support/test';
-import { accounts, startSignedIn } from './support/session';
+import { startSignedIn } from './support/session';
 import { dropReservations, tempDir, writeJpegs } from './support/uploads';
 import { eventsNamed, lastEventId } from './support/events';
+import type { Tenant } from './support/tenant';
 
 /** Where pages send their vitals and errors (docs/monitoring.md#delivery). */
 const collectionRoute = `${localConfig.api.uploadsBaseUrl}/events`;
@@ -21,9 +26,11 @@ async function untilMonitoring(since: number) {
   await expect.poll(async () => (await eventsNamed('webVital', since)).map((e) => e['metric']), { timeout: 15_000 }).toContain('TTFB');
 }
 
-const PERSONAL = new RegExp([accounts.subscriber.email, 'cedar-creek', 'MONITOR_', '\\.jpe?g', 'public/'].join('|'), 'i');
+/** What no monitoring event may carry: the member's email, their ranch, their files' names and keys. */
+const personal = (tenant: Tenant) =>
+  new RegExp([tenant.accounts.subscriber.email, tenant.ranches.cedarCreek.id, 'MONITOR_', '\\.jpe?g', 'public/'].join('|'), 'i');
 
-test('a page view records its vitals on its route: TTFB at once, LCP and CLS when the page is left', async ({ page }) => {
+test('a page view records its vitals on its route: TTFB at once, LCP and CLS when the page is left', { tag: '@serial' }, async ({ page }) => {
   const since = await lastEventId();
   await page.goto('/about');
   await untilMonitoring(since);
@@ -40,7 +47,7 @@ test('a page view records its vitals on its route: TTFB at once, LCP and CLS whe
   }
 });
 
-test('a route reached by a click records its own vitals under that route, as a soft navigation (Chromium 151+)', async ({ page }) => {
+test('a route reached by a click records its own vitals under that route, as a soft navigation (Chromium 151+)', { tag: '@serial' }, async ({ page }) => {
   const since = await lastEventId();
   await page.goto('/');
   await untilMonitoring(since);
@@ -96,34 +103,38 @@ test('closing the tab still delivers the vitals reported as it closes: LCP and C
     .toEqual(expect.arrayContaining(['TTFB', 'LCP', 'CLS']));
 });
 
-test('a remote that does not load is reported once as a client error, naming the module and the route', async ({ page }) => {
-  await startSignedIn(page, accounts.subscriber);
-  const since = await lastEventId();
-  // A broken release of uploader-remote: its manifest answers 503.
-  await page.route(localConfig.remotes.uploader, (route) => route.fulfill({ status: 503, body: 'down' }));
-  await page.goto('/uploader');
-  await expect(page.getByRole('alert')).toContainText('We couldn’t load');
-  await page.getByRole('button', { name: 'Retry' }).click();
-  await expect(page.getByRole('alert')).toContainText('We couldn’t load');
-  await expect.poll(async () => (await eventsNamed('clientError', since)).length, { timeout: 15_000 }).toBeGreaterThan(0);
-  const errors = await eventsNamed('clientError', since);
-  // The first try and the Retry fail alike: one report.
-  expect(errors.filter((e) => e['kind'] === 'remote-load')).toEqual([
-    expect.objectContaining({ kind: 'remote-load', module: 'uploader/Uploader', route: '/uploader', suppressed: 0 }),
-  ]);
-  for (const error of errors) expect(JSON.stringify(error)).not.toMatch(PERSONAL);
-});
+test(
+  'a remote that does not load is reported once as a client error, naming the module and the route',
+  { tag: '@serial' },
+  async ({ page, accounts, tenant }) => {
+    await startSignedIn(page, accounts.subscriber);
+    const since = await lastEventId();
+    // A broken release of uploader-remote: its manifest answers 503.
+    await page.route(localConfig.remotes.uploader, (route) => route.fulfill({ status: 503, body: 'down' }));
+    await page.goto('/uploader');
+    await expect(page.getByRole('alert')).toContainText('We couldn’t load');
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await expect(page.getByRole('alert')).toContainText('We couldn’t load');
+    await expect.poll(async () => (await eventsNamed('clientError', since)).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    const errors = await eventsNamed('clientError', since);
+    // The first try and the Retry fail alike: one report.
+    expect(errors.filter((e) => e['kind'] === 'remote-load')).toEqual([
+      expect.objectContaining({ kind: 'remote-load', module: 'uploader/Uploader', route: '/uploader', suppressed: 0 }),
+    ]);
+    for (const error of errors) expect(JSON.stringify(error)).not.toMatch(personal(tenant));
+  },
+);
 
 test.describe('a batch', () => {
   let dir: string;
   test.beforeEach(() => {
     dir = tempDir('monitoring-');
   });
-  test.afterEach(async () => {
-    await dropReservations('cedar-creek');
+  test.afterEach(async ({ tenant }) => {
+    await dropReservations(tenant.ranches.cedarCreek.id);
   });
 
-  test('a finished batch records one outcome: photos, bytes, duration, goodput, no personal data', async ({ page }) => {
+  test('a finished batch records one outcome: photos, bytes, duration, goodput, no personal data', { tag: '@serial' }, async ({ page, accounts, tenant }) => {
     test.setTimeout(90_000);
     await startSignedIn(page, accounts.subscriber);
     await page.goto('/uploader');
@@ -150,8 +161,8 @@ test.describe('a batch', () => {
     expect(outcome!['bytes']).toBeGreaterThan(3 * 50_000);
     expect(outcome!['durationMs']).toBeGreaterThan(0);
     expect(outcome!['goodputBytesPerSecond']).toBeGreaterThan(0);
-    expect(JSON.stringify(outcome)).not.toMatch(PERSONAL);
+    expect(JSON.stringify(outcome)).not.toMatch(personal(tenant));
     // The uploader page's own vitals carry its route and nothing else of the member.
-    for (const vital of await eventsNamed('webVital', since)) expect(JSON.stringify(vital)).not.toMatch(PERSONAL);
+    for (const vital of await eventsNamed('webVital', since)) expect(JSON.stringify(vital)).not.toMatch(personal(tenant));
   });
 });

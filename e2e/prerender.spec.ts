@@ -2,7 +2,7 @@ import { expect, test, type Page } from './support/test';
 import { notFoundRoute, routes } from '../shell/src/app/route-table';
 import { defaultBrand, fillBrand } from '../shared/src/brand/brand';
 import { faq } from '../shell/src/content/faq';
-import { accounts, startSignedIn } from './support/session';
+import { startSignedIn } from './support/session';
 
 /**
  * The marketing pages arrive as HTML (scripts/prerender.mjs) and the page hydrates them: they
@@ -206,7 +206,7 @@ test.describe('the header before any script runs', () => {
   // Only the inline stored-session check runs: every script file is refused.
   const blockScripts = (page: Page) => page.route(/\.js(\?|$)/, (route) => route.abort());
 
-  test('shows a signed-in user their links at first paint', async ({ page }) => {
+  test('shows a signed-in user their links at first paint', async ({ page, accounts }) => {
     await startSignedIn(page, accounts.subscriber);
     await blockScripts(page);
     await page.goto('/support');

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from './support/test';
-import { accounts, startSignedIn } from './support/session';
+import { startSignedIn } from './support/session';
 import { repo, startStack } from './support/servers';
 import { eventsNamed, lastEventId } from './support/events';
 import { dropReservations, writeJpegs } from './support/uploads';
@@ -13,7 +13,7 @@ import localConfig from '../config/local.json';
 
 const run = promisify(execFile);
 
-test('a remote route renders inside the shell with the same user context, React and shared package', async ({ page }) => {
+test('a remote route renders inside the shell with the same user context, React and shared package', async ({ page, accounts }) => {
   await startSignedIn(page, accounts.subscriber);
   await page.goto('/uploader');
   const frame = page.locator('[data-remote="@trailsense/uploader-remote"]');
@@ -127,7 +127,7 @@ function hashTree(dir: string): string {
   return hash.digest('hex');
 }
 
-test('uploader-remote is released alone: a rebuilt remote shows up on reload, the shell untouched', async ({ page }) => {
+test('uploader-remote is released alone: a rebuilt remote shows up on reload, the shell untouched', async ({ page, accounts }) => {
   test.setTimeout(180_000);
   const shellBefore = hashTree(path.join(repo, 'shell/dist'));
   const stack = await startStack(3120);
@@ -158,45 +158,55 @@ test('uploader-remote is released alone: a rebuilt remote shows up on reload, th
 /** The version of the shared package the shell in this repository provides. */
 const sharedVersion = (JSON.parse(fs.readFileSync(path.join(repo, 'shared', 'package.json'), 'utf8')) as { version: string }).version;
 
-test('a remote that needs a version of a provided module the live shell lacks is refused before its code runs, and reported', async ({ page }) => {
-  const manifest = localConfig.remotes.uploader;
-  const [major, minor] = sharedVersion.split('.').map(Number) as [number, number];
-  const needed = `^${major}.${minor + 1}.0`;
-  // The uploader was released alone, built against a newer shared package than the live shell's.
-  await page.route(manifest, async (route) => {
-    const response = await route.fetch();
-    const json = (await response.json()) as { shared: Array<{ name: string; requiredVersion: string }> };
-    const aws = json.shared.find((entry) => entry.name === '@trailsense/shared/aws');
-    if (!aws) throw new Error('the uploader no longer shares @trailsense/shared/aws');
-    aws.requiredVersion = needed;
-    await route.fulfill({ response, json });
-  });
-  const remoteScripts: string[] = [];
-  page.on('request', (request) => {
-    if (request.url().startsWith(new URL(manifest).origin) && request.url() !== manifest) remoteScripts.push(request.url());
-  });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  await startSignedIn(page, accounts.subscriber);
-  const since = await lastEventId();
+// Serial (playwright.config.ts): it counts the sandbox's clientError events, which name no
+// tenant, and the other remote tests report some too.
+test(
+  'a remote that needs a version of a provided module the live shell lacks is refused before its code runs, and reported',
+  { tag: '@serial' },
+  async ({ page, accounts }) => {
+    const manifest = localConfig.remotes.uploader;
+    const [major, minor] = sharedVersion.split('.').map(Number) as [number, number];
+    const needed = `^${major}.${minor + 1}.0`;
+    // The uploader was released alone, built against a newer shared package than the live shell's.
+    await page.route(manifest, async (route) => {
+      const response = await route.fetch();
+      const json = (await response.json()) as { shared: Array<{ name: string; requiredVersion: string }> };
+      const aws = json.shared.find((entry) => entry.name === '@trailsense/shared/aws');
+      if (!aws) throw new Error('the uploader no longer shares @trailsense/shared/aws');
+      aws.requiredVersion = needed;
+      await route.fulfill({ response, json });
+    });
+    const remoteScripts: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(new URL(manifest).origin) && request.url() !== manifest) remoteScripts.push(request.url());
+    });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await startSignedIn(page, accounts.subscriber);
+    const since = await lastEventId();
 
-  await page.goto('/uploader');
-  await expect(page.getByRole('alert')).toContainText('We couldn’t load');
-  // Refused on its manifest: none of its scripts was fetched, nothing threw on the page.
-  expect(remoteScripts).toEqual([]);
-  expect(errors).toEqual([]);
-  // The rest of the site works: the header, the footer, the other remote.
-  await expect(page.getByRole('contentinfo')).toBeVisible();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
-  await expect(page.getByRole('heading', { level: 1, name: 'Your profile' })).toBeVisible();
-  // Operators see why, within minutes (docs/monitoring.md#clienterror).
-  await expect.poll(async () => (await eventsNamed('clientError', since)).filter((e) => e['kind'] === 'remote-load').length, { timeout: 15_000 }).toBe(1);
-  const [error] = (await eventsNamed('clientError', since)).filter((e) => e['kind'] === 'remote-load');
-  expect(error).toMatchObject({ module: 'uploader/Uploader', route: '/uploader' });
-  expect(String(error?.['message'])).toContain(`needs @trailsense/shared/aws ${needed}; this shell provides ${sharedVersion}`);
-});
+    await page.goto('/uploader');
+    await expect(page.getByRole('alert')).toContainText('We couldn’t load');
+    // Refused on its manifest: none of its scripts was fetched, nothing threw on the page.
+    expect(remoteScripts).toEqual([]);
+    expect(errors).toEqual([]);
+    // The rest of the site works: the header, the footer, the other remote.
+    await expect(page.getByRole('contentinfo')).toBeVisible();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Your profile' })).toBeVisible();
+    // Operators see why, within minutes (docs/monitoring.md#clienterror).
+    await expect.poll(async () => (await eventsNamed('clientError', since)).filter((e) => e['kind'] === 'remote-load').length, { timeout: 15_000 }).toBe(1);
+    const [error] = (await eventsNamed('clientError', since)).filter((e) => e['kind'] === 'remote-load');
+    expect(error).toMatchObject({ module: 'uploader/Uploader', route: '/uploader' });
+    expect(String(error?.['message'])).toContain(`needs @trailsense/shared/aws ${needed}; this shell provides ${sharedVersion}`);
+  },
+);
 
-test('uploader-remote released alone runs its own upload journal: a change to it reaches members with the shell untouched', async ({ page }) => {
+test('uploader-remote released alone runs its own upload journal: a change to it reaches members with the shell untouched', async ({
+  page,
+  accounts,
+  tenant,
+}) => {
   test.setTimeout(240_000);
   const shellBefore = hashTree(path.join(repo, 'shell/dist'));
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'uploader-journal-release-'));
@@ -262,7 +272,7 @@ test('uploader-remote released alone runs its own upload journal: a change to it
     expect(new Set(releases)).toEqual(new Set([marker]));
     expect(hashTree(path.join(repo, 'shell/dist'))).toBe(shellBefore);
   } finally {
-    await dropReservations('cedar-creek');
+    await dropReservations(tenant.ranches.cedarCreek.id);
     fs.rmSync(work, { recursive: true, force: true });
   }
 });

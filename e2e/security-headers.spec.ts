@@ -14,7 +14,7 @@ import e2eConfig from '../config/e2e.json';
 import { parseRuntimeConfig } from '../shared/src/config/validate';
 import { securityHeaders } from '../shared/src/security/headers';
 import { repo } from './support/servers';
-import { accounts, startSignedIn } from './support/session';
+import { startSignedIn } from './support/session';
 import { expect, recordCspViolations, test, type CspViolation, type Page } from './support/test';
 import { newObjects, bucketObjects, setPutFault, tempDir, writeJpegs } from './support/uploads';
 
@@ -189,9 +189,10 @@ test.describe('no violation anywhere', () => {
     await expect(page.getByRole('button', { name: 'Send code' })).toBeVisible();
   });
 
-  test('signed in: /profile, /delete, and /uploader with a running upload', async ({ page }) => {
+  test('signed in: /profile, /delete, and /uploader with a running upload', async ({ page, accounts, tenant }) => {
     test.setTimeout(90_000);
     const dir = tempDir();
+    const ranch = tenant.ranches.cedarCreek.id;
     try {
       await startSignedIn(page, accounts.subscriber);
       await visit(page, '/profile', 'Your profile');
@@ -200,7 +201,7 @@ test.describe('no violation anywhere', () => {
       await visit(page, '/uploader', 'Upload Images');
 
       // A batch that keeps running (every PUT fails transiently and is retried) until stopped…
-      await setPutFault('1:503');
+      await setPutFault(ranch, '1:503');
       const chooser = page.waitForEvent('filechooser');
       await page.getByRole('button', { name: 'Add Images' }).click();
       await (await chooser).setFiles(writeJpegs(dir, 4));
@@ -209,13 +210,13 @@ test.describe('no violation anywhere', () => {
       await page.getByRole('button', { name: 'Stop' }).click();
       await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0, { timeout: 20_000 });
       // …then the same batch to the end: credentials, object PUTs, the API and analytics calls.
-      await setPutFault('0');
-      const before = bucketObjects();
+      await setPutFault(ranch, '0');
+      const before = bucketObjects(ranch);
       await page.getByRole('button', { name: 'Upload', exact: true }).click();
       await expect(page.getByText(/^Overall Progress: /)).toHaveText('Overall Progress: 4 of 4 = 100%', { timeout: 30_000 });
-      expect(newObjects(before)).toHaveLength(4);
+      expect(newObjects(ranch, before)).toHaveLength(4);
     } finally {
-      await setPutFault('0');
+      await setPutFault(ranch, '0');
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

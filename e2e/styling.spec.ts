@@ -4,7 +4,7 @@
  * fresh load, and no remote adds a <style> element (a Content-Security-Policy will forbid them).
  */
 import { expect, test, type Locator, type Page } from './support/test';
-import { accounts, startSignedIn } from './support/session';
+import { startSignedIn } from './support/session';
 
 const PROPERTIES = [
   'color',
@@ -115,7 +115,7 @@ test("after /login, the shell's pages look as on a fresh load: the auth remote's
   expect(await styleElements(page)).toEqual(styles);
 });
 
-test('the signed-in remotes bring no <style> element, and their extracted styles apply in the shell', async ({ page }) => {
+test('the signed-in remotes bring no <style> element, and their extracted styles apply in the shell', async ({ page, accounts }) => {
   await startSignedIn(page, accounts.subscriber);
   await page.goto('/videos');
   await expect(page.getByRole('heading', { level: 1, name: 'Videos' })).toBeVisible();

@@ -13,14 +13,13 @@ import zlib from 'node:zlib';
 import { DatabaseSync } from 'node:sqlite';
 import localConfig from '../config/local.json';
 import { expect, test, type Page } from './support/test';
-import { accounts, startSignedIn } from './support/session';
+import { startSignedIn } from './support/session';
 import { bucketDir, E2E_DATA_DIR, newObjects, bucketObjects, tempDir, uploadMetrics, writeJpegs } from './support/uploads';
 
-const RANCH = 'cedar-creek';
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
 const S3_ORIGIN = 'http://localhost:20005';
 const month = (date: Date) => `${date.getUTCFullYear()}_${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
-const counted = async (page: Page) => Number((await uploadMetrics(page, RANCH, month(new Date()))).total || 0);
+const counted = async (page: Page, ranch: string) => Number((await uploadMetrics(page, ranch, month(new Date()))).total || 0);
 
 /** The base64 CRC32 S3 computes (big-endian), of the file's bytes. */
 function crc32Of(bytes: Buffer): string {
@@ -30,11 +29,11 @@ function crc32Of(bytes: Buffer): string {
 }
 
 /** The ledger's records of an object and of its photo, read from the sandbox's database as it is now. */
-function ledgerOf(key: string, fingerprint: string): { object: string | null | undefined; photo: string | null | undefined } {
+function ledgerOf(ranch: string, key: string, fingerprint: string): { object: string | null | undefined; photo: string | null | undefined } {
   const db = new DatabaseSync(path.join(E2E_DATA_DIR, 'sandbox.db'), { readOnly: true });
   try {
     const object = db.prepare('SELECT checksum FROM uploads WHERE key = ?').get(key) as { checksum: string | null } | undefined;
-    const photo = db.prepare('SELECT checksum FROM photo_records WHERE ranch_id = ? AND fingerprint = ?').get(RANCH, fingerprint) as
+    const photo = db.prepare('SELECT checksum FROM photo_records WHERE ranch_id = ? AND fingerprint = ?').get(ranch, fingerprint) as
       { checksum: string | null } | undefined;
     return { object: object?.checksum, photo: photo?.checksum };
   } finally {
@@ -52,7 +51,10 @@ test.afterEach(() => {
 
 test('a byte changed on the way: S3 refuses it (BadDigest), the uploader sends it again, and the photo is stored intact, counted once, its CRC32 in the ledger', async ({
   page,
+  accounts,
+  tenant,
 }) => {
+  const ranch = tenant.ranches.cedarCreek.id;
   const [file] = writeJpegs(path.join(dir, 'card'), 1, { padding: 40_000 });
   const original = fs.readFileSync(file!);
   await startSignedIn(page, accounts.subscriber);
@@ -83,8 +85,8 @@ test('a byte changed on the way: S3 refuses it (BadDigest), the uploader sends i
     if (response.request().method() === 'PUT' && response.url().startsWith(S3_ORIGIN))
       puts.push({ status: response.status(), key: new URL(response.url()).pathname });
   });
-  const before = bucketObjects();
-  const countedBefore = await counted(page);
+  const before = bucketObjects(ranch);
+  const countedBefore = await counted(page, ranch);
 
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: 'Add Images' }).click();
@@ -98,17 +100,17 @@ test('a byte changed on the way: S3 refuses it (BadDigest), the uploader sends i
   expect(refused).toBe('BadDigest');
   expect(puts.map((p) => p.status)).toEqual([400, 200]);
   expect(puts[1]!.key).toBe(puts[0]!.key);
-  const stored = newObjects(before);
+  const stored = newObjects(ranch, before);
   expect(stored).toHaveLength(1);
   const object = stored[0]!;
   const bytes = fs.readFileSync(path.join(bucketDir(), `${object.key}._S3rver_object`));
   expect(createHash('sha256').update(bytes).digest('hex')).toBe(createHash('sha256').update(original).digest('hex'));
-  expect(await counted(page)).toBe(countedBefore + 1);
+  expect(await counted(page, ranch)).toBe(countedBefore + 1);
   // No failure shown.
   await expect(page.getByText(/Problem with Storage\.put operation/)).toHaveCount(0);
   await expect(page.getByText(/Failed uploads/)).toHaveCount(0);
   // The ledger keeps the file's CRC32 (what S3 verified) with the object and beside its fingerprint.
   const checksum = `CRC32:FULL_OBJECT:${crc32Of(original)}`;
-  expect(ledgerOf(object.key, object.metadata['x-amz-meta-fingerprint']!)).toEqual({ object: checksum, photo: checksum });
+  expect(ledgerOf(ranch, object.key, object.metadata['x-amz-meta-fingerprint']!)).toEqual({ object: checksum, photo: checksum });
   expect(puts[0]!.key).toBe(`/${localConfig.storage.bucket}/${object.key}`);
 });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { expect, test, type Page } from './support/test';
 import { decodeMetadataValue } from '../uploader-remote/src/features/upload/model/metadata-encoding';
 import { jpegWithExif } from '../uploader-remote/test/support/exif-jpeg';
-import { accounts, startSignedIn } from './support/session';
+import { startSignedIn } from './support/session';
 import { bucketObjects, jpegBytes, newObjects, setPutStall, tempDir, writeJpegs, dropReservations } from './support/uploads';
 
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
@@ -34,14 +34,16 @@ let dir: string;
 test.beforeEach(() => {
   dir = tempDir('uploader-intake-');
 });
-test.afterEach(async () => {
-  await setPutStall(0);
+test.afterEach(async ({ tenant }) => {
   // Slots a test left held (a stalled upload, a page gone mid-batch) must not count in the next one's allowance.
-  for (const ranch of ['cedar-creek', 'mesquite-flats', 'pine-hollow']) await dropReservations(ranch);
+  for (const ranch of tenant.ranchIds) {
+    await setPutStall(ranch, 0);
+    await dropReservations(ranch);
+  }
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('a folder chosen through the directory input lists its JPEGs, subfolders too, and skips the rest in one notice', async ({ page }) => {
+test('a folder chosen through the directory input lists its JPEGs, subfolders too, and skips the rest in one notice', async ({ page, accounts }) => {
   // A browser without the File System Access API: Add Folder opens the directory input.
   await page.addInitScript(() => delete (window as { showDirectoryPicker?: unknown }).showDirectoryPicker);
   await openUploader(page, accounts.subscriber);
@@ -66,6 +68,7 @@ test('a folder chosen through the directory input lists its JPEGs, subfolders to
 
 test('a drop of photos and a folder of 150 lists them all; a drop anywhere on the page adds too, with an overlay; a dropped link is ignored', async ({
   page,
+  accounts,
 }) => {
   await openUploader(page, accounts.subscriber);
   const loose = writeJpegs(path.join(dir, 'loose'), 2, { prefix: 'LOOSE_' });
@@ -118,7 +121,8 @@ test('a drop of photos and a folder of 150 lists them all; a drop anywhere on th
   expect(page.url()).toBe(url);
 });
 
-test('EXIF capture time, make and model arrive on the stored objects; the summary and notices say what the card holds', async ({ page }) => {
+test('EXIF capture time, make and model arrive on the stored objects; the summary and notices say what the card holds', async ({ page, accounts, tenant }) => {
+  const pine = tenant.ranches.pineHollow.id;
   await openUploader(page, accounts.lapsed);
   const card = path.join(dir, 'card');
   const files = [
@@ -139,10 +143,10 @@ test('EXIF capture time, make and model arrive on the stored objects; the summar
   // Mixed: no camera is chosen for the user.
   await expect(page.getByRole('combobox', { name: 'Camera' })).toHaveValue('');
 
-  const before = bucketObjects();
+  const before = bucketObjects(pine);
   await uploadButton(page).click();
   await expect(progress(page)).toHaveText('Overall Progress: 3 of 3 = 100%', { timeout: 30_000 });
-  const stored = newObjects(before);
+  const stored = newObjects(pine, before);
   expect(stored).toHaveLength(3);
   const meta = stored.map((o) =>
     Object.fromEntries(['capture_time', 'camera_make', 'camera_model', 'camera_serial'].map((k) => [k, o.metadata[`x-amz-meta-${k}`]])),
@@ -157,7 +161,7 @@ test('EXIF capture time, make and model arrive on the stored objects; the summar
   for (const o of stored) expect(decodeMetadataValue(o.metadata['x-amz-meta-camera_name'] ?? '')).toBe('');
 });
 
-test('a camera’s next card preselects the camera its photos were sent as; the summary gives the time at the recent speed', async ({ page }) => {
+test('a camera’s next card preselects the camera its photos were sent as; the summary gives the time at the recent speed', async ({ page, accounts }) => {
   await openUploader(page, accounts.lapsed);
   const camera = page.getByRole('combobox', { name: 'Camera' });
   const first = Array.from({ length: 3 }, (_, i) =>
@@ -190,8 +194,9 @@ test('a camera’s next card preselects the camera its photos were sent as; the 
   await expect(summary(page)).toHaveText('2 photos · 8 KB · Nov 11 – Nov 12 · 1 camera · less than a minute at your recent speed');
 });
 
-test('Add Folder keeps the folder: after a reload mid-batch, Resume reads it again and sends only the rest', async ({ page }) => {
+test('Add Folder keeps the folder: after a reload mid-batch, Resume reads it again and sends only the rest', async ({ page, accounts, tenant }) => {
   test.setTimeout(120_000);
+  const cedar = tenant.ranches.cedarCreek.id;
   // The File System Access API's picker, answered with a folder of the origin-private file system
   // (a real FileSystemDirectoryHandle: it is stored in IndexedDB and read again after the reload).
   await page.addInitScript(() => {
@@ -215,8 +220,8 @@ test('Add Folder keeps the folder: after a reload mid-batch, Resume reads it aga
     }
   }, photos);
 
-  const before = bucketObjects();
-  await setPutStall(2);
+  const before = bucketObjects(cedar);
+  await setPutStall(cedar, 2);
   await page.getByRole('button', { name: 'Add Folder' }).click();
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 6 = 0%');
   await uploadButton(page).click();
@@ -225,16 +230,16 @@ test('Add Folder keeps the folder: after a reload mid-batch, Resume reads it aga
   page.on('dialog', (dialog) => void dialog.accept());
   await page.reload();
   await expect(page.getByText(/4 of 6 uploaded on .* — Resume reads the folder “DCIM” again to finish\./)).toBeVisible();
-  await setPutStall(0);
+  await setPutStall(cedar, 0);
   await page.getByRole('button', { name: 'Resume' }).click();
   await expect(notice(page)).toHaveText('4 files skipped: 4 already uploaded.');
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 2 = 0%');
   await uploadButton(page).click();
   await expect(progress(page)).toHaveText('Overall Progress: 2 of 2 = 100%', { timeout: 30_000 });
-  expect(newObjects(before)).toHaveLength(6);
+  expect(newObjects(cedar, before)).toHaveLength(6);
 });
 
-test('rows on screen show thumbnails made in the worker; sizes read in KB and MB', async ({ page }) => {
+test('rows on screen show thumbnails made in the worker; sizes read in KB and MB', async ({ page, accounts }) => {
   await openUploader(page, accounts.subscriber);
   // A real photo (decodable): drawn and encoded by the browser itself.
   const bytes = await page.evaluate(async () => {

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from './support/test';
 import { memberChromium } from './support/chromium';
-import { accounts, startSignedIn } from './support/session';
+import { startSignedIn } from './support/session';
+import type { Tenant } from './support/tenant';
 import { bucketObjects, dropReservations, heldPuts, newObjects, setPutStall, tempDir, writeJpegs } from './support/uploads';
 
 const progress = (page: Page) => page.getByText(/^Overall Progress: /);
@@ -36,16 +37,19 @@ let dir: string;
 test.beforeEach(() => {
   dir = tempDir('uploader-overnight-');
 });
-test.afterEach(async () => {
-  await setPutStall(0);
-  await dropReservations('cedar-creek');
+test.afterEach(async ({ tenant }) => {
+  await setPutStall(tenant.ranches.cedarCreek.id, 0);
+  await dropReservations(tenant.ranches.cedarCreek.id);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test('the tab title follows the batch ("N % uploaded — TrailSense", then how it ended), and a notification says it ended, with the counts', async ({
   browser,
+  accounts,
+  tenant,
 }) => {
   test.setTimeout(90_000);
+  const cedar = tenant.ranches.cedarCreek.id;
   const context = await browser.newContext({ permissions: ['notifications'] });
   try {
     const page = await context.newPage();
@@ -61,7 +65,7 @@ test('the tab title follows the batch ("N % uploaded — TrailSense", then how i
     await page.getByRole('button', { name: 'Add Images' }).click();
     await (await chooser).setFiles(writeJpegs(path.join(dir, 'card'), 4, { prefix: 'NIGHT_' }));
     await expect(progress(page)).toHaveText('Overall Progress: 0 of 4 = 0%');
-    await setPutStall(1);
+    await setPutStall(cedar, 1);
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await expect(page).toHaveTitle('75 % uploaded — TrailSense', { timeout: 20_000 });
     await expect(page).toHaveTitle('Upload finished — TrailSense', { timeout: 30_000 });
@@ -89,11 +93,12 @@ test('the tab title follows the batch ("N % uploaded — TrailSense", then how i
  * page, so this runs in a Chromium started as a member's is (support/chromium.ts memberChromium),
  * against the same servers.
  */
-async function sleepMidBatch(offline: boolean): Promise<void> {
+async function sleepMidBatch(tenant: Tenant, offline: boolean): Promise<void> {
+  const cedar = tenant.ranches.cedarCreek.id;
   const { context, close } = await memberChromium(path.join(dir, 'profile'));
   try {
     const page = await context.newPage();
-    await startSignedIn(page, accounts.subscriber);
+    await startSignedIn(page, tenant.accounts.subscriber);
     await page.goto(`${test.info().project.use.baseURL}/uploader`);
     await expect(page.getByText(/You have uploaded/)).toBeVisible();
     const chooser = page.waitForEvent('filechooser');
@@ -101,12 +106,12 @@ async function sleepMidBatch(offline: boolean): Promise<void> {
     await (await chooser).setFiles(writeJpegs(path.join(dir, 'card'), 6, { prefix: 'SLEEP_' }));
     await expect(progress(page)).toHaveText('Overall Progress: 0 of 6 = 0%');
     await expect(page.getByText(/^Checking [\d,]+ files?…$/)).toBeHidden({ timeout: 30_000 });
-    const before = bucketObjects();
-    const heldBefore = await heldPuts();
+    const before = bucketObjects(cedar);
+    const heldBefore = await heldPuts(cedar);
 
-    await setPutStall(2);
+    await setPutStall(cedar, 2);
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
-    await expect.poll(heldPuts, { timeout: 20_000 }).toBe(heldBefore + 2);
+    await expect.poll(() => heldPuts(cedar), { timeout: 20_000 }).toBe(heldBefore + 2);
 
     // Another tab in front hides the uploader's; then it is frozen, and resumed.
     const cover = await context.newPage();
@@ -120,7 +125,7 @@ async function sleepMidBatch(offline: boolean): Promise<void> {
 
     // Well before the stall watchdog's minute: the wake itself starts the hung uploads again.
     await expect(progress(page)).toHaveText('Overall Progress: 6 of 6 = 100%', { timeout: 20_000 });
-    const stored = newObjects(before);
+    const stored = newObjects(cedar, before);
     expect(stored).toHaveLength(6);
     expect(new Set(stored.map((o) => o.key)).size).toBe(6);
     await expect(page.getByText(/Problem with Storage\.put operation/)).toHaveCount(0);
@@ -130,12 +135,12 @@ async function sleepMidBatch(offline: boolean): Promise<void> {
   }
 }
 
-test('a page frozen mid-batch with two uploads hung: on resume they start again at once, each photo stored once', async () => {
+test('a page frozen mid-batch with two uploads hung: on resume they start again at once, each photo stored once', async ({ tenant }) => {
   test.setTimeout(90_000);
-  await sleepMidBatch(false);
+  await sleepMidBatch(tenant, false);
 });
 
-test('a page frozen mid-batch with the network gone meanwhile goes on by itself when resumed: each photo stored once, none failed', async () => {
+test('a page frozen mid-batch with the network gone meanwhile goes on by itself when resumed: each photo stored once, none failed', async ({ tenant }) => {
   test.setTimeout(90_000);
-  await sleepMidBatch(true);
+  await sleepMidBatch(tenant, true);
 });

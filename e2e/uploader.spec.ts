@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { axeScan } from './support/axe';
 import { expect, test, type Page } from './support/test';
-import { SEED_RANCHES } from '../sandbox/src/seed';
-import { accounts, startSignedIn } from './support/session';
+import { startSignedIn } from './support/session';
+import type { TenantRanch } from './support/tenant';
 import {
   analyticsEvents,
   bucketObjects,
@@ -32,17 +32,17 @@ async function openUploader(page: Page, account: { email: string; password: stri
 }
 
 /**
- * Cedar Creek's quota line as the server's data makes it: the seeded limit (the ranch's own max, its
- * member subscribed) and the month's count, the seeded baseline plus every cedar-creek object now
- * in the bucket (the sandbox counts one per stored object) but the originals sent after their
- * copies, which are not counted again (docs/product.md#smaller-copies): those carry no reservation.
+ * The Cedar Creek copy's quota line as the server's data makes it: the seeded limit (the ranch's
+ * own max, its member subscribed) and the month's count, the seeded baseline plus every object of
+ * the ranch now in the bucket (the sandbox counts one per stored object) but the originals sent
+ * after their copies, which are not counted again (docs/product.md#smaller-copies): those carry no
+ * reservation.
  */
-function cedarCreekQuota(): string {
-  const ranch = SEED_RANCHES.find((r) => r.id === 'cedar-creek')!;
+function cedarCreekQuota(ranch: TenantRanch): string {
   const counted = (o: StoredObject) =>
     o.metadata['x-amz-meta-ranchid'] === ranch.id &&
     !(o.metadata['x-amz-meta-photo_form'] === 'original' && o.metadata['x-amz-meta-reservation'] === undefined);
-  const uploaded = ranch.countedThisMonth + bucketObjects().filter(counted).length;
+  const uploaded = ranch.countedThisMonth + bucketObjects(ranch.id).filter(counted).length;
   const limit = ranch.maxMonthlyUploads;
   return `You have uploaded ${formatCount(uploaded)} images of your monthly limit of ${formatCount(limit)} images. You have ${formatCount(limit - uploaded)} remaining.`;
 }
@@ -59,19 +59,20 @@ let dir: string;
 test.beforeEach(() => {
   dir = tempDir();
 });
-test.afterEach(async () => {
-  await setPutFault('0');
+test.afterEach(async ({ tenant }) => {
+  await setPutFault(tenant.ranches.cedarCreek.id, '0');
   // Slots a test left held (a stalled upload, a page gone mid-batch) must not count in the next one's allowance.
-  for (const ranch of ['cedar-creek', 'mesquite-flats', 'pine-hollow']) await dropReservations(ranch);
+  for (const ranch of tenant.ranchIds) await dropReservations(ranch);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('a subscriber uploads 25 JPEGs with a camera; bad files are skipped with one grouped notice', async ({ page }) => {
+test('a subscriber uploads 25 JPEGs with a camera; bad files are skipped with one grouped notice', async ({ page, accounts, tenant }) => {
   test.setTimeout(120_000);
+  const cedar = tenant.ranches.cedarCreek;
   await openUploader(page, accounts.subscriber);
-  await expect(page.getByText('Hello subscriber@trailsense.example, ranch ID cedar-creek')).toBeVisible();
+  await expect(page.getByText(`Hello ${accounts.subscriber.email}, ranch ID ${cedar.id}`)).toBeVisible();
   await expect(page.getByText(/^Your active subscription level is premium which expires on \w+ \d{1,2}, \d{4}$/)).toBeVisible();
-  await expect(page.getByText(QUOTA)).toHaveText(cedarCreekQuota());
+  await expect(page.getByText(QUOTA)).toHaveText(cedarCreekQuota(cedar));
   await expect(page.getByText(/monthly limit of 10,000 images/)).toBeVisible();
 
   const camera = page.getByRole('combobox', { name: 'Camera' });
@@ -109,56 +110,59 @@ test('a subscriber uploads 25 JPEGs with a camera; bad files are skipped with on
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 25 = 0%');
   await expect(page.getByRole('region', { name: /File list, 25 files/ })).toBeVisible();
 
-  const objectsBefore = bucketObjects();
-  const eventsBefore = (await analyticsEvents('cedar-creek')).length;
+  const objectsBefore = bucketObjects(cedar.id);
+  const eventsBefore = (await analyticsEvents(cedar.id)).length;
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   await expect(progress(page)).toHaveText('Overall Progress: 25 of 25 = 100%', { timeout: 60_000 });
   await expect(page.getByText('No files in the list.')).toBeVisible();
 
-  const stored = newObjects(objectsBefore);
+  const stored = newObjects(cedar.id, objectsBefore);
   expect(stored).toHaveLength(25);
   for (const object of stored) {
-    expect(object.key).toMatch(/^public\/cedar-creek\/[0-9a-f-]{36}\.jpg$/);
+    expect(object.key.startsWith(`public/${cedar.id}/`)).toBe(true);
+    expect(object.key.slice(`public/${cedar.id}/`.length)).toMatch(/^[0-9a-f-]{36}\.jpg$/);
     expect(object.metadata).toMatchObject({
       'content-type': 'image/jpg',
       'cache-control': 'no-cache',
-      'x-amz-meta-ranchid': 'cedar-creek',
+      'x-amz-meta-ranchid': cedar.id,
       'x-amz-meta-camera_name': cameraName,
     });
-    expect(object.tagging).toMatch(/<Key>ranchid<\/Key>\s*<Value>cedar-creek<\/Value>/);
+    expect(object.tagging).toMatch(new RegExp(`<Key>ranchid</Key>\\s*<Value>${cedar.id}</Value>`));
   }
 
   // The 25 just stored are counted: the line the server's data now implies.
-  await expect(page.getByText(QUOTA)).toHaveText(cedarCreekQuota());
+  await expect(page.getByText(QUOTA)).toHaveText(cedarCreekQuota(cedar));
 
-  const events = (await analyticsEvents('cedar-creek')).slice(eventsBefore);
+  const events = (await analyticsEvents(cedar.id)).slice(eventsBefore);
   expect(events).toHaveLength(25);
-  expect(events.every((e) => e.name === 'imageUpload' && e.ranchid === 'cedar-creek')).toBe(true);
-  expect(new Set(events.map((e) => `public/cedar-creek/${e.key}`))).toEqual(new Set(stored.map((o) => o.key)));
+  expect(events.every((e) => e.name === 'imageUpload' && e.ranchid === cedar.id)).toBe(true);
+  expect(new Set(events.map((e) => `public/${cedar.id}/${e.key}`))).toEqual(new Set(stored.map((o) => o.key)));
   expect(events.map((e) => e.uploadCount).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
 });
 
-test('training images go to the private level under private/{identityId}/, without a camera', async ({ page }) => {
+test('training images go to the private level under private/{identityId}/, without a camera', async ({ page, accounts, tenant }) => {
   await openUploader(page, accounts.subscriber);
   await page.getByRole('checkbox', { name: 'Use these files for training the model' }).check();
-  const before = bucketObjects();
+  const cedar = tenant.ranches.cedarCreek.id;
+  const before = bucketObjects(cedar);
   await chooseFiles(page, writeJpegs(dir, 3, { prefix: 'TRAIN_' }));
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   await expect(progress(page)).toHaveText('Overall Progress: 3 of 3 = 100%', { timeout: 30_000 });
 
   const identityId = await identityIdOf(page);
   expect(identityId).toMatch(/^us-east-2:/);
-  const stored = newObjects(before);
+  const stored = newObjects(cedar, before);
   expect(stored).toHaveLength(3);
   for (const object of stored) {
-    expect(object.key.startsWith(`private/${identityId}/cedar-creek/`)).toBe(true);
-    expect(object.metadata).toMatchObject({ 'x-amz-meta-ranchid': 'cedar-creek', 'x-amz-meta-camera_name': '' });
+    expect(object.key.startsWith(`private/${identityId}/${cedar}/`)).toBe(true);
+    expect(object.metadata).toMatchObject({ 'x-amz-meta-ranchid': cedar, 'x-amz-meta-camera_name': '' });
   }
 });
 
-test('a free member over the allowance: Cancel uploads none, OK uploads exactly the 15 remaining', async ({ page }) => {
+test('a free member over the allowance: Cancel uploads none, OK uploads exactly the 15 remaining', async ({ page, accounts, tenant }) => {
   test.setTimeout(90_000);
-  await setRanchUsage('mesquite-flats', 985);
+  const mesquite = tenant.ranches.mesquiteFlats.id;
+  await setRanchUsage(mesquite, 985);
   await openUploader(page, accounts.free);
   await expect(
     page.getByText('You do not have an active subscription. You are limited to 1,000 images per month. Please subscribe to allow for more uploads.'),
@@ -166,7 +170,7 @@ test('a free member over the allowance: Cancel uploads none, OK uploads exactly 
   await expect(page.getByText('You have uploaded 985 images of your monthly limit of 1,000 images. You have 15 remaining.')).toBeVisible();
   await chooseFiles(page, writeJpegs(dir, 20));
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 20 = 0%');
-  const before = bucketObjects();
+  const before = bucketObjects(mesquite);
 
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   const dialog = page.getByRole('alertdialog', { name: 'Upload limit' });
@@ -176,38 +180,40 @@ test('a free member over the allowance: Cancel uploads none, OK uploads exactly 
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(dialog).toHaveCount(0);
   await expect(page.getByText('Nothing was uploaded. Remove some files from the list or upgrade your subscription to upload more images.')).toBeVisible();
-  expect(newObjects(before)).toHaveLength(0);
+  expect(newObjects(mesquite, before)).toHaveLength(0);
 
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   await dialog.getByRole('button', { name: 'OK' }).click();
   await expect(progress(page)).toHaveText('Overall Progress: 15 of 20 = 75%', { timeout: 60_000 });
   await expect(page.getByText('You have uploaded 1,000 images of your monthly limit of 1,000 images. You have 0 remaining.')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Upload', exact: true })).toBeDisabled();
-  expect(newObjects(before)).toHaveLength(15);
+  expect(newObjects(mesquite, before)).toHaveLength(15);
   await expect(page.getByRole('region', { name: /File list, 5 files/ })).toBeVisible();
 });
 
-test('with 30% of PUTs failing transiently, a 40-file batch ends with all 40 uploaded and no duplicates', async ({ page }) => {
+test('with 30% of PUTs failing transiently, a 40-file batch ends with all 40 uploaded and no duplicates', async ({ page, accounts, tenant }) => {
   test.setTimeout(180_000);
+  const cedar = tenant.ranches.cedarCreek.id;
   await openUploader(page, accounts.subscriber);
-  const before = bucketObjects();
-  const faultsBefore = await injectedFaults();
-  await setPutFault('0.3:503');
+  const before = bucketObjects(cedar);
+  const faultsBefore = await injectedFaults(cedar);
+  await setPutFault(cedar, '0.3:503');
   await chooseFiles(page, writeJpegs(dir, 40, { padding: 20_000 }));
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   await expect(progress(page)).toHaveText('Overall Progress: 40 of 40 = 100%', { timeout: 150_000 });
-  expect(await injectedFaults()).toBeGreaterThan(faultsBefore);
-  const stored = newObjects(before);
+  expect(await injectedFaults(cedar)).toBeGreaterThan(faultsBefore);
+  const stored = newObjects(cedar, before);
   expect(stored).toHaveLength(40);
   expect(new Set(stored.map((o) => o.key)).size).toBe(40);
   await expect(page.getByText(/Problem with Storage\.put operation/)).toHaveCount(0);
 });
 
-test('permanent failures: the error text, the failure counter, uploadFailure events, then retry', async ({ page }) => {
+test('permanent failures: the error text, the failure counter, uploadFailure events, then retry', async ({ page, accounts, tenant }) => {
   test.setTimeout(90_000);
+  const cedar = tenant.ranches.cedarCreek.id;
   await openUploader(page, accounts.subscriber);
-  const eventsBefore = (await analyticsEvents('cedar-creek')).length;
-  await setPutFault('1:403');
+  const eventsBefore = (await analyticsEvents(cedar)).length;
+  await setPutFault(cedar, '1:403');
   await chooseFiles(page, writeJpegs(dir, 3, { prefix: 'DENIED_' }));
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   const errors = page.getByRole('alert').filter({ hasText: 'Problem with Storage.put operation:' });
@@ -215,7 +221,7 @@ test('permanent failures: the error text, the failure counter, uploadFailure eve
   await expect(errors).toContainText('Failed uploads: 3');
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 3 = 0%');
   await expect(page.getByText(/^[\d.,]+ (B|KB|MB) · Failed: Access Denied/)).toHaveCount(3);
-  const failures = (await analyticsEvents('cedar-creek')).slice(eventsBefore);
+  const failures = (await analyticsEvents(cedar)).slice(eventsBefore);
   // Concurrent uploads fail together, so their events may reach the sink in any order.
   expect(failures.map((e) => [e.name, e.failureCount]).sort()).toEqual([
     ['uploadFailure', 1],
@@ -223,16 +229,16 @@ test('permanent failures: the error text, the failure counter, uploadFailure eve
     ['uploadFailure', 3],
   ]);
 
-  await setPutFault('0');
-  const before = bucketObjects();
+  await setPutFault(cedar, '0');
+  const before = bucketObjects(cedar);
   await page.getByRole('button', { name: 'Retry DENIED_0001.JPG' }).click();
   await expect(progress(page)).toHaveText('Overall Progress: 1 of 3 = 33%', { timeout: 30_000 });
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   await expect(progress(page)).toHaveText('Overall Progress: 3 of 3 = 100%', { timeout: 30_000 });
-  expect(newObjects(before)).toHaveLength(3);
+  expect(newObjects(cedar, before)).toHaveLength(3);
 });
 
-test('a user without a ranch cannot add images and sees no upload buttons', async ({ page }) => {
+test('a user without a ranch cannot add images and sees no upload buttons', async ({ page, accounts }) => {
   await openUploader(page, accounts.noRanch);
   await expect(page.getByText(/not linked to a ranch yet/)).toBeVisible();
   await expect(page.getByRole('button', { name: 'Add Images' })).toBeDisabled();
@@ -240,7 +246,7 @@ test('a user without a ranch cannot add images and sees no upload buttons', asyn
   await expect(page.getByRole('button', { name: 'Clear List' })).toHaveCount(0);
 });
 
-test('/uploader has no serious or critical axe violations, with files listed and a tooltip open, at 375 px too', async ({ page }) => {
+test('/uploader has no serious or critical axe violations, with files listed and a tooltip open, at 375 px too', async ({ page, accounts }) => {
   await openUploader(page, accounts.subscriber);
   await expect(page.getByText(QUOTA)).toBeVisible();
   await chooseFiles(page, writeJpegs(dir, 30));
@@ -257,7 +263,7 @@ test('/uploader has no serious or critical axe violations, with files listed and
   await page.screenshot({ path: 'test-results/uploader-375.png', fullPage: true });
 });
 
-test('tooltips are reachable by keyboard and announced; leaving during a batch asks first', async ({ page }) => {
+test('tooltips are reachable by keyboard and announced; leaving during a batch asks first', async ({ page, accounts, tenant }) => {
   await openUploader(page, accounts.subscriber);
   await expect(page.getByRole('combobox', { name: 'Camera' })).toHaveAccessibleDescription(/cannot name itself/);
   await expect(page.getByRole('checkbox', { name: 'Use these files for training the model' })).toHaveAccessibleDescription(
@@ -271,7 +277,7 @@ test('tooltips are reachable by keyboard and announced; leaving during a batch a
   await expect(page.getByRole('tooltip')).toHaveCount(0);
 
   // A slow batch: every PUT fails transiently, so it keeps retrying until stopped.
-  await setPutFault('1:503');
+  await setPutFault(tenant.ranches.cedarCreek.id, '1:503');
   await chooseFiles(page, writeJpegs(dir, 5));
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
@@ -289,6 +295,7 @@ test('tooltips are reachable by keyboard and announced; leaving during a batch a
 
 test('at 412 px, the subscription and quota lines arriving move nothing below them, and the footer stays below the fold while the uploader loads', async ({
   page,
+  accounts,
 }) => {
   await page.setViewportSize({ width: 412, height: 823 });
   await startSignedIn(page, accounts.subscriber);
@@ -319,21 +326,25 @@ test('at 412 px, the subscription and quota lines arriving move nothing below th
   expect(await footerTop()).toBeGreaterThanOrEqual(823);
 });
 
-test("a computer whose clock is 20 minutes ahead still uploads: Amplify sets its signing clock from S3's Date header", async ({ page }) => {
+test("a computer whose clock is 20 minutes ahead still uploads: Amplify sets its signing clock from S3's Date header", async ({ page, accounts, tenant }) => {
   test.setTimeout(90_000);
   // The sandbox's S3 refuses a signature more than 15 minutes off (RequestTimeTooSkewed), as S3 does.
   await page.clock.install({ time: Date.now() + 20 * 60_000 });
   await openUploader(page, accounts.subscriber);
-  const before = bucketObjects();
+  const cedar = tenant.ranches.cedarCreek.id;
+  const before = bucketObjects(cedar);
   await chooseFiles(page, writeJpegs(dir, 3, { prefix: 'SKEW_' }));
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 3 = 0%');
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   await expect(progress(page)).toHaveText('Overall Progress: 3 of 3 = 100%', { timeout: 60_000 });
-  expect(newObjects(before)).toHaveLength(3);
+  expect(newObjects(cedar, before)).toHaveLength(3);
   await expect(page.getByText(/Problem with Storage\.put operation/)).toHaveCount(0);
 });
 
-test("a shared computer: after Logout, the sign-in page offers to forget this computer's upload history, and forgetting empties it", async ({ page }) => {
+test("a shared computer: after Logout, the sign-in page offers to forget this computer's upload history, and forgetting empties it", async ({
+  page,
+  accounts,
+}) => {
   test.setTimeout(60_000);
   /** Entries in this browser's upload journal (uploader-remote/src/features/upload/services/journal/upload-journal.ts). */
   const journalEntries = () =>
@@ -375,7 +386,11 @@ test("a shared computer: after Logout, the sign-in page offers to forget this co
   await expect(page.getByRole('button', { name: 'Forget this computer’s upload history' })).toHaveCount(0);
 });
 
-test('Upload speed: a set speed holds the uploads apart, a lower one chosen mid-batch holds from the next, and it is remembered', async ({ page }) => {
+test('Upload speed: a set speed holds the uploads apart, a lower one chosen mid-batch holds from the next, and it is remembered', async ({
+  page,
+  accounts,
+  tenant,
+}) => {
   test.setTimeout(90_000);
   await openUploader(page, accounts.subscriber);
   const speed = page.getByRole('combobox', { name: 'Upload speed' });
@@ -387,14 +402,15 @@ test('Upload speed: a set speed holds the uploads apart, a lower one chosen mid-
   page.on('request', (request) => {
     if (request.method() === 'PUT' && /\/trailsense-local-uploads\/public\//.test(request.url())) starts.push(Date.now());
   });
-  const before = bucketObjects();
+  const cedar = tenant.ranches.cedarCreek.id;
+  const before = bucketObjects(cedar);
   await chooseFiles(page, writeJpegs(path.join(dir, 'card'), 5, { prefix: 'CAPPED_', padding: 50_000 }));
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   await expect(progress(page)).toHaveText('Overall Progress: 2 of 5 = 40%', { timeout: 30_000 });
   // Lower, mid-batch: 0.1 Mbit/s is 12.5 KB/s, four seconds a photo.
   await mbit.fill('0.1');
   await expect(progress(page)).toHaveText('Overall Progress: 5 of 5 = 100%', { timeout: 60_000 });
-  expect(newObjects(before)).toHaveLength(5);
+  expect(newObjects(cedar, before)).toHaveLength(5);
   const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
   expect(gaps).toHaveLength(4);
   // Lower bounds only (a busy machine only makes them longer). The cap holds when each attempt may

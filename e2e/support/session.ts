@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
@@ -17,7 +18,10 @@ function seedAccount(email: string): { email: string; password: string } {
   return { email: user.email, password: user.password };
 }
 
-/** Seeded sandbox accounts (sandbox/src/seed.ts). */
+/**
+ * Seeded sandbox accounts (sandbox/src/seed.ts), for the benches' own sandboxes. Browser tests
+ * sign in as their worker's tenant's copies instead (the `accounts` fixture, ./test.ts).
+ */
 export const accounts = {
   subscriber: seedAccount('subscriber@trailsense.example'),
   free: seedAccount('free@trailsense.example'),
@@ -108,10 +112,9 @@ export function codeLogMark(): number {
   return fs.readFileSync(SANDBOX_LOG, 'utf8').split('\n').length - 1;
 }
 
-let counter = 0;
-/** A fresh email for a test that creates an account. */
+/** A fresh email for a test that creates an account (random: workers run side by side). */
 export function uniqueEmail(label: string): string {
-  return `${label}-${Date.now().toString(36)}-${++counter}@trailsense.example`;
+  return `${label}-${Date.now().toString(36)}-${crypto.randomBytes(4).toString('hex')}@trailsense.example`;
 }
 
 /** Creates and confirms an account through the real user-pool protocol (no ranch: sign-up cannot set one). */

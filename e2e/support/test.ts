@@ -10,8 +10,13 @@
  * own console message, which also comes when the page's JavaScript is off ("Loading the image
  * '…' violates the following Content Security Policy directive …"; older versions said "Refused
  * to load …").
+ *
+ * Each worker also has a tenant of its own (`tenant`, worker-scoped: ./tenant.ts), whose accounts
+ * a test signs in as (`accounts`, the same accounts) and whose ranches it switches, so that tests
+ * in other workers never meet its accounts, counts or switches.
  */
 import { test as base, type BrowserContext } from '@playwright/test';
+import { createTenant, type Accounts, type Tenant } from './tenant';
 
 export * from '@playwright/test';
 
@@ -55,7 +60,11 @@ export async function recordCspViolations(context: BrowserContext, violations: C
   });
 }
 
-export const test = base.extend({
+export const test = base.extend<{ accounts: Accounts }, { tenant: Tenant }>({
+  // Playwright reads a fixture's dependencies from its first parameter's pattern: none here.
+  // eslint-disable-next-line no-empty-pattern
+  tenant: [async ({}, use, workerInfo) => use(await createTenant(`w${workerInfo.workerIndex}`)), { scope: 'worker' }],
+  accounts: async ({ tenant }, use) => use(tenant.accounts),
   context: async ({ context }, use) => {
     const violations: CspViolation[] = [];
     const refusals: string[] = [];

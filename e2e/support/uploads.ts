@@ -1,8 +1,12 @@
 /**
  * Helpers for the uploader's browser tests: generated JPEG files, the sandbox's bucket (read from
  * its data directory, as playwright.config.ts starts it with `--data-dir .sandbox-data/e2e`), its
- * analytics sink, and its switches (the sandbox control endpoints): S3 PUT faults, S3 PUT
- * stalls and product API faults.
+ * analytics sink, and its switches (the sandbox control endpoints): S3 PUT faults and stalls,
+ * product API faults, the firewall, the ledger's clock and a ranch's count.
+ *
+ * Each switch helper names the ranch it switches (a tenant's: ./tenant.ts), and the sandbox applies
+ * it to that ranch's requests only (sandbox/src/ranch-scope.ts: its objects' keys, its API paths,
+ * its members' tokens), so a worker never switches another's. Bucket reads are one ranch's too.
  */
 import type { Page } from '@playwright/test';
 import { CognitoIdentityClient, GetCredentialsForIdentityCommand, GetIdCommand } from '@aws-sdk/client-cognito-identity';
@@ -44,8 +48,8 @@ export interface StoredObject {
   tagging: string | undefined;
 }
 
-/** Every object in the sandbox bucket (keys relative to the bucket). */
-export function bucketObjects(): StoredObject[] {
+/** Every object of `ranch` in the sandbox bucket (`public/<ranch>/…`, `private/<identity id>/<ranch>/…`; keys relative to the bucket). */
+export function bucketObjects(ranch: string): StoredObject[] {
   const root = bucketDir();
   const found: StoredObject[] = [];
   const walk = (dir: string) => {
@@ -65,14 +69,16 @@ export function bucketObjects(): StoredObject[] {
       }
     }
   };
-  walk(root);
+  walk(path.join(root, 'public', ranch));
+  const identities = path.join(root, 'private');
+  if (fs.existsSync(identities)) for (const identity of fs.readdirSync(identities)) walk(path.join(identities, identity, ranch));
   return found;
 }
 
-/** Objects that were not in `before` (a test's own uploads). */
-export function newObjects(before: readonly StoredObject[]): StoredObject[] {
+/** Objects of `ranch` that were not in `before` (a test's own uploads). */
+export function newObjects(ranch: string, before: readonly StoredObject[]): StoredObject[] {
   const seen = new Set(before.map((o) => o.key));
-  return bucketObjects().filter((o) => !seen.has(o.key));
+  return bucketObjects(ranch).filter((o) => !seen.has(o.key));
 }
 
 export interface SinkEvent {
@@ -90,62 +96,72 @@ export async function analyticsEvents(ranchid: string): Promise<SinkEvent[]> {
   return body.events;
 }
 
-/** Sets the sandbox's S3 PUT fault switch ("0.3:503", "1:403", "1:400:ExpiredToken", "0"). */
-export async function setPutFault(spec: string): Promise<void> {
-  const res = await fetch(`${analyticsBase}/_sandbox/s3-put-fault`, { method: 'PUT', body: spec });
-  if (!res.ok) throw new Error(`fault switch refused ${spec}: ${res.status} ${await res.text()}`);
+/** `PUT /_sandbox/<name>?ranch=<ranch>`: one ranch's own switch (the sandbox's answer, or a throw saying why not). */
+async function switchRanch(name: string, ranch: string, body: string): Promise<unknown> {
+  const res = await fetch(`${analyticsBase}/_sandbox/${name}?ranch=${encodeURIComponent(ranch)}`, { method: 'PUT', body });
+  if (!res.ok) throw new Error(`the ${name} switch of ${ranch} refused ${JSON.stringify(body)}: ${res.status} ${await res.text()}`);
+  return res.json();
 }
 
-/** How many PUTs the fault switch has failed so far. */
-export async function injectedFaults(): Promise<number> {
-  const res = await fetch(`${analyticsBase}/_sandbox/s3-put-fault`);
-  return ((await res.json()) as { injected: number }).injected;
+/** `GET /_sandbox/<name>?ranch=<ranch>`: the switch `ranch`'s requests meet. */
+async function ranchSwitch<T>(name: string, ranch: string): Promise<T> {
+  const res = await fetch(`${analyticsBase}/_sandbox/${name}?ranch=${encodeURIComponent(ranch)}`);
+  if (!res.ok) throw new Error(`the ${name} switch of ${ranch}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
 }
 
-/** Holds the next `count` object PUTs unanswered until the browser gives up (0 holds no more). */
-export async function setPutStall(count: number): Promise<void> {
-  const res = await fetch(`${analyticsBase}/_sandbox/s3-put-stall`, { method: 'PUT', body: String(count) });
-  if (!res.ok) throw new Error(`stall switch refused ${count}: ${res.status} ${await res.text()}`);
+/** Sets the S3 PUT fault switch of `ranch`'s objects ("0.3:503", "1:403", "1:400:ExpiredToken", "0"). */
+export async function setPutFault(ranch: string, spec: string): Promise<void> {
+  await switchRanch('s3-put-fault', ranch, spec);
 }
 
-/** How many object PUTs the stall switch has held so far. */
-export async function heldPuts(): Promise<number> {
-  const res = await fetch(`${analyticsBase}/_sandbox/s3-put-stall`);
-  return ((await res.json()) as { held: number }).held;
+/** How many PUTs of `ranch`'s objects the fault switch has failed so far. */
+export async function injectedFaults(ranch: string): Promise<number> {
+  return (await ranchSwitch<{ injected: number }>('s3-put-fault', ranch)).injected;
 }
 
-/** Sets the sandbox's product API fault switch ("upload-metrics:500,ranch:503", "0" for none). */
-export async function setApiFault(spec: string): Promise<void> {
-  const res = await fetch(`${analyticsBase}/_sandbox/api-fault`, { method: 'PUT', body: spec });
-  if (!res.ok) throw new Error(`API fault switch refused ${spec}: ${res.status} ${await res.text()}`);
+/** Holds the next `count` object PUTs of `ranch` unanswered until the browser gives up (0 holds no more). */
+export async function setPutStall(ranch: string, count: number): Promise<void> {
+  await switchRanch('s3-put-stall', ranch, String(count));
 }
 
-/** Sets the uploads API's firewall in the sandbox ("429:3", "403", "off"; sandbox/src/firewall.ts). */
-export async function setFirewall(spec: string): Promise<void> {
-  const res = await fetch(`${analyticsBase}/_sandbox/firewall`, { method: 'PUT', body: spec });
-  if (!res.ok) throw new Error(`firewall switch refused ${spec}: ${res.status} ${await res.text()}`);
+/** How many object PUTs of `ranch` the stall switch has held so far. */
+export async function heldPuts(ranch: string): Promise<number> {
+  return (await ranchSwitch<{ held: number }>('s3-put-stall', ranch)).held;
 }
 
-/** Sets the ranch's count for the sandbox ledger clock's month and drops its reservations (a test's starting point). */
+/** Sets the product API fault switch of `ranch`'s requests ("upload-metrics:500,ranch:503", "0" for none). */
+export async function setApiFault(ranch: string, spec: string): Promise<void> {
+  await switchRanch('api-fault', ranch, spec);
+}
+
+/** Sets the uploads API's firewall for `ranch`'s requests ("429:3", "403", "off"; sandbox/src/firewall.ts). */
+export async function setFirewall(ranch: string, spec: string): Promise<void> {
+  await switchRanch('firewall', ranch, spec);
+}
+
+/** Sets `ranch`'s upload-ledger clock (an ISO time; "" for the real time). Tokens and signatures keep the real time. */
+export async function setLedgerClock(ranch: string, iso: string): Promise<void> {
+  await switchRanch('ledger-clock', ranch, iso);
+}
+
+async function ranchUsage(body: { ranchId: string; total?: number }): Promise<void> {
+  const res = await fetch(`${analyticsBase}/_sandbox/ranch-usage`, { method: 'PUT', body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`ranch usage ${JSON.stringify(body)} refused: ${res.status} ${await res.text()}`);
+}
+
+/** Sets the ranch's count for its ledger clock's month and drops its reservations (a test's starting point). */
 export async function setRanchUsage(ranchId: string, total: number): Promise<void> {
-  const res = await fetch(`${analyticsBase}/_sandbox/ranch-usage`, { method: 'PUT', body: JSON.stringify({ ranchId, total }) });
-  if (!res.ok) throw new Error(`ranch usage refused: ${res.status} ${await res.text()}`);
+  await ranchUsage({ ranchId, total });
 }
 
 /**
- * Drops the ranch's reservations for the ledger clock's month, its count kept: slots a test left
+ * Drops the ranch's reservations for its ledger clock's month, its count kept: slots a test left
  * held (an upload it stalled, a page it closed mid-batch) would otherwise be held 15 minutes more,
  * and the next test's allowance would count them.
  */
 export async function dropReservations(ranchId: string): Promise<void> {
-  const res = await fetch(`${analyticsBase}/_sandbox/ranch-usage`, { method: 'PUT', body: JSON.stringify({ ranchId }) });
-  if (!res.ok) throw new Error(`dropping reservations refused: ${res.status} ${await res.text()}`);
-}
-
-/** Sets the sandbox's upload-ledger clock (an ISO time; "" for the real time). Tokens and signatures keep the real time. */
-export async function setLedgerClock(iso: string): Promise<void> {
-  const res = await fetch(`${analyticsBase}/_sandbox/ledger-clock`, { method: 'PUT', body: iso });
-  if (!res.ok) throw new Error(`ledger clock refused ${iso}: ${res.status} ${await res.text()}`);
+  await ranchUsage({ ranchId });
 }
 
 /** The signed-in page's id token (what the site sends the APIs as its bearer). */

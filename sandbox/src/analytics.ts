@@ -11,6 +11,7 @@ import { formatApiFault } from './fault';
 import type { ApiFault } from './fault';
 import { applyCors, BodyTooLargeError, isJsonContentType, parseJsonObject, readBody, requestUrl, sendJson } from './http-util';
 import type { PutStallState } from './stall';
+import type { Tenant } from './tenants';
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 1024;
@@ -81,29 +82,36 @@ export function sinkEvents(db: SandboxDb, log: (line: string) => void, now: () =
  *   (it goes on ticking from there; empty: the real time again); `GET` its time. Only the ledger
  *   (months, reservation lifetimes) moves: tokens and signatures keep the real time;
  * - `/_sandbox/ranch-usage`: `PUT` `{ "ranchId": …, "total": N }` sets the ranch's count for the
- *   ledger clock's month and drops its reservations (a test's starting point); without `total`
- *   only the reservations go; `GET` nothing useful.
- * Loopback callers only, and never from a web page (a request with an Origin header is refused),
- * so a site cannot flip them.
+ *   ranch's ledger clock's month and drops its reservations (a test's starting point); without
+ *   `total` only the reservations go; `GET` nothing useful;
+ * - `/_sandbox/tenants`: `POST` (empty, or `{ "label": "w1" }`) makes a tenant: fresh copies of the
+ *   seed's ranches and accounts (src/tenants.ts), answered with their ids, emails and passwords.
+ * The first five take `?ranch=<id>`: the switch of that ranch's requests only (src/ranch-scope.ts);
+ * without it, the process-wide one. Loopback callers only, and never from a web page (a request
+ * with an Origin header is refused), so a site cannot flip them.
  */
 export interface SandboxControl {
+  /** Why a `?ranch=` cannot be switched (the sandbox has no such ranch), or undefined. */
+  ranchProblem(ranch: string): string | undefined;
   /** Applies a fault spec; returns an error message when it is malformed. */
-  setPutFault(spec: string): string | undefined;
-  injectedFaults(): number;
+  setPutFault(spec: string, ranch?: string): string | undefined;
+  injectedFaults(ranch?: string): number;
   /** Applies a stall count ("3"); returns an error message when it is malformed. */
-  stallPuts(spec: string): string | undefined;
-  putStall(): PutStallState;
+  stallPuts(spec: string, ranch?: string): string | undefined;
+  putStall(ranch?: string): PutStallState;
   /** Applies an API fault spec ("upload-metrics:500"); returns an error message when it is malformed. */
-  setApiFault(spec: string): string | undefined;
-  apiFault(): ApiFault;
+  setApiFault(spec: string, ranch?: string): string | undefined;
+  apiFault(ranch?: string): ApiFault;
   /** Sets the uploads API's firewall ("600/300", "429:2", "403", "off"); returns an error message when malformed. */
-  setFirewall(spec: string): string | undefined;
-  firewall(): { mode: string; refused: number };
+  setFirewall(spec: string, ranch?: string): string | undefined;
+  firewall(ranch?: string): { mode: string; refused: number };
   /** Sets the ledger clock to an ISO time ("" for the real time); returns an error message when malformed. */
-  setLedgerClock(spec: string): string | undefined;
-  ledgerClock(): { now: string; offsetMs: number };
-  /** Sets a ranch's count in the ledger clock's month; returns an error message when malformed. */
+  setLedgerClock(spec: string, ranch?: string): string | undefined;
+  ledgerClock(ranch?: string): { now: string; offsetMs: number };
+  /** Sets a ranch's count in its ledger clock's month; returns an error message when malformed. */
   setRanchUsage(ranchId: unknown, total: unknown): string | undefined;
+  /** Makes a tenant from a request body; the reason when the body is malformed. */
+  createTenant(raw: Buffer): Promise<{ error: string } | { tenant: Tenant }>;
 }
 
 export const CONTROL_PATH = '/_sandbox/s3-put-fault';
@@ -112,78 +120,90 @@ export const API_FAULT_CONTROL_PATH = '/_sandbox/api-fault';
 export const LEDGER_CLOCK_CONTROL_PATH = '/_sandbox/ledger-clock';
 export const FIREWALL_CONTROL_PATH = '/_sandbox/firewall';
 export const RANCH_USAGE_CONTROL_PATH = '/_sandbox/ranch-usage';
+export const TENANTS_CONTROL_PATH = '/_sandbox/tenants';
 
 const isLoopback = (address: string | undefined) => !!address && (address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1');
 
-/** One control path: its GET answer, and a PUT body applied (an error message, or the answer). */
-interface ControlRoute {
-  get(control: SandboxControl): unknown;
-  put(control: SandboxControl, raw: Buffer, log: (line: string) => void): { error: string } | { answer: unknown };
-}
+/** A control path's answer to a body: an error message (a 400), or the answer. */
+type ControlResult = { error: string } | { answer: unknown };
+
+/**
+ * One control path: its GET answer and a PUT body applied, for `ranch` (undefined: the
+ * process-wide switch); or, for a path that makes something, a POST body.
+ */
+type ControlRoute =
+  | {
+      get(control: SandboxControl, ranch: string | undefined): unknown;
+      put(control: SandboxControl, raw: Buffer, log: (line: string) => void, ranch: string | undefined): ControlResult;
+    }
+  | { post(control: SandboxControl, raw: Buffer, log: (line: string) => void): Promise<ControlResult> };
+
+/** " for ranch <id>" in a log line, or nothing for the process-wide switch. */
+const forRanch = (ranch: string | undefined) => (ranch === undefined ? '' : ` for ranch ${ranch}`);
 
 const CONTROL_ROUTES = new Map<string, ControlRoute>([
   [
     CONTROL_PATH,
     {
-      get: (control) => ({ injected: control.injectedFaults() }),
-      put: (control, raw, log) => {
+      get: (control, ranch) => ({ injected: control.injectedFaults(ranch) }),
+      put: (control, raw, log, ranch) => {
         const json = parseJsonObject(raw);
         const spec = typeof json?.['fault'] === 'string' ? json['fault'] : raw.toString('utf8').trim();
-        const error = control.setPutFault(spec);
+        const error = control.setPutFault(spec, ranch);
         if (error) return { error };
-        log(`[sandbox] S3 PUT fault switch set to ${spec}`);
-        return { answer: { fault: spec, injected: control.injectedFaults() } };
+        log(`[sandbox] S3 PUT fault switch set to ${spec}${forRanch(ranch)}`);
+        return { answer: { fault: spec, injected: control.injectedFaults(ranch) } };
       },
     },
   ],
   [
     STALL_CONTROL_PATH,
     {
-      get: (control) => control.putStall(),
-      put: (control, raw, log) => {
+      get: (control, ranch) => control.putStall(ranch),
+      put: (control, raw, log, ranch) => {
         const spec = raw.toString('utf8').trim();
-        const error = control.stallPuts(spec);
+        const error = control.stallPuts(spec, ranch);
         if (error) return { error };
-        log(`[sandbox] S3 PUT stall switch: the next ${control.putStall().pending} object PUTs are held`);
-        return { answer: control.putStall() };
+        log(`[sandbox] S3 PUT stall switch: the next ${control.putStall(ranch).pending} object PUTs${forRanch(ranch)} are held`);
+        return { answer: control.putStall(ranch) };
       },
     },
   ],
   [
     API_FAULT_CONTROL_PATH,
     {
-      get: (control) => ({ faults: control.apiFault() }),
-      put: (control, raw, log) => {
+      get: (control, ranch) => ({ faults: control.apiFault(ranch) }),
+      put: (control, raw, log, ranch) => {
         const spec = raw.toString('utf8').trim();
-        const error = control.setApiFault(spec);
+        const error = control.setApiFault(spec, ranch);
         if (error) return { error };
-        log(`[sandbox] product API fault switch set to ${formatApiFault(control.apiFault())}`);
-        return { answer: { faults: control.apiFault() } };
+        log(`[sandbox] product API fault switch set to ${formatApiFault(control.apiFault(ranch))}${forRanch(ranch)}`);
+        return { answer: { faults: control.apiFault(ranch) } };
       },
     },
   ],
   [
     FIREWALL_CONTROL_PATH,
     {
-      get: (control) => control.firewall(),
-      put: (control, raw, log) => {
-        const error = control.setFirewall(raw.toString('utf8').trim());
+      get: (control, ranch) => control.firewall(ranch),
+      put: (control, raw, log, ranch) => {
+        const error = control.setFirewall(raw.toString('utf8').trim(), ranch);
         if (error) return { error };
-        log(`[sandbox] uploads API firewall set to ${control.firewall().mode}`);
-        return { answer: control.firewall() };
+        log(`[sandbox] uploads API firewall set to ${control.firewall(ranch).mode}${forRanch(ranch)}`);
+        return { answer: control.firewall(ranch) };
       },
     },
   ],
   [
     LEDGER_CLOCK_CONTROL_PATH,
     {
-      get: (control) => control.ledgerClock(),
-      put: (control, raw, log) => {
+      get: (control, ranch) => control.ledgerClock(ranch),
+      put: (control, raw, log, ranch) => {
         const spec = raw.toString('utf8').trim();
-        const error = control.setLedgerClock(spec);
+        const error = control.setLedgerClock(spec, ranch);
         if (error) return { error };
-        log(`[sandbox] ledger clock set to ${control.ledgerClock().now}`);
-        return { answer: control.ledgerClock() };
+        log(`[sandbox] ledger clock set to ${control.ledgerClock(ranch).now}${forRanch(ranch)}`);
+        return { answer: control.ledgerClock(ranch) };
       },
     },
   ],
@@ -200,35 +220,78 @@ const CONTROL_ROUTES = new Map<string, ControlRoute>([
       },
     },
   ],
+  [
+    TENANTS_CONTROL_PATH,
+    {
+      post: async (control, raw, log) => {
+        const made = await control.createTenant(raw);
+        if ('error' in made) return made;
+        log(
+          `[sandbox] tenant ${made.tenant.tenant}: ranches ${Object.values(made.tenant.ranches)
+            .map((r) => r.id)
+            .join(', ')}`,
+        );
+        return { answer: made.tenant };
+      },
+    },
+  ],
 ]);
 
-function handleControl(req: IncomingMessage, res: ServerResponse, route: ControlRoute, control: SandboxControl | undefined, log: (line: string) => void): void {
+/** The switches a ranch can have of its own (`?ranch=`). */
+const RANCH_SWITCHES = new Set([CONTROL_PATH, STALL_CONTROL_PATH, API_FAULT_CONTROL_PATH, FIREWALL_CONTROL_PATH, LEDGER_CLOCK_CONTROL_PATH]);
+
+/** The `?ranch=` a switch's request names (undefined: the process-wide switch), or why it cannot be switched. */
+function ranchOf(url: URL, control: SandboxControl): { ranch: string | undefined } | { error: string } {
+  const ranch = url.searchParams.get('ranch');
+  if (ranch === null) return { ranch: undefined };
+  if (!RANCH_SWITCHES.has(url.pathname)) return { error: `${url.pathname} takes no ?ranch=` };
+  const problem = control.ranchProblem(ranch);
+  return problem === undefined ? { ranch } : { error: problem };
+}
+
+function handleControl(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  route: ControlRoute,
+  control: SandboxControl | undefined,
+  log: (line: string) => void,
+): void {
   if (!control || !isLoopback(req.socket.remoteAddress) || req.headers.origin !== undefined) {
     req.resume();
     return sendJson(res, 403, { message: 'The sandbox control endpoint is for local test processes only' });
   }
-  if (req.method === 'GET') {
-    req.resume();
-    return sendJson(res, 200, route.get(control));
+  const scope = ranchOf(url, control);
+  const method = req.method ?? '';
+  const allowed = 'post' in route ? ['POST'] : ['GET', 'PUT'];
+  if ('error' in scope || !allowed.includes(method) || method === 'GET') req.resume();
+  if ('error' in scope) return sendJson(res, 400, { message: scope.error });
+  if (!allowed.includes(method)) {
+    res.setHeader('Allow', allowed.join(', '));
+    return sendJson(res, 405, { message: `Method ${method} not allowed` });
   }
-  if (req.method !== 'PUT') {
-    req.resume();
-    return sendJson(res, 405, { message: `Method ${req.method ?? ''} not allowed` });
-  }
-  readBody(req, 1024)
-    .then((raw) => {
-      const result = route.put(control, raw, log);
+  if ('get' in route && method === 'GET') return sendJson(res, 200, route.get(control, scope.ranch));
+  readBody(req, 1024).then(
+    async (raw) => {
+      let result: ControlResult;
+      try {
+        result = 'put' in route ? route.put(control, raw, log, scope.ranch) : await route.post(control, raw, log);
+      } catch (err) {
+        log(`[sandbox] control ${url.pathname} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        return sendJson(res, 500, { message: 'Internal error' });
+      }
       if ('error' in result) return sendJson(res, 400, { message: result.error });
-      sendJson(res, 200, result.answer);
-    })
-    .catch(() => sendJson(res, 400, { message: 'Unreadable body' }));
+      sendJson(res, 'post' in route ? 201 : 200, result.answer);
+    },
+    () => sendJson(res, 400, { message: 'Unreadable body' }),
+  );
 }
 
 export function createAnalytics(deps: { db: SandboxDb; log: (line: string) => void; control?: SandboxControl }): RequestListener {
   return (req, res) => {
     const url = requestUrl(req);
     const route = url && CONTROL_ROUTES.get(url.pathname);
-    if (route) return handleControl(req, res, route, deps.control, deps.log);
+    if (route) return handleControl(req, res, url, route, deps.control, deps.log);
     if (applyCors(req, res, 'GET, POST, OPTIONS')) return;
     if (!url) {
       req.resume();

@@ -6,7 +6,8 @@
  * Gateway Cognito authorizer would): 401 missing/invalid/expired, 403 another ranch or email,
  * 400 malformed ids or yearmo, 404 unknown paths or ranches. Errors are `{ message }`.
  * The API fault switch (`fault.ts`) fails chosen routes before authentication, after CORS, so a
- * browser test sees the status as the site would.
+ * browser test sees the status as the site would. It, the firewall and the ledger's clock are the
+ * request's ranch's when that ranch has its own (ranch-scope.ts).
  *
  * `POST /events`, the monitoring events' collection route (infra/src/uploads-api/events.ts), needs
  * no token, as in production: its events go to the analytics sink's table (`sinkEvents`).
@@ -19,9 +20,10 @@ import { MONITORING_BATCH_LIMITS } from '@trailsense/shared/analytics-events';
 import { sinkEvents } from './analytics';
 import type { SandboxDb } from './db';
 import { apiRouteOf } from './fault';
-import type { Firewall } from './firewall';
+import type { RanchFirewalls } from './firewall';
 import type { ApiFault } from './fault';
 import { applyCors, BodyTooLargeError, readBody, requestUrl, sendJson, SITE_ORIGINS } from './http-util';
+import { ranchOfApiPath, ranchOfBearer } from './ranch-scope';
 import { checkToken } from './tokens';
 
 const RANCH_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -77,10 +79,12 @@ export interface ApiDeps {
   issuer: string;
   clientId: string;
   log: (line: string) => void;
-  /** The API fault switch's current setting (default: none). */
-  fault?: () => ApiFault;
+  /** The API fault switch's current setting for a request about `ranch` (default: none). */
+  fault?: (ranch: string | undefined) => ApiFault;
   /** The uploads API's firewall (firewall.ts), in front of its paths and the collection route; default none. */
-  firewall?: Pick<Firewall, 'check'>;
+  firewall?: Pick<RanchFirewalls, 'check'>;
+  /** The ledger's clock of a ranch (ledger-clock.ts); default `uploads.clock` for every ranch. */
+  ledgerClock?: (ranch: string) => UploadsApiDeps['clock'];
   /** The firewall's clock (ms); Date.now by default. */
   now?: () => number;
 }
@@ -149,6 +153,8 @@ export function createApi(deps: ApiDeps): RequestListener {
         throw error;
       }
     } else req.resume();
+    const ranch = ranchOfApiPath(url.pathname);
+    const uploads = ranch !== undefined && deps.ledgerClock ? { ...deps.uploads, clock: deps.ledgerClock(ranch) } : deps.uploads;
     const answer = await handleUploadsApi(
       {
         method: req.method ?? 'GET',
@@ -157,7 +163,7 @@ export function createApi(deps: ApiDeps): RequestListener {
         body,
         caller: { ranchId: caller.ranchId ?? null, ...(caller.sub ? { sub: caller.sub } : {}) },
       },
-      deps.uploads,
+      uploads,
       (error) => deps.log(`[api] uploads API internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
     );
     sendJson(res, answer.status, answer.body);
@@ -180,15 +186,16 @@ export function createApi(deps: ApiDeps): RequestListener {
       req.resume();
       return sendJson(res, 400, { message: 'Malformed request URL' });
     }
+    const ranch = ranchOfApiPath(url.pathname) ?? ranchOfBearer(req.headers.authorization);
     const walled = req.method !== 'OPTIONS' && (url.pathname === EVENTS_PATH || isUploadsApiPath(url.pathname));
-    const stopped = walled ? deps.firewall?.check(req.socket.remoteAddress ?? '', (deps.now ?? Date.now)()) : null;
+    const stopped = walled ? deps.firewall?.check(req.socket.remoteAddress ?? '', (deps.now ?? Date.now)(), ranch) : null;
     if (stopped) {
       req.resume();
       for (const [name, value] of Object.entries(stopped.headers)) res.setHeader(name, value);
       return sendJson(res, stopped.status, stopped.body);
     }
     const route = apiRouteOf(url.pathname);
-    const injected = route === undefined ? undefined : deps.fault?.()[route];
+    const injected = route === undefined ? undefined : deps.fault?.(ranch)[route];
     if (injected !== undefined) {
       req.resume();
       deps.log(`[api] fault switch: ${req.method ?? ''} ${url.pathname} -> ${injected}`);

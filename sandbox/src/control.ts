@@ -1,7 +1,8 @@
 /**
  * What the control endpoints (analytics.ts SandboxControl) do to a running sandbox: the S3 PUT
- * switches, the product API's fault switch, the ledger's clock and a ranch's count. Malformed
- * input is answered with the reason and changes nothing.
+ * switches, the product API's fault switch, the firewall and the ledger's clock — each the
+ * process-wide one, or a ranch's own (ranch-scope.ts) — a ranch's count, and new tenants
+ * (tenants.ts). Malformed input is answered with the reason and changes nothing.
  */
 import { countingMonth } from '@trailsense/infra/ledger';
 import type { SandboxControl } from './analytics';
@@ -9,56 +10,51 @@ import type { SandboxDb } from './db';
 import { parseApiFault, parsePutFault } from './fault';
 import type { ApiFault } from './fault';
 import { formatFirewall, parseFirewall } from './firewall';
-import type { Firewall } from './firewall';
+import type { RanchFirewalls } from './firewall';
 import type { LedgerClock } from './ledger-clock';
+import type { RanchScoped } from './ranch-scope';
 import type { S3Piece } from './s3';
+import type { SeedUser } from './seed';
 import { parseStallCount } from './stall';
+import { createTenant, parseTenantRequest } from './tenants';
 
 export interface ControlDeps {
   s3: S3Piece;
   db: SandboxDb;
   ledgerClock: LedgerClock;
-  /** The product API's fault switch, which the API reads on each request. */
-  apiFault: { get(): ApiFault; set(fault: ApiFault): void };
-  firewall: Firewall;
+  /** The product API's fault switches, which the API reads on each request. */
+  apiFault: RanchScoped<{ faults: ApiFault }>;
+  firewall: RanchFirewalls;
+  /** Saves a tenant's users in the user pool. */
+  saveUsers: (users: readonly SeedUser[]) => Promise<void>;
+}
+
+/** Applies a spec once parsed: the parser's message when it is malformed. */
+function applied<T>(parsed: T | string, apply: (value: T) => void): string | undefined {
+  if (typeof parsed === 'string') return parsed;
+  apply(parsed);
+  return undefined;
 }
 
 export function createControl(deps: ControlDeps): SandboxControl {
   const { s3, db, ledgerClock } = deps;
   return {
-    setPutFault: (spec) => {
-      const parsed = parsePutFault(spec === '' ? '0' : spec);
-      if (typeof parsed === 'string') return parsed;
-      s3.setPutFault(parsed);
-      return undefined;
-    },
-    injectedFaults: () => s3.injectedFaults(),
-    stallPuts: (spec) => {
-      const count = parseStallCount(spec);
-      if (typeof count === 'string') return count;
-      s3.stallPuts(count);
-      return undefined;
-    },
-    putStall: () => s3.putStall(),
-    setApiFault: (spec) => {
-      const parsed = parseApiFault(spec);
-      if (typeof parsed === 'string') return parsed;
-      deps.apiFault.set(parsed);
-      return undefined;
-    },
-    apiFault: () => deps.apiFault.get(),
-    setFirewall: (spec) => {
-      const parsed = parseFirewall(spec);
-      if (typeof parsed === 'string') return parsed;
-      deps.firewall.set(parsed);
-      return undefined;
-    },
-    firewall: () => ({ mode: formatFirewall(deps.firewall.mode()), refused: deps.firewall.refused() }),
-    setLedgerClock: (spec) => ledgerClock.set(spec),
-    ledgerClock: () => ({ now: new Date(ledgerClock.now()).toISOString(), offsetMs: ledgerClock.offsetMs() }),
+    ranchProblem: (ranch) =>
+      db.ranch(ranch) ? undefined : `no ranch ${JSON.stringify(ranch.slice(0, 64))}: switch a ranch the sandbox has (a tenant's: POST /_sandbox/tenants)`,
+    setPutFault: (spec, ranch) => applied(parsePutFault(spec === '' ? '0' : spec), (fault) => s3.setPutFault(fault, ranch)),
+    injectedFaults: (ranch) => s3.injectedFaults(ranch),
+    stallPuts: (spec, ranch) => applied(parseStallCount(spec), (count) => s3.stallPuts(count, ranch)),
+    putStall: (ranch) => s3.putStall(ranch),
+    setApiFault: (spec, ranch) => applied(parseApiFault(spec), (faults) => void (deps.apiFault.own(ranch).faults = faults)),
+    apiFault: (ranch) => deps.apiFault.for(ranch).faults,
+    setFirewall: (spec, ranch) => applied(parseFirewall(spec), (mode) => deps.firewall.set(mode, ranch)),
+    firewall: (ranch) => ({ mode: formatFirewall(deps.firewall.mode(ranch)), refused: deps.firewall.refused(ranch) }),
+    setLedgerClock: (spec, ranch) => ledgerClock.set(spec, ranch),
+    ledgerClock: (ranch) => ({ now: new Date(ledgerClock.now(ranch)).toISOString(), offsetMs: ledgerClock.offsetMs(ranch) }),
     setRanchUsage: (ranchId, total) => {
       if (typeof ranchId !== 'string' || !db.ranch(ranchId)) return `bad ranch usage: no ranch ${JSON.stringify(ranchId)}`;
-      const month = countingMonth(new Date(ledgerClock.now()));
+      // The ranch's month by its own ledger clock.
+      const month = countingMonth(new Date(ledgerClock.now(ranchId)));
       if (total === undefined) {
         // Only the reservations go: the count stays.
         db.setMonthTotal(ranchId, month, db.month(ranchId, month).total);
@@ -67,6 +63,11 @@ export function createControl(deps: ControlDeps): SandboxControl {
       if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) return 'bad ranch usage: total must be a whole number ≥ 0';
       db.setMonthTotal(ranchId, month, total);
       return undefined;
+    },
+    createTenant: async (raw) => {
+      const request = parseTenantRequest(raw);
+      if (typeof request === 'string') return { error: request };
+      return { tenant: await createTenant({ db, saveUsers: deps.saveUsers }, request.label) };
     },
   };
 }

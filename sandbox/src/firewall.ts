@@ -19,6 +19,7 @@
  * - `off`: nothing refused (the browser tests' default: all their members share one address).
  */
 import { UPLOADS_EDGE_ANSWER_HEADERS, UPLOADS_EDGE_ANSWERS } from '@trailsense/shared/uploads-wire';
+import { ranchScoped } from './ranch-scope';
 
 export type FirewallMode =
   { kind: 'off' } | { kind: 'rate'; limit: number; windowMs: number } | { kind: 'limited'; retryAfterSeconds: number } | { kind: 'refuse' };
@@ -119,5 +120,27 @@ export function createFirewall(initial: FirewallMode): Firewall {
     },
     mode: () => mode,
     refused: () => refusedCount,
+  };
+}
+
+/**
+ * The firewall per ranch beside the process-wide one (ranch-scope.ts): a request about a ranch
+ * with a firewall of its own (set by the control with `?ranch=`) meets that one, with its own
+ * counts; every other request, and `POST /events` (which names no ranch), the process-wide one.
+ */
+export interface RanchFirewalls {
+  check(address: string, now: number, ranch?: string): FirewallAnswer | null;
+  set(mode: FirewallMode, ranch?: string): void;
+  mode(ranch?: string): FirewallMode;
+  refused(ranch?: string): number;
+}
+
+export function createRanchFirewalls(initial: FirewallMode): RanchFirewalls {
+  const firewalls = ranchScoped(() => createFirewall({ kind: 'off' }), createFirewall(initial));
+  return {
+    check: (address, now, ranch) => firewalls.for(ranch).check(address, now),
+    set: (mode, ranch) => firewalls.own(ranch).set(mode),
+    mode: (ranch) => firewalls.for(ranch).mode(),
+    refused: (ranch) => firewalls.for(ranch).refused(),
   };
 }

@@ -31,10 +31,10 @@ import { createControl } from './control';
 import { openDb } from './db';
 import type { SandboxDb, StoredEvent, StoredRefusal } from './db';
 import { formatApiFault, NO_FAULT, parseApiFault, parsePutFault } from './fault';
-import { createFirewall, DEFAULT_FIREWALL, parseFirewall } from './firewall';
+import { createRanchFirewalls, DEFAULT_FIREWALL, parseFirewall } from './firewall';
 import type { FirewallMode } from './firewall';
 import type { ApiFault, PutFault } from './fault';
-import { ctx as cognitoCtx, startCognitoLocal, writePoolFiles } from './gateway/cognito-local';
+import { ctx as cognitoCtx, poolUser, startCognitoLocal, writePoolFiles } from './gateway/cognito-local';
 import type { DeliveredCode } from './gateway/cognito-local';
 import { createGateway } from './gateway/gateway';
 import { createIdentityPool, serverSideTokenCheck } from './gateway/identity-pool';
@@ -45,11 +45,13 @@ import type { StoredObject } from './link-counters';
 import { startLinkProxy } from './link-proxy';
 import { sqliteLedger, sqliteRanches } from './ledger';
 import { createLedgerClock } from './ledger-clock';
+import { ranchScoped } from './ranch-scope';
 import { assertPortFree, listenLoopback } from './listen';
 import type { Listener } from './listen';
 import { startS3 } from './s3';
 import type { S3Piece } from './s3';
 import { seedDatabase, SEED_USERS } from './seed';
+import type { SeedUser } from './seed';
 import { createSessionRegistry } from './sessions';
 import type { SessionRegistry } from './sessions';
 import { parseStallCount } from './stall';
@@ -118,18 +120,22 @@ export interface Sandbox {
   analyticsEvents(ranchid?: string): StoredEvent[];
   /** Objects the object-created function removed, and why, oldest first. */
   refusals(): StoredRefusal[];
-  /** Changes the S3 PUT fault switch at run time ("0.3:503", "1:403", "1:400:ExpiredToken", "0" to switch off). */
-  setPutFault(fault: PutFault | string): void;
+  /**
+   * Changes the S3 PUT fault switch at run time ("0.3:503", "1:403", "1:400:ExpiredToken", "0" to
+   * switch off). Each switch below is the process-wide one, or with `ranch` that ranch's own
+   * (src/ranch-scope.ts).
+   */
+  setPutFault(fault: PutFault | string, ranch?: string): void;
   /** How many PUTs the fault switch has failed. */
-  injectedFaults(): number;
+  injectedFaults(ranch?: string): number;
   /** Holds the next `count` object PUTs (0..1000) unanswered until their clients give up; 0 holds no more. */
-  stallPuts(count: number): void;
+  stallPuts(count: number, ranch?: string): void;
   /** How many object PUTs the stall switch has held so far. */
-  heldPuts(): number;
+  heldPuts(ranch?: string): number;
   /** Fails product API routes before authentication ("upload-metrics:500,ranch:503"; "0" or "" for none). */
-  setApiFault(fault: ApiFault | string): void;
+  setApiFault(fault: ApiFault | string, ranch?: string): void;
   /** Changes the uploads API's firewall ("600/300", "429:2", "403", "off"). */
-  setFirewall(spec: string): void;
+  setFirewall(spec: string, ranch?: string): void;
   /** The emulated link on the storage path, or null when S3 is plain loopback. */
   link: LinkSpec | null;
   /** Bytes that have crossed the emulated uplink so far (0 without a link). */
@@ -294,7 +300,7 @@ async function startCognito(opts: {
   sessions: SessionRegistry;
   log: (line: string) => void;
   now?: (() => number) | undefined;
-}): Promise<{ codes: DeliveredCode[]; handler: RequestListener }> {
+}): Promise<{ codes: DeliveredCode[]; handler: RequestListener; saveUsers: (users: readonly SeedUser[]) => Promise<void> }> {
   const { ids, db, log } = opts;
   const issuer = issuerFor(opts.config);
   const onCode = (c: DeliveredCode) => log(`[cognito] code for ${c.destination} (${c.source}): ${c.code}`);
@@ -329,7 +335,13 @@ async function startCognito(opts: {
       isTokenRevoked: (jti) => db.isTokenRevoked(jti),
     }),
   });
-  return { codes: cognito.codes, handler: createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk, userPool, identityPool, log }) };
+  return {
+    codes: cognito.codes,
+    handler: createGateway({ userPoolId: ids.userPoolId, issuer, publicJwk, userPool, identityPool, log }),
+    saveUsers: async (users) => {
+      for (const user of users) await cognito.pool.saveUser(cognitoCtx, poolUser(user, new Date()));
+    },
+  };
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -338,10 +350,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const contract = readLocalContract();
   const wanted: SandboxPorts = { ...contractPorts(contract), ...options.ports };
   const fault = toFault(options.s3PutFault ?? process.env['SANDBOX_S3_PUT_FAULT']);
-  let apiFault: ApiFault = {};
-  const apiFaultSwitch = { get: () => apiFault, set: (next: ApiFault) => void (apiFault = next) };
+  const apiFault = ranchScoped((): { faults: ApiFault } => ({ faults: {} }));
   const ledgerClock = createLedgerClock();
-  const firewall = createFirewall(toFirewall(options.firewall ?? process.env['SANDBOX_FIREWALL'] ?? DEFAULT_FIREWALL));
+  const firewall = createRanchFirewalls(toFirewall(options.firewall ?? process.env['SANDBOX_FIREWALL'] ?? DEFAULT_FIREWALL));
   const link = toLink(options.link !== undefined ? options.link : process.env['SANDBOX_LINK']);
 
   if (options.reset) await resetState(dataDir, wanted);
@@ -381,8 +392,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       clock: { now: () => new Date(ledgerClock.now()) },
       newId: () => randomBytes(16).toString('base64url'),
     };
-    supervisor.handle('api', createApi({ db, uploads, keys: remoteKeys, issuer, clientId: ids.clientId, log, fault: apiFaultSwitch.get, firewall }));
-    supervisor.handle('analytics', createAnalytics({ db, log, control: createControl({ s3, db, ledgerClock, apiFault: apiFaultSwitch, firewall }) }));
+    const ledgerClockFor = (ranch: string) => ({ now: () => new Date(ledgerClock.now(ranch)) });
+    const faults = (ranch: string | undefined) => apiFault.for(ranch).faults;
+    supervisor.handle(
+      'api',
+      createApi({ db, uploads, keys: remoteKeys, issuer, clientId: ids.clientId, log, fault: faults, firewall, ledgerClock: ledgerClockFor }),
+    );
+    const control = createControl({ s3, db, ledgerClock, apiFault, firewall, saveUsers: cognito.saveUsers });
+    supervisor.handle('analytics', createAnalytics({ db, log, control }));
     writeFileSync(path.join(dataDir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
   } catch (err) {
     await supervisor.shutdown({ kind: 'stopped' });
@@ -400,16 +417,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     lastCode: (email) => codesFor(email).at(-1)?.code,
     analyticsEvents: (ranchid) => db.events(ranchid),
     refusals: () => db.refusals(),
-    setPutFault: (next) => s3Piece.setPutFault(toFault(next)),
-    injectedFaults: () => s3Piece.injectedFaults(),
-    stallPuts: (count) => {
+    setPutFault: (next, ranch) => s3Piece.setPutFault(toFault(next), ranch),
+    injectedFaults: (ranch) => s3Piece.injectedFaults(ranch),
+    stallPuts: (count, ranch) => {
       const parsed = parseStallCount(String(count));
       if (typeof parsed === 'string') throw new Error(parsed);
-      s3Piece.stallPuts(parsed);
+      s3Piece.stallPuts(parsed, ranch);
     },
-    heldPuts: () => s3Piece.putStall().held,
-    setApiFault: (next) => apiFaultSwitch.set(toApiFault(next)),
-    setFirewall: (spec) => firewall.set(toFirewall(spec)),
+    heldPuts: (ranch) => s3Piece.putStall(ranch).held,
+    setApiFault: (next, ranch) => void (apiFault.own(ranch).faults = toApiFault(next)),
+    setFirewall: (spec, ranch) => firewall.set(toFirewall(spec), ranch),
     link,
     linkBytesSent: () => s3Piece.front?.link.sent ?? 0,
     linkTime: () => s3Piece.front?.link.elapsed() ?? 0,

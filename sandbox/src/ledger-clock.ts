@@ -2,14 +2,20 @@
  * The upload ledger's clock: the real time, unless a test sets it (the `ledger-clock` control,
  * analytics.ts), from which it goes on ticking. Only the ledger reads it (the month photos count
  * in, reservation lifetimes): tokens and signatures keep the real time.
+ *
+ * One clock per ranch beside the process-wide one (ranch-scope.ts): every ledger operation is
+ * about one ranch (the uploads API's path, the object's key, the ranch-usage control), so a
+ * ranch's clock moves that ranch's months and reservations only.
  */
+import { ranchScoped } from './ranch-scope';
+
 export interface LedgerClock {
-  /** Milliseconds since the epoch, by the ledger. */
-  now: () => number;
-  /** How far the ledger's time is from the real time (0: not set). */
-  offsetMs: () => number;
-  /** Sets the ledger's time to an ISO 8601 time, or "" for the real time; an error message when malformed. */
-  set: (spec: string) => string | undefined;
+  /** Milliseconds since the epoch, by the ledger of `ranch` (undefined: the process-wide clock). */
+  now: (ranch?: string) => number;
+  /** How far that ledger's time is from the real time (0: not set). */
+  offsetMs: (ranch?: string) => number;
+  /** Sets the ranch's (or the process-wide) ledger time to an ISO 8601 time, or "" for the real time; an error message when malformed. */
+  set: (spec: string, ranch?: string) => string | undefined;
 }
 
 /** A whole ISO 8601 time with its zone, on a real day (Date.parse would roll 02-30 over to March): its milliseconds, or why not. */
@@ -24,18 +30,14 @@ export function parseLedgerTime(spec: string): number | string {
 }
 
 export function createLedgerClock(): LedgerClock {
-  let offsetMs = 0;
+  const clocks = ranchScoped(() => ({ offsetMs: 0 }));
   return {
-    now: () => Date.now() + offsetMs,
-    offsetMs: () => offsetMs,
-    set: (spec) => {
-      if (spec === '') {
-        offsetMs = 0;
-        return undefined;
-      }
-      const at = parseLedgerTime(spec);
+    now: (ranch) => Date.now() + clocks.for(ranch).offsetMs,
+    offsetMs: (ranch) => clocks.for(ranch).offsetMs,
+    set: (spec, ranch) => {
+      const at = spec === '' ? Date.now() : parseLedgerTime(spec);
       if (typeof at === 'string') return at;
-      offsetMs = at - Date.now();
+      clocks.own(ranch).offsetMs = spec === '' ? 0 : at - Date.now();
       return undefined;
     },
   };

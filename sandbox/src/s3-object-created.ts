@@ -10,6 +10,7 @@ import { TaggingConfiguration } from '@20minutes/s3rver/lib/models/config';
 import { encodeEventKey, handleObjectCreated } from '@trailsense/infra/object-created';
 import type { ObjectCreatedDeps } from '@trailsense/infra/object-created';
 import { RANCH_OBJECT_TAG } from '@trailsense/infra/upload-access';
+import { parseUploadKey } from '@trailsense/shared/object-key';
 import type { SandboxDb } from './db';
 import { sqliteLedger, sqliteRanches } from './ledger';
 import { storedChecksumOf } from './s3-checksum-store';
@@ -39,8 +40,8 @@ async function readRange(s3rver: S3rver, bucket: string, key: string, start: num
 export interface ObjectCreatedOptions {
   db: SandboxDb;
   log: (line: string) => void;
-  /** The ledger's clock (milliseconds since the epoch): the month and reservation expiry. */
-  ledgerNow: () => number;
+  /** The ledger's clock of a ranch (milliseconds since the epoch; undefined: a key of no ranch): the month and reservation expiry. */
+  ledgerNow: (ranch: string | undefined) => number;
 }
 
 /** The object-created function's ports on this sandbox (production: infra/src/object-created/aws.ts for S3, infra/src/ledger/ranches.ts for the ranches). */
@@ -80,7 +81,7 @@ export function objectCreatedDeps(s3rver: S3rver, opts: ObjectCreatedOptions): O
     },
     ledger: sqliteLedger(opts.db),
     ranches: sqliteRanches(opts.db),
-    clock: { now: () => new Date(opts.ledgerNow()) },
+    clock: { now: () => new Date(opts.ledgerNow(undefined)) },
     log: (line) => opts.log(`[s3] object-created ${JSON.stringify(line)}`),
   };
 }
@@ -95,15 +96,18 @@ export function runObjectCreated(s3rver: S3rver, opts: ObjectCreatedOptions): Ob
   const deps = objectCreatedDeps(s3rver, opts);
   const pending = new Set<Promise<void>>();
   s3rver.on('event', (event) => {
+    // s3rver's event has one record. Stored now, by the ledger's clock of the key's ranch (the
+    // sandbox's clock for the month: src/ledger-clock.ts).
+    const ranch = parseUploadKey(event.Records[0]?.s3.object.key ?? '')?.ranchId;
+    const clock = { now: () => new Date(opts.ledgerNow(ranch)) };
+    const eventTime = clock.now().toISOString();
     // As S3 delivers it: the key URL-encoded.
-    // Stored now, by the ledger's clock (the sandbox's one clock for the month: src/ledger-clock.ts).
-    const eventTime = new Date(opts.ledgerNow()).toISOString();
     const records = event.Records.map((record) => ({
       eventName: record.eventName,
       eventTime,
       s3: { bucket: { name: record.s3.bucket.name }, object: { key: encodeEventKey(record.s3.object.key) } },
     }));
-    const work = handleObjectCreated({ Records: records }, deps).catch((err: unknown) =>
+    const work = handleObjectCreated({ Records: records }, { ...deps, clock }).catch((err: unknown) =>
       opts.log(`[s3] object-created function failed: ${err instanceof Error ? err.message : String(err)}`),
     );
     pending.add(work);

@@ -10,7 +10,8 @@
  * - the object-created function itself (infra/src/object-created/handler.ts) on s3rver's
  *   ObjectCreated events, with sandbox adapters (s3-object-created.ts): s3rver's store, the SQLite
  *   ledger (src/ledger.ts), the ranches; a deleted object stays counted, as in production;
- * - the PUT switches: stall (hold the next N PUTs unanswered) and fault (fail a share of them);
+ * - the PUT switches: stall (hold the next N PUTs unanswered) and fault (fail a share of them),
+ *   the key's ranch's when it has its own (ranch-scope.ts), else the process-wide ones;
  * - S3's US-ASCII rule for user metadata (`x-amz-meta-*`).
  * With a link (`link.ts`), s3rver listens on an internal loopback port instead and the link
  * emulator's proxy (`link-proxy.ts`) takes the S3 port; without one, nothing stands in between.
@@ -32,6 +33,8 @@ import { startLinkProxy } from './link-proxy';
 import type { LinkProxy } from './link-proxy';
 import { listenLoopback } from './listen';
 import type { Listener } from './listen';
+import { ranchOfObjectPath, ranchScoped } from './ranch-scope';
+import type { RanchScoped } from './ranch-scope';
 import { actionOf, isAllowed, unsafeKeyReason } from './s3-access';
 import type { Principal } from './s3-access';
 import { runObjectCreated } from './s3-object-created';
@@ -283,25 +286,30 @@ export interface S3Piece {
   listener: Listener;
   /** The link emulator in front of s3rver on the S3 port, when a link is on. */
   front?: LinkProxy;
-  setPutFault(fault: PutFault): void;
-  /** How many PUTs the switch has failed so far. */
-  injectedFaults(): number;
-  /** Holds the next `count` object PUTs unanswered (0: hold no more). */
-  stallPuts(count: number): void;
-  /** How many PUTs have been held, and how many are still to be. */
-  putStall(): PutStallState;
+  /** Sets the fault switch of `ranch`'s objects (undefined: the process-wide one). */
+  setPutFault(fault: PutFault, ranch?: string): void;
+  /** How many PUTs the switch `ranch`'s objects meet has failed so far. */
+  injectedFaults(ranch?: string): number;
+  /** Holds the next `count` object PUTs of `ranch` (undefined: of any ranch without a stall of its own) unanswered (0: hold no more). */
+  stallPuts(count: number, ranch?: string): void;
+  /** How many PUTs the stall switch `ranch`'s objects meet has held, and how many it is still to. */
+  putStall(ranch?: string): PutStallState;
   /** What the link benches count: PUT body bytes, aborted PUTs, stored objects (link-counters.ts). */
   counters: PutCounters;
   s3rver: S3rver;
   stop(): Promise<void>;
 }
 
-/** The PUT switches the front applies: stall (hold the next N PUTs unanswered) and fault (fail a share of them). */
-interface PutSwitches {
-  stall: PutStall;
+/** The fault switch: what share of PUTs fail and how, and how many it has failed so far. */
+interface FaultSwitch {
   fault: PutFault;
-  /** PUTs the fault switch has failed so far. */
   injected: number;
+}
+
+/** The PUT switches the front applies, per ranch: stall (hold the next N PUTs unanswered) and fault (fail a share of them). */
+interface PutSwitches {
+  stall: RanchScoped<PutStall>;
+  fault: RanchScoped<FaultSwitch>;
 }
 
 /**
@@ -325,7 +333,8 @@ function createFront(opts: {
   return async (ctx, next) => {
     const objectPut = isObjectPut(ctx);
     const putBytes = objectPut ? opts.counters.watch(ctx.req) : () => 0;
-    if (objectPut && switches.stall.take()) {
+    const ranch = ranchOfObjectPath(ctx.path);
+    if (objectPut && switches.stall.for(ranch).take()) {
       opts.log(`[s3] stall switch: holding ${ctx.method} ${ctx.path} unanswered`);
       const end = await holdUntilClosed(ctx.req.socket);
       // No answer, ever: Koa must not write one either.
@@ -393,9 +402,10 @@ function createFront(opts: {
       opts.log(`[s3] ${ctx.method} ${ctx.path} -> ${checksum.status} ${checksum.code}: ${checksum.why}`);
       return;
     }
-    if (objectPut && shouldFail(switches.fault)) {
-      const fault = switches.fault;
-      switches.injected++;
+    const faults = switches.fault.for(ranch);
+    if (objectPut && shouldFail(faults.fault)) {
+      const fault = faults.fault;
+      faults.injected++;
       await answerS3Error(ctx, fault.status, faultXml(fault.status, fault.code));
       opts.log(`[s3] fault switch: ${ctx.method} ${ctx.path} -> ${fault.status}${fault.code ? ` ${fault.code}` : ''}`);
       return;
@@ -464,8 +474,8 @@ export async function startS3(opts: {
   sessions?: SessionRegistry;
   /** Milliseconds since the epoch (default Date.now): credential expiry and signature times. */
   now?: () => number;
-  /** The ledger's clock (default `now`): the object-created function's month and reservation expiry (a test may set it apart). */
-  ledgerNow?: () => number;
+  /** The ledger's clock of a ranch (default `now`): the object-created function's month and reservation expiry (a test may set it apart). */
+  ledgerNow?: (ranch: string | undefined) => number;
 }): Promise<S3Piece> {
   const now = opts.now ?? (() => Date.now());
   const s3rver = new S3rver({
@@ -478,7 +488,10 @@ export async function startS3(opts: {
   });
   await s3rver.configureBuckets();
   await verifyChecksumsOnStore(s3rver.store, path.join(opts.dataDir, 's3-incoming'));
-  const switches: PutSwitches = { stall: createPutStall(), fault: opts.fault ?? NO_FAULT, injected: 0 };
+  const switches: PutSwitches = {
+    stall: ranchScoped(createPutStall),
+    fault: ranchScoped(() => ({ fault: NO_FAULT, injected: 0 }), { fault: opts.fault ?? NO_FAULT, injected: 0 }),
+  };
   const counters = createPutCounters();
   const objectCreated = runObjectCreated(s3rver, { db: opts.db, log: opts.log, ledgerNow: opts.ledgerNow ?? now });
   s3rver.on('error', (err) => {
@@ -494,12 +507,12 @@ export async function startS3(opts: {
     ...(linkProxy ? { front: linkProxy } : {}),
     s3rver,
     counters,
-    setPutFault: (next) => {
-      switches.fault = next;
+    setPutFault: (next, ranch) => {
+      switches.fault.own(ranch).fault = next;
     },
-    injectedFaults: () => switches.injected,
-    stallPuts: (count) => switches.stall.set(count),
-    putStall: () => switches.stall.state(),
+    injectedFaults: (ranch) => switches.fault.for(ranch).injected,
+    stallPuts: (count, ranch) => switches.stall.own(ranch).set(count),
+    putStall: (ranch) => switches.stall.for(ranch).state(),
     stop: async () => {
       await linkProxy?.close();
       await listener.close();

@@ -94,22 +94,35 @@ export function seedSubscriptions(now: Date): { email: string; level: string; ex
   ];
 }
 
+/**
+ * Writes ranches (with their cameras and this month's baselines) and subscriptions; inside a
+ * transaction of the caller's. The seed's own, and each tenant's copy of them (tenants.ts).
+ */
+export function insertProductData(
+  db: SandboxDb,
+  now: Date,
+  ranches: readonly SeedRanch[],
+  subscriptions: readonly { email: string; level: string; expiresDate: string }[],
+): void {
+  const raw = db.raw;
+  const month = countingMonth(now);
+  for (const ranch of ranches) {
+    raw.prepare('INSERT INTO ranches (id, name, max_monthly_uploads) VALUES (?, ?, ?)').run(ranch.id, ranch.name, ranch.maxMonthlyUploads);
+    ranch.cameras.forEach((name, i) =>
+      raw.prepare('INSERT INTO cameras (id, ranch_id, name, position) VALUES (?, ?, ?, ?)').run(`${ranch.id}-cam-${i + 1}`, ranch.id, name, i),
+    );
+    if (ranch.countedThisMonth > 0) db.setMonthTotal(ranch.id, month, ranch.countedThisMonth);
+  }
+  for (const s of subscriptions) {
+    raw.prepare('INSERT INTO subscriptions (email, level, expires_date) VALUES (?, ?, ?)').run(s.email, s.level, s.expiresDate);
+  }
+}
+
 /** Writes the product data (ranches, cameras, subscriptions, this month's baselines) once. */
 export function seedDatabase(db: SandboxDb, now: Date): void {
   if (db.getMeta('seeded_at')) return;
-  const raw = db.raw;
-  raw.transaction(() => {
-    const month = countingMonth(now);
-    for (const ranch of SEED_RANCHES) {
-      raw.prepare('INSERT INTO ranches (id, name, max_monthly_uploads) VALUES (?, ?, ?)').run(ranch.id, ranch.name, ranch.maxMonthlyUploads);
-      ranch.cameras.forEach((name, i) =>
-        raw.prepare('INSERT INTO cameras (id, ranch_id, name, position) VALUES (?, ?, ?, ?)').run(`${ranch.id}-cam-${i + 1}`, ranch.id, name, i),
-      );
-      if (ranch.countedThisMonth > 0) db.setMonthTotal(ranch.id, month, ranch.countedThisMonth);
-    }
-    for (const s of seedSubscriptions(now)) {
-      raw.prepare('INSERT INTO subscriptions (email, level, expires_date) VALUES (?, ?, ?)').run(s.email, s.level, s.expiresDate);
-    }
+  db.raw.transaction(() => {
+    insertProductData(db, now, SEED_RANCHES, seedSubscriptions(now));
     db.setMeta('seeded_at', now.toISOString());
   })();
 }

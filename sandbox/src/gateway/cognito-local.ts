@@ -111,6 +111,26 @@ function poolOptions(userPoolId: string) {
   };
 }
 
+/** A confirmed user as cognito-local stores it (the seed's, a tenant's: tenants.ts), its email verified. */
+export function poolUser(u: SeedUser, now: Date): User {
+  return {
+    Username: u.sub,
+    Password: u.password,
+    UserStatus: 'CONFIRMED',
+    Enabled: true,
+    RefreshTokens: [],
+    UserCreateDate: now,
+    UserLastModifiedDate: now,
+    Attributes: [
+      { Name: 'sub', Value: u.sub },
+      { Name: 'email', Value: u.email },
+      { Name: 'email_verified', Value: 'true' },
+      { Name: 'name', Value: u.name },
+      ...(u.ranchId ? [{ Name: 'custom:ranchid', Value: u.ranchId }] : []),
+    ],
+  };
+}
+
 /**
  * Writes cognito-local's pool and client JSON (the fixed ids) with the seed users, unless the pool
  * file already exists (a restart keeps signed-up users and changed passwords).
@@ -119,27 +139,7 @@ export function writePoolFiles(dir: string, ids: PoolIds, users: readonly SeedUs
   mkdirSync(dir, { recursive: true });
   const poolFile = path.join(dir, `${ids.userPoolId}.json`);
   if (!existsSync(poolFile)) {
-    const Users = Object.fromEntries(
-      users.map((u) => [
-        u.sub,
-        {
-          Username: u.sub,
-          Password: u.password,
-          UserStatus: 'CONFIRMED',
-          Enabled: true,
-          RefreshTokens: [],
-          UserCreateDate: now.toISOString(),
-          UserLastModifiedDate: now.toISOString(),
-          Attributes: [
-            { Name: 'sub', Value: u.sub },
-            { Name: 'email', Value: u.email },
-            { Name: 'email_verified', Value: 'true' },
-            { Name: 'name', Value: u.name },
-            ...(u.ranchId ? [{ Name: 'custom:ranchid', Value: u.ranchId }] : []),
-          ],
-        },
-      ]),
-    );
+    const Users = Object.fromEntries(users.map((u) => [u.sub, poolUser(u, now)]));
     writeJsonFileAtomically(poolFile, { Users, Options: poolOptions(ids.userPoolId) });
   }
   // Rewritten on every start (it holds only this client), so a data directory from before a
