@@ -28,7 +28,7 @@ import { memberChromium } from '../e2e/support/chromium';
 import { startStack } from '../e2e/support/servers';
 import { accounts, startSignedIn } from '../e2e/support/session';
 import { writeJpegs } from '../e2e/support/uploads';
-import { chooseFiles } from './upload-page';
+import { chooseFiles } from '../e2e/support/uploader-page';
 import { printTable } from './table';
 
 const FILES = Number(process.env.BENCH_FILES ?? 200);

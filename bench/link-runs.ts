@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext } from '@playwright/test';
 import { accounts, startSignedIn } from '../e2e/support/session';
-import { chooseFiles } from './upload-page';
+import { chooseFiles } from '../e2e/support/uploader-page';
 
 /** The photos made this run's own (a random COM segment after SOI): the ranch has never seen them. */
 export function ownPhotos(sources: readonly string[], dir: string): string[] {

@@ -29,7 +29,8 @@ import { accounts, startSignedIn } from '../e2e/support/session';
 import { idTokenOf, jpegBytes, writeJpegs } from '../e2e/support/uploads';
 import { fingerprintOf } from '../test-support/fingerprint';
 import localConfig from '../config/local.json';
-import { chooseFiles, timeUpload } from './upload-page';
+import { chooseFiles } from '../e2e/support/uploader-page';
+import { timeUpload } from './upload-page';
 import { printTable } from './table';
 
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'goodput,card,latency').split(',').map((s) => s.trim()));

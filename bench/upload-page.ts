@@ -1,13 +1,9 @@
-// The uploader page as the upload benches drive it: choosing files, and timing one batch from
-// the Upload click to 100 %. Shared by bench/upload.ts and bench/reservations.ts.
-import type { Browser, Page } from '@playwright/test';
+// Timing one batch on the uploader page from the Upload click to 100 %, as the upload benches
+// drive it (the member's steps: e2e/support/uploader-page.ts). Shared by bench/upload.ts and
+// bench/reservations.ts.
+import type { Browser } from '@playwright/test';
 import { accounts, startSignedIn } from '../e2e/support/session';
-
-export async function chooseFiles(page: Page, files: string[]): Promise<void> {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Add Images' }).click();
-  await (await chooser).setFiles(files);
-}
+import { chooseFiles } from '../e2e/support/uploader-page';
 
 /**
  * Uploads `files` in a fresh page signed in as the subscriber, at `/uploader<query>`; seconds from

@@ -26,8 +26,9 @@ import { jpegBytes, writeJpegs } from '../e2e/support/uploads';
 import { jpegWithExif } from '../uploader-remote/test/support/exif-jpeg';
 import { FINGERPRINT_SAMPLE_BYTES } from '../uploader-remote/src/features/upload/model/fingerprint';
 import { DEFAULT_CONCURRENCY } from '../uploader-remote/src/features/upload/model/concurrency';
-import { chooseFiles, timeUpload } from './upload-page';
+import { timeUpload } from './upload-page';
 import { printTable } from './table';
+import { chooseFiles } from '../e2e/support/uploader-page';
 
 const FILES = Number(process.env.BENCH_FILES ?? 300);
 const PADDING = 1_500_000;
@@ -221,9 +222,7 @@ async function intake(browser: Browser, shellUrl: string, work: string): Promise
     return { page, cdp };
   };
   const pickFolder = async (page: Page, folder: string) => {
-    const chooser = page.waitForEvent('filechooser');
-    await page.getByRole('button', { name: 'Add Folder' }).click();
-    await (await chooser).setFiles(folder);
+    await chooseFiles(page, folder, 'Add Folder');
   };
   const heapOf = async (cdp: Awaited<ReturnType<typeof open>>['cdp']) => {
     await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);

@@ -17,6 +17,7 @@ import { startSignedIn } from './support/session';
 import { dropReservations, tempDir, writeJpegs } from './support/uploads';
 import { eventsNamed, lastEventId } from './support/events';
 import type { Tenant } from './support/tenant';
+import { chooseFiles } from './support/uploader-page';
 
 /** Where pages send their vitals and errors (docs/monitoring.md#delivery). */
 const collectionRoute = `${localConfig.api.uploadsBaseUrl}/events`;
@@ -141,9 +142,7 @@ test.describe('a batch', () => {
     await expect(page.getByText(/You have ([\d,]+) remaining/)).toBeVisible();
     const since = await lastEventId();
     const card = writeJpegs(path.join(dir, 'card'), 3, { prefix: `MONITOR_${Date.now()}_`, padding: 50_000 });
-    const chooser = page.waitForEvent('filechooser');
-    await page.getByRole('button', { name: 'Add Images' }).click();
-    await (await chooser).setFiles(card);
+    await chooseFiles(page, card);
     await expect(page.getByText(/^Overall Progress: 0 of 3 = 0%$/)).toBeVisible();
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await expect(page.getByText(/^Overall Progress: 3 of 3 = 100%$/)).toBeVisible({ timeout: 60_000 });

@@ -17,6 +17,7 @@ import { repo } from './support/servers';
 import { startSignedIn } from './support/session';
 import { expect, recordCspViolations, test, type CspViolation, type Page } from './support/test';
 import { newObjects, bucketObjects, setPutFault, tempDir, writeJpegs } from './support/uploads';
+import { chooseFiles } from './support/uploader-page';
 
 const SHELL = 'http://localhost:3000';
 const REMOTES = ['http://localhost:3001', 'http://localhost:3002'];
@@ -202,9 +203,7 @@ test.describe('no violation anywhere', () => {
 
       // A batch that keeps running (every PUT fails transiently and is retried) until stopped…
       await setPutFault(ranch, '1:503');
-      const chooser = page.waitForEvent('filechooser');
-      await page.getByRole('button', { name: 'Add Images' }).click();
-      await (await chooser).setFiles(writeJpegs(dir, 4));
+      await chooseFiles(page, writeJpegs(dir, 4));
       await page.getByRole('button', { name: 'Upload', exact: true }).click();
       await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
       await page.getByRole('button', { name: 'Stop' }).click();

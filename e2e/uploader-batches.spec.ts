@@ -23,6 +23,7 @@ import {
   writeJpegs,
   dropReservations,
 } from './support/uploads';
+import { chooseFiles } from './support/uploader-page';
 
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
 const count = (text: string) => Number(text.replace(/,/g, ''));
@@ -39,12 +40,6 @@ async function openUploader(page: Page, account: { email: string; password: stri
 async function usedThisMonth(page: Page): Promise<number> {
   const m = QUOTA.exec((await page.getByText(QUOTA).textContent()) ?? '')!;
   return count(m[1]!);
-}
-
-async function chooseFiles(page: Page, files: string[], button = 'Add Images') {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: button }).click();
-  await (await chooser).setFiles(files);
 }
 
 const uploadButton = (page: Page) => page.getByRole('button', { name: 'Upload', exact: true });

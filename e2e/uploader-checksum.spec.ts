@@ -15,6 +15,7 @@ import localConfig from '../config/local.json';
 import { expect, test, type Page } from './support/test';
 import { startSignedIn } from './support/session';
 import { bucketDir, E2E_DATA_DIR, newObjects, bucketObjects, tempDir, uploadMetrics, writeJpegs } from './support/uploads';
+import { chooseFiles } from './support/uploader-page';
 
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
 const S3_ORIGIN = 'http://localhost:20005';
@@ -88,9 +89,7 @@ test('a byte changed on the way: S3 refuses it (BadDigest), the uploader sends i
   const before = bucketObjects(ranch);
   const countedBefore = await counted(page, ranch);
 
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Add Images' }).click();
-  await (await chooser).setFiles([file!]);
+  await chooseFiles(page, [file!]);
   await expect(page.getByText(/^Overall Progress: /)).toHaveText('Overall Progress: 0 of 1 = 0%');
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   await expect(page.getByText(/^Overall Progress: /)).toHaveText('Overall Progress: 1 of 1 = 100%', { timeout: 30_000 });

@@ -16,6 +16,7 @@ import { photoExif, realisticPhotos } from './support/photos';
 import { sizeOfFingerprint } from '@trailsense/shared/uploads-wire';
 import { readExif } from '../uploader-remote/src/features/upload/services/files/exif';
 import { bucketDir, bucketObjects, newObjects, setPutStall, tempDir, uploadMetrics, type StoredObject } from './support/uploads';
+import { chooseFiles } from './support/uploader-page';
 
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
 const progress = (page: Page) => page.getByText(/^Overall Progress: /);
@@ -28,12 +29,6 @@ async function openUploader(page: Page, account: Account, query = '') {
   await startSignedIn(page, account);
   await page.goto(`/uploader${query}`);
   await expect(page.getByText(QUOTA)).toBeVisible();
-}
-
-async function chooseFiles(page: Page, files: string[], button = 'Add Images') {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: button }).click();
-  await (await chooser).setFiles(files);
 }
 
 const counted = async (page: Page, ranch: string) => Number((await uploadMetrics(page, ranch, month(new Date()))).total || 0);

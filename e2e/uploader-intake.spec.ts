@@ -8,6 +8,7 @@ import { decodeMetadataValue } from '../uploader-remote/src/features/upload/mode
 import { jpegWithExif } from '../uploader-remote/test/support/exif-jpeg';
 import { startSignedIn } from './support/session';
 import { bucketObjects, jpegBytes, newObjects, setPutStall, tempDir, writeJpegs, dropReservations } from './support/uploads';
+import { chooseFiles } from './support/uploader-page';
 
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
 const progress = (page: Page) => page.getByText(/^Overall Progress: /);
@@ -56,9 +57,7 @@ test('a folder chosen through the directory input lists its JPEGs, subfolders to
   fs.writeFileSync(path.join(card, '101MEDIA', 'CLIP0001.AVI'), 'video');
   fs.writeFileSync(path.join(card, 'notes.txt'), 'notes');
 
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Add Folder' }).click();
-  await (await chooser).setFiles(card);
+  await chooseFiles(page, card, 'Add Folder');
 
   await expect(notice(page)).toHaveText('5 files skipped: 1 video, 3 hidden or system files, notes.txt (not a JPEG image).');
   await expect(progress(page)).toHaveText('Overall Progress: 0 of 5 = 0%');
@@ -130,9 +129,7 @@ test('EXIF capture time, make and model arrive on the stored objects; the summar
     cameraPhoto(path.join(card, 'IMG_0002.JPG'), { make: 'Browning', model: 'BTC-8E', taken: '2026:11:19 21:40:02', serial: 'BR-77' }),
     cameraPhoto(path.join(card, 'PICT0001.JPG'), { make: 'Stealth Cam', model: 'G42NG', taken: '2013:01:01 00:00:07' }),
   ];
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Add Images' }).click();
-  await (await chooser).setFiles(files);
+  await chooseFiles(page, files);
 
   await expect(summary(page)).toHaveText('3 photos · 12 KB · Oct 3 – Nov 19 · 2 cameras');
   await expect(notice(page)).toContainText('This selection holds photos from 2 cameras: Browning BTC-8E #BR-77 (2 photos), Stealth Cam G42NG (1 photo).');
@@ -172,9 +169,7 @@ test('a camera’s next card preselects the camera its photos were sent as; the 
     ),
   );
   await camera.selectOption({ label: 'Hollow Trail' });
-  let chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Add Images' }).click();
-  await (await chooser).setFiles(first);
+  await chooseFiles(page, first);
   await uploadButton(page).click();
   await expect(progress(page)).toHaveText('Overall Progress: 3 of 3 = 100%', { timeout: 30_000 });
 
@@ -187,9 +182,7 @@ test('a camera’s next card preselects the camera its photos were sent as; the 
   const next = Array.from({ length: 2 }, (_, i) =>
     cameraPhoto(path.join(dir, 'two', `IMG_010${i + 1}.JPG`), { make: 'Spypoint', model: 'FLEX-M', taken: `2026:11:1${i + 1} 06:00:00`, serial: 'SP-1' }),
   );
-  chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Add Images' }).click();
-  await (await chooser).setFiles(next);
+  await chooseFiles(page, next);
   await expect(camera).toHaveValue('Hollow Trail');
   await expect(summary(page)).toHaveText('2 photos · 8 KB · Nov 11 – Nov 12 · 1 camera · less than a minute at your recent speed');
 });
@@ -255,9 +248,7 @@ test('rows on screen show thumbnails made in the worker; sizes read in KB and MB
   fs.writeFileSync(file, Buffer.from(bytes));
   const big = path.join(dir, 'BIG_0001.JPG');
   fs.writeFileSync(big, jpegBytes('big', 3 * 1024 * 1024));
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Add Images' }).click();
-  await (await chooser).setFiles([file, big]);
+  await chooseFiles(page, [file, big]);
 
   const row = page.getByRole('listitem').filter({ hasText: 'REAL0001.JPG' });
   await expect(row.locator('img')).toHaveAttribute('src', /^data:image\/jpeg;base64,/);

@@ -12,6 +12,7 @@ import { memberChromium } from './support/chromium';
 import { startSignedIn } from './support/session';
 import type { Tenant } from './support/tenant';
 import { bucketObjects, dropReservations, heldPuts, newObjects, setPutStall, tempDir, writeJpegs } from './support/uploads';
+import { chooseFiles } from './support/uploader-page';
 
 const progress = (page: Page) => page.getByText(/^Overall Progress: /);
 
@@ -61,9 +62,7 @@ test('the tab title follows the batch ("N % uploaded — TrailSense", then how i
     const pageTitle = await page.title();
     await expect(page.getByLabel('Keep this computer awake while uploading')).toBeChecked();
 
-    const chooser = page.waitForEvent('filechooser');
-    await page.getByRole('button', { name: 'Add Images' }).click();
-    await (await chooser).setFiles(writeJpegs(path.join(dir, 'card'), 4, { prefix: 'NIGHT_' }));
+    await chooseFiles(page, writeJpegs(path.join(dir, 'card'), 4, { prefix: 'NIGHT_' }));
     await expect(progress(page)).toHaveText('Overall Progress: 0 of 4 = 0%');
     await setPutStall(cedar, 1);
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
@@ -75,9 +74,7 @@ test('the tab title follows the batch ("N % uploaded — TrailSense", then how i
     ]);
 
     // A new selection: the page's own title again.
-    const again = page.waitForEvent('filechooser');
-    await page.getByRole('button', { name: 'Add Images' }).click();
-    await (await again).setFiles(writeJpegs(path.join(dir, 'next'), 1, { prefix: 'NEXT_' }));
+    await chooseFiles(page, writeJpegs(path.join(dir, 'next'), 1, { prefix: 'NEXT_' }));
     await expect(page).toHaveTitle(pageTitle);
   } finally {
     await context.close();
@@ -101,9 +98,7 @@ async function sleepMidBatch(tenant: Tenant, offline: boolean): Promise<void> {
     await startSignedIn(page, tenant.accounts.subscriber);
     await page.goto(`${test.info().project.use.baseURL}/uploader`);
     await expect(page.getByText(/You have uploaded/)).toBeVisible();
-    const chooser = page.waitForEvent('filechooser');
-    await page.getByRole('button', { name: 'Add Images' }).click();
-    await (await chooser).setFiles(writeJpegs(path.join(dir, 'card'), 6, { prefix: 'SLEEP_' }));
+    await chooseFiles(page, writeJpegs(path.join(dir, 'card'), 6, { prefix: 'SLEEP_' }));
     await expect(progress(page)).toHaveText('Overall Progress: 0 of 6 = 0%');
     await expect(page.getByText(/^Checking [\d,]+ files?…$/)).toBeHidden({ timeout: 30_000 });
     const before = bucketObjects(cedar);

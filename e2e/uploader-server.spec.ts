@@ -21,6 +21,7 @@ import {
   uploadMetrics,
   writeJpegs,
 } from './support/uploads';
+import { chooseFiles } from './support/uploader-page';
 
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
 const progress = (page: Page) => page.getByText(/^Overall Progress: /);
@@ -32,12 +33,6 @@ async function openUploader(page: Page, account: { email: string; password: stri
   await startSignedIn(page, account);
   await page.goto('/uploader');
   await expect(page.getByText(QUOTA)).toBeVisible();
-}
-
-async function chooseFiles(page: Page, files: string[]) {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Add Images' }).click();
-  await (await chooser).setFiles(files);
 }
 
 let dir: string;

@@ -21,6 +21,7 @@ import {
   setRanchUsage,
   type StoredObject,
 } from './support/uploads';
+import { chooseFiles } from './support/uploader-page';
 
 const QUOTA = /You have uploaded ([\d,]+) images of your monthly limit of ([\d,]+) images\. You have ([\d,]+) remaining\./;
 const formatCount = (n: number) => n.toLocaleString('en-US');
@@ -45,12 +46,6 @@ function cedarCreekQuota(ranch: TenantRanch): string {
   const uploaded = ranch.countedThisMonth + bucketObjects(ranch.id).filter(counted).length;
   const limit = ranch.maxMonthlyUploads;
   return `You have uploaded ${formatCount(uploaded)} images of your monthly limit of ${formatCount(limit)} images. You have ${formatCount(limit - uploaded)} remaining.`;
-}
-
-async function chooseFiles(page: Page, files: string[]) {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Add Images' }).click();
-  await (await chooser).setFiles(files);
 }
 
 const progress = (page: Page) => page.getByText(/^Overall Progress: /);
