@@ -23,7 +23,7 @@ import { chromiumLaunchOptions } from '../e2e/support/chromium';
 import { startStack } from '../e2e/support/servers';
 import { accounts, startSignedIn } from '../e2e/support/session';
 import { jpegBytes, writeJpegs } from '../e2e/support/uploads';
-import { jpegWithExif } from '../uploader-remote/test/support/exif-jpeg';
+import { jpegWithExif } from '../test-support/jpeg';
 import { FINGERPRINT_SAMPLE_BYTES } from '../uploader-remote/src/features/upload/model/fingerprint';
 import { DEFAULT_CONCURRENCY } from '../uploader-remote/src/features/upload/model/concurrency';
 import { timeUpload } from './upload-page';

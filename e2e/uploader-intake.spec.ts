@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from './support/test';
 import { decodeMetadataValue } from '../uploader-remote/src/features/upload/model/metadata-encoding';
-import { jpegWithExif } from '../uploader-remote/test/support/exif-jpeg';
+import { jpegWithExif } from '../test-support/jpeg';
 import { startSignedIn } from './support/session';
 import { bucketObjects, jpegBytes, newObjects, setPutStall, tempDir, writeJpegs, dropReservations } from './support/uploads';
 import { chooseFiles } from './support/uploader-page';

@@ -9,6 +9,7 @@ import {
   type ImageDecoderConstructor,
 } from '../src/features/upload/services/files/copy.worker';
 import type { CopyRequest, CopyResponse } from '../src/features/upload/services/files/copy-protocol';
+import { buildJpeg } from '../../test-support/jpeg';
 
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());
@@ -21,17 +22,12 @@ const flush = () => jest.advanceTimersByTimeAsync(10);
 const SETTINGS = { longEdge: 2048, quality: 0.8 };
 /** What the fake canvas encodes: a JPEG as a canvas writes it (SOI, JFIF APP0, SOS, EOI), of `bytes` bytes. */
 function encodedJpeg(bytes: number): Blob {
-  const jpeg = new Uint8Array(bytes);
-  jpeg.set([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xda, 0, 2]);
-  jpeg.set([0xff, 0xd9], bytes - 2);
-  return new NodeBlob([jpeg], { type: 'image/jpeg' }) as unknown as Blob;
+  return new NodeBlob([buildJpeg({ jfif: true, scan: true, padTo: bytes })], { type: 'image/jpeg' }) as unknown as Blob;
 }
 const original = (bytes: number): Blob => new NodeBlob([new Uint8Array(bytes)], { type: 'image/jpeg' }) as unknown as Blob;
-/** A JPEG of `bytes` bytes whose frame header says `width` × `height` (SOI, SOF0, then filler). */
+/** A JPEG of `bytes` bytes whose frame header says `width` × `height` (SOI, SOF0, SOS, then filler). */
 function storedJpeg(width: number, height: number, bytes = 4_000_000): Blob {
-  const jpeg = new Uint8Array(bytes);
-  jpeg.set([0xff, 0xd8, 0xff, 0xc0, 0, 17, 8, height >> 8, height & 0xff, width >> 8, width & 0xff, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1, 0xff, 0xda]);
-  return new NodeBlob([jpeg], { type: 'image/jpeg' }) as unknown as Blob;
+  return new NodeBlob([buildJpeg({ frame: { width, height }, scan: true, padTo: bytes })], { type: 'image/jpeg' }) as unknown as Blob;
 }
 /** A file that cannot be read (gone from the card since it was picked). */
 const unreadable = (): Blob =>

@@ -2,7 +2,7 @@ import { parse } from 'exifr/dist/mini.umd.js';
 import { exifSegment, insertExif, NotAJpegError, withExif } from '../src/features/upload/model/exif-writer';
 import { EXIF_TEXT_MAX, type PhotoExif } from '../src/features/upload/model/photo-exif';
 import { readExif } from '../src/features/upload/services/files/exif';
-import { jpegWithExif } from './support/exif-jpeg';
+import { jpegWithExif } from '../../test-support/jpeg';
 
 /** A JPEG as a canvas encoder writes it: SOI, optionally JFIF APP0, DQT, SOS with some data, EOI. */
 function canvasJpeg({ jfif = true, app1 }: { jfif?: boolean; app1?: Uint8Array } = {}): Uint8Array {

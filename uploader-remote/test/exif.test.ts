@@ -5,7 +5,7 @@ import { captureDate, EXIF_TEXT_MAX, exifFromTags } from '../src/features/upload
 import { readExif, readThumbnail } from '../src/features/upload/services/files/exif';
 import { probeFile } from '../src/features/upload/services/files/file-probe';
 import { makeThumbnail, THUMBNAIL_WIDTH, type ThumbnailDecoder } from '../src/features/upload/services/files/thumbnail';
-import { fakeThumbnailJpeg, jpegWithExif } from './support/exif-jpeg';
+import { fakeThumbnailJpeg, jpegWithExif } from '../../test-support/jpeg';
 
 const subtle = webcrypto.subtle as unknown as SubtleCrypto;
 const blobOf = (bytes: Uint8Array, type = ''): Blob => new NodeBlob([bytes], { type }) as unknown as Blob;

@@ -13,7 +13,7 @@ import {
   type ProbeWorker,
 } from '../src/features/upload/services/files/file-prober';
 import type { ProbeRequest, ProbeResponse } from '../src/features/upload/services/files/probe-protocol';
-import { fakeThumbnailJpeg, jpegWithExif } from './support/exif-jpeg';
+import { fakeThumbnailJpeg, jpegWithExif } from '../../test-support/jpeg';
 import { FakeWorker } from './support/fake-worker';
 
 const subtle = webcrypto.subtle as unknown as SubtleCrypto;

@@ -1,14 +1,15 @@
 /**
- * A real, tiny JPEG file with EXIF, built byte by byte for tests: SOI, optionally a JFIF APP0
- * segment, an APP1 "Exif\0\0" segment
- * holding a TIFF header, IFD0 (Make, Model, the Exif IFD pointer), the Exif IFD
- * (DateTimeOriginal, OffsetTimeOriginal, BodySerialNumber) and, with `thumbnail`, IFD1 pointing at
- * the embedded thumbnail (JPEGInterchangeFormat/Length); then padding and EOI. No image data:
- * parsers of metadata never look for it. Dependency-free (Uint8Array and DataView only), so it
- * also runs in a browser.
+ * The EXIF a trail camera writes, as test-support/jpeg.ts puts it in a test's JPEG: an APP1
+ * "Exif\0\0" segment holding a TIFF header, IFD0 (Make, Model, the Exif IFD pointer), the Exif IFD
+ * (DateTimeOriginal, OffsetTimeOriginal, BodySerialNumber, as given: a camera's odd values too)
+ * and, with `thumbnail`, IFD1 pointing at the embedded thumbnail (JPEGInterchangeFormat/Length),
+ * in either byte order. These are what the uploader's EXIF reader meets on members' cards and its
+ * own writer (uploader-remote/src/features/upload/model/exif-writer.ts) never writes: Motorola
+ * order, thumbnails, malformed dates. Dependency-free (Uint8Array and DataView only), so it also
+ * runs in a browser.
  */
 
-export interface ExifJpegOptions {
+export interface CameraExif {
   make?: string;
   model?: string;
   /** As EXIF writes it: "2024:10:03 05:12:44". */
@@ -19,12 +20,8 @@ export interface ExifJpegOptions {
   serial?: string;
   /** The embedded thumbnail's bytes (a JPEG of its own). */
   thumbnail?: Uint8Array;
-  /** The file's size: zeros are added before EOI up to it (no padding if the file is larger already). */
-  padTo?: number;
   /** Motorola byte order ("MM"); Intel ("II", little-endian) by default. */
   bigEndian?: boolean;
-  /** A JFIF APP0 segment (18 bytes) before the APP1, as many cameras write. */
-  jfif?: boolean;
 }
 
 const ASCII = 2;
@@ -43,7 +40,8 @@ const byteSize = (e: Entry) => (typeof e.value === 'string' ? e.value.length + 1
 const dataSize = (entries: Entry[]) => entries.reduce((sum, e) => sum + (byteSize(e) > 4 ? (byteSize(e) + 1) & ~1 : 0), 0);
 const ifdSize = (entries: Entry[]) => 2 + 12 * entries.length + 4 + dataSize(entries);
 
-export function jpegWithExif(options: ExifJpegOptions): Uint8Array {
+/** The APP1 segment (marker and length included) a camera writes with `options`. */
+export function cameraExifSegment(options: CameraExif): Uint8Array {
   const le = !options.bigEndian;
   const ifd0: Entry[] = [];
   if (options.make !== undefined) ifd0.push({ tag: 0x010f, type: ASCII, value: options.make });
@@ -104,14 +102,10 @@ export function jpegWithExif(options: ExifJpegOptions): Uint8Array {
   // APP1: marker, length (big-endian, counting itself), "Exif\0\0", the TIFF data.
   const app1Length = 2 + 6 + tiff.length;
   if (app1Length > 0xffff) throw new RangeError(`EXIF of ${tiff.length} bytes does not fit one APP1 segment`);
-  const app0 = options.jfif ? [0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0] : [];
-  const head = 2 + app0.length + 2 + app1Length;
-  const size = Math.max(head + 2, options.padTo ?? 0);
-  const file = new Uint8Array(size);
-  file.set([0xff, 0xd8, ...app0, 0xff, 0xe1, app1Length >> 8, app1Length & 0xff, 0x45, 0x78, 0x69, 0x66, 0, 0], 0);
-  file.set(tiff, 2 + app0.length + 10);
-  file.set([0xff, 0xd9], size - 2);
-  return file;
+  const segment = new Uint8Array(2 + app1Length);
+  segment.set([0xff, 0xe1, app1Length >> 8, app1Length & 0xff, 0x45, 0x78, 0x69, 0x66, 0, 0], 0);
+  segment.set(tiff, 10);
+  return segment;
 }
 
 /** A stand-in for an embedded thumbnail: a JPEG's start and end around some recognisable bytes. */
