@@ -5,7 +5,7 @@ import { captureDate, EXIF_TEXT_MAX, exifFromTags } from '../src/features/upload
 import { readExif, readThumbnail } from '../src/features/upload/services/files/exif';
 import { probeFile } from '../src/features/upload/services/files/file-probe';
 import { makeThumbnail, THUMBNAIL_WIDTH, type ThumbnailDecoder } from '../src/features/upload/services/files/thumbnail';
-import { fakeThumbnailJpeg, jpegWithExif } from '../../test-support/jpeg';
+import { buildJpeg, fakeThumbnailJpeg, jpegWithExif } from '../../test-support/jpeg';
 
 const subtle = webcrypto.subtle as unknown as SubtleCrypto;
 const blobOf = (bytes: Uint8Array, type = ''): Blob => new NodeBlob([bytes], { type }) as unknown as Blob;
@@ -97,6 +97,10 @@ describe('readExif', () => {
     const exif = await readExif(jpegWithExif(BROWNING));
     expect(exif).toEqual(BROWNING_EXIF);
     expect(captureDate(exif)!.toISOString()).toBe('2024-10-03T05:12:44.000Z');
+  });
+
+  it('reads what the uploader itself writes into a smaller copy, as it wrote it', async () => {
+    expect(await readExif(buildJpeg({ jfif: true, exif: BROWNING_EXIF }))).toEqual(BROWNING_EXIF);
   });
 
   it('reads big-endian (Motorola) EXIF too', async () => {
