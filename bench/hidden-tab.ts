@@ -1,5 +1,5 @@
 /**
- * A batch in a hidden tab (docs/product.md#a-batch-left-running), in real Chromium against the
+ * A batch in a hidden tab (docs/uploader.md#a-batch-left-running), in real Chromium against the
  * production builds and the sandbox's link emulator: the same photos' worth sent from a tab in
  * front and from a tab behind another one, side by side in one run, goodput = file bytes /
  * (link capacity × time).

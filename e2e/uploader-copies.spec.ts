@@ -1,5 +1,5 @@
 /**
- * "Send smaller copies" (docs/product.md#smaller-copies) in real Chromium against the production
+ * "Send smaller copies" (docs/uploader.md#smaller-copies) in real Chromium against the production
  * builds and the sandbox, which runs the object-created function and the uploads API from infra/:
  * 3–5 MB photographic JPEGs (e2e/support/photos.ts) arrive as copies of at most 2,048 px carrying
  * their capture time, counted once; the same card with the choice off sends the originals, which

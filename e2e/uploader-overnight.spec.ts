@@ -1,5 +1,5 @@
 /**
- * A batch left running (docs/product.md#a-batch-left-running), in real Chromium against the
+ * A batch left running (docs/uploader.md#a-batch-left-running), in real Chromium against the
  * production builds and the sandbox: the tab's title says how far it got and how it ended, the
  * member who allowed notifications (permission granted in the context) is told when it ends,
  * with the counts, and the keep-awake choice and its note are on the screen; a page frozen and

@@ -36,7 +36,7 @@ async function openUploader(page: Page, account: { email: string; password: stri
  * The Cedar Creek copy's quota line as the server's data makes it: the seeded limit (the ranch's
  * own max, its member subscribed) and the month's count, the seeded baseline plus every object of
  * the ranch now in the bucket (the sandbox counts one per stored object) but the originals sent
- * after their copies, which are not counted again (docs/product.md#smaller-copies): those carry no
+ * after their copies, which are not counted again (docs/uploader.md#smaller-copies): those carry no
  * reservation.
  */
 function cedarCreekQuota(ranch: TenantRanch): string {

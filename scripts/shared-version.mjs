@@ -8,7 +8,7 @@
 // copy, silently. So the version is held to the code: shared/provided-contract.json records the
 // version and a fingerprint of every file the provided entries reach (their code and types, not
 // comments or formatting), and `npm test` fails when the code changed and the version did not
-// (docs/architecture.md#released-alone-or-together).
+// (docs/federation.md#released-alone-or-together).
 //
 // What the singleton holds is what must be one instance on the page, and its contract: wires,
 // events and their schemas, object keys, the quota and headers are source-shared instead, imported
@@ -176,7 +176,7 @@ export function check(root = repoRoot) {
     return (
       `The entries the shell provides from ${PACKAGE} reach source-shared code: ${list}. It would be one copy on the page, ` +
       `the shell's, and a change to it would move the singleton's version and wait for a shell release. Import it by its own ` +
-      `subpath where it is used, not through a provided entry (docs/architecture.md#shared-singletons).`
+      `subpath where it is used, not through a provided entry (docs/federation.md#shared-singletons).`
     );
   }
   const since = stamp?.since === undefined ? null : sinceProblem(stamp.since, stamp.version);

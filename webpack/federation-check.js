@@ -16,7 +16,7 @@
 // on code it was not built for. Each remote's manifest states the range it needs
 // (`metaData.federationRuntime.requiredVersion`); this check fails the build when the shell's
 // runtime is outside it, and the shell refuses such a remote at run time as well
-// (shell/src/remotes/runtime-contract.ts). docs/architecture.md#one-federation-runtime says why,
+// (shell/src/remotes/runtime-contract.ts). docs/federation.md#one-federation-runtime says why,
 // and the release order this implies.
 //
 // Which shell: by default the one in this repository (its source, and the runtime installed for

@@ -213,7 +213,7 @@ function remotePlugin({ name, appDir, dev, exposes }) {
     dts: false,
     experiments: {
       // The remote carries no federation runtime of its own: it uses the shell's
-      // (docs/architecture.md#one-federation-runtime).
+      // (docs/federation.md#one-federation-runtime).
       externalRuntime: true,
       // What stays in remoteEntry.js (the bundler runtime) never loads a remote or
       // reads a manifest — the shell's runtime does both — and runs only in browsers.
@@ -342,7 +342,7 @@ function createConfig(options) {
           // The shell: Amplify's core and auth, which every member route's session needs, in one
           // chunk rather than the dozen small ones webpack's defaults cut them into. Each chunk is
           // a <script> element appended at run time (about 2 ms at 4× CPU): together they were a
-          // task of 80-90 ms on the way to the sign-in form (docs/architecture.md#loading-remotes).
+          // task of 80-90 ms on the way to the sign-in form (docs/federation.md#loading-remotes).
           cacheGroups: federated
             ? {}
             : {

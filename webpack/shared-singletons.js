@@ -1,4 +1,4 @@
-// The one list of modules every app shares as federation singletons (docs/architecture.md#shared-singletons).
+// The one list of modules every app shares as federation singletons (docs/federation.md#shared-singletons).
 // The remotes pass it to the build plugin; the shell, a runtime host, offers the same modules at
 // the same versions (shell/src/remotes/federation.ts, through sharedVersions()).
 // The Amplify singleton lives in @aws-amplify/core: sharing only aws-amplify would give a remote
@@ -27,7 +27,7 @@ const SHARED = '@trailsense/shared';
  * provides the version before, and its copies never outrank the shell's: the federation runtime
  * hands a remote the highest version registered that is not yet loaded, and `/aws` and `/session`
  * load on demand, so a remote copy registered above the shell's would be a second instance on the
- * page (docs/architecture.md#released-alone-or-together).
+ * page (docs/federation.md#released-alone-or-together).
  */
 const floorOf = (name) => {
   if (name !== SHARED) return versionOf(name);
@@ -42,7 +42,7 @@ const SINGLETONS = [
   'react-dom/',
   // The shared package's provided entries, by name: its other subpaths (the object key, the quota,
   // the metadata encoding, …) are bundled into the one app that uses them in the browser, so an
-  // uploader release runs its own copy (docs/architecture.md#released-alone-or-together).
+  // uploader release runs its own copy (docs/federation.md#released-alone-or-together).
   '@trailsense/shared',
   '@trailsense/shared/aws',
   '@trailsense/shared/session',

@@ -9,7 +9,7 @@
  * configured once, the session over it, and the upload journal's owner contract. What one app
  * uses lives in that app (the uploader's journal, API clients and analytics are in
  * uploader-remote): the shell's copy of this module is what every remote runs
- * (docs/architecture.md#released-alone-or-together).
+ * (docs/federation.md#released-alone-or-together).
  */
 export { configureAmplifyOnce } from './amplify/configure';
 export { amplifySessionSource } from './user/amplify-session-source';

@@ -6,7 +6,7 @@
  * Only what the shell provides at run time is here (its version is the singleton's): no wire,
  * event or schema. Those are imported by their subpaths (`/analytics-events`, `/uploads-wire`,
  * `/object-key`, `/quota`, …) and bundled into each app that uses them, so a change to one is
- * released with that app (docs/architecture.md#shared-singletons; scripts/shared-version.mjs
+ * released with that app (docs/federation.md#shared-singletons; scripts/shared-version.mjs
  * fails when an entry the shell provides reaches one).
  */
 export type { RuntimeConfig, Brand, AuthConfig, StorageConfig, ApiConfig, AnalyticsConfig, RemotesConfig } from './config/types';

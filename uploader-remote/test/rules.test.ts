@@ -153,7 +153,7 @@ describe('messages', () => {
     expect(progressLabel(1, 3)).toBe('Overall Progress: 1 of 3 = 33%');
     expect(progressLabel(2500, 10_000)).toBe('Overall Progress: 2,500 of 10,000 = 25%');
   });
-  it('error texts follow docs/product.md#uploader-messages', () => {
+  it('error texts follow docs/uploader.md#uploader-messages', () => {
     expect(subscriptionErrorMessage('Network Error')).toBe('Problem with subscription retrieval: Network Error');
     expect(storageErrorMessage('Access Denied')).toBe('Problem with Storage.put operation: Access Denied');
   });

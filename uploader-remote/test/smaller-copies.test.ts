@@ -1,7 +1,7 @@
 /**
  * @jest-environment node
  */
-// "Send smaller copies" (docs/product.md#smaller-copies) through the batch controller, on jest's
+// "Send smaller copies" (docs/uploader.md#smaller-copies) through the batch controller, on jest's
 // fake clock with fakes at its boundary (test/support/fake-services.ts: its server counts a copy
 // once and takes the original of a photo it has as a copy without counting it again), and the
 // pure rules of model/photo-forms.ts.

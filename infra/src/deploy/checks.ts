@@ -90,7 +90,7 @@ export function checksWanted(app: AppName, options: ReleaseCheckOptions, action:
     throw new DeployInputError(
       `A remote's ${action} checks ${action === 'deploy' ? 'its build' : 'the release it puts back'} against the live shell: give --shell https://<site> ` +
         "(or the URL or path of the shell's federation-host.json), " +
-        `or --skip-shell-check to ${action === 'deploy' ? 'deploy' : 'roll back'} without (docs/architecture.md#one-federation-runtime).`,
+        `or --skip-shell-check to ${action === 'deploy' ? 'deploy' : 'roll back'} without (docs/federation.md#one-federation-runtime).`,
     );
   }
   return true;

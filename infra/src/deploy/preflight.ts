@@ -11,7 +11,7 @@
  * mf-manifest.json says it needs is the one the shell provides, and the shell provides every
  * module it shares at a version it accepts (webpack/federation-check.js manifestProblems, the
  * check each remote build runs against the shell in the repository). The live shell would refuse
- * any other (docs/architecture.md#one-federation-runtime): its route would show an error until a
+ * any other (docs/federation.md#one-federation-runtime): its route would show an error until a
  * fitting remote is released.
  */
 import fs from 'node:fs/promises';

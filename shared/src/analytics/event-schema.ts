@@ -5,7 +5,7 @@
  * reader (scripts/report.mjs). Exact: a field not in the schema is refused, so personal data
  * cannot ride along in an extra field. Pure. Source-shared: each app that imports it bundles its
  * own copy, so an event changes with the app that sends it and the server, never with the shell
- * (docs/architecture.md#shared-singletons).
+ * (docs/federation.md#shared-singletons).
  */
 import { firstControlCharacter, personalDataIn } from './client-errors';
 import type { BatchFailures, ClientErrorKind, CollectedEvent, MonitoringEvent, VitalName, WebVitalEvent } from './events';

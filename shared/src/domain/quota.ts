@@ -1,5 +1,5 @@
 /**
- * The monthly upload limit (docs/product.md#upload-allowance), shared by the uploader, which shows
+ * The monthly upload limit (docs/uploader.md#upload-allowance), shared by the uploader, which shows
  * and applies the member's limit, and the object-created function, which enforces the ranch's
  * ceiling on the server (infra/src/object-created/handler.ts).
  */
@@ -7,7 +7,7 @@
 /** The monthly limit of a ranch whose `max_monthly_uploads` is 0, for a member without an active subscription. */
 export const DEFAULT_MONTHLY_LIMIT = 1000;
 
-/** docs/product.md#upload-allowance: 1,000 when the ranch's max is 0 and there is no active subscription, else the ranch's max. */
+/** docs/uploader.md#upload-allowance: 1,000 when the ranch's max is 0 and there is no active subscription, else the ranch's max. */
 export function monthlyLimit(maxMonthlyUploads: number, subscribed: boolean): number {
   return maxMonthlyUploads === 0 && !subscribed ? DEFAULT_MONTHLY_LIMIT : maxMonthlyUploads;
 }

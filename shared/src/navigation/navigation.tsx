@@ -2,7 +2,7 @@ import { createContext, useContext, type AnchorHTMLAttributes, type MouseEvent }
 
 /**
  * Navigation as the shell gives it to remotes. Remotes do not share the shell's router (sharing
- * it would ship all of react-router to every page, docs/architecture.md#shared-singletons); they navigate through this.
+ * it would ship all of react-router to every page, docs/federation.md#shared-singletons); they navigate through this.
  */
 export interface Navigation {
   /** A property, not a method: views take it out of the context unbound. */

@@ -6,7 +6,7 @@
  * member's record from this browser: the shell when the account is deleted
  * (user/amplify-session-source.ts), and auth-remote when a member asks to forget this computer
  * after signing out. They do it through this module, which knows only what the uploader promises
- * to keep across releases (docs/architecture.md#released-alone-or-together):
+ * to keep across releases (docs/federation.md#released-alone-or-together):
  *
  * - the database is named `trailsense-uploads`;
  * - every object store that holds a member's data has an index named `byOwner` on the member's

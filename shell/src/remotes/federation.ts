@@ -4,7 +4,7 @@
 // marketing pages have a 100 KiB budget that React alone half fills. Remotes are still built with
 // the plugin and find here the same singletons (webpack/shared-singletons.js) the plugin offered,
 // and the federation runtime itself: a remote carries none of its own
-// (docs/architecture.md#one-federation-runtime).
+// (docs/federation.md#one-federation-runtime).
 import { createInstance, satisfy, type ModuleFederation } from '@module-federation/enhanced/runtime';
 import provideRuntime from '@module-federation/inject-external-runtime-core-plugin';
 import * as sharedLight from '@trailsense/shared';

@@ -58,7 +58,7 @@ async function loadRemoteModule<Id extends RemoteModuleId>(id: Id): Promise<Expo
   // federation runtime and Amplify are a dozen chunks: each batch is requested in a task of its
   // own, never inside the render that asked for the remote (preloadRemote is called while
   // hydrating /login), so no task on the way to the sign-in form exceeds 50 ms
-  // (docs/architecture.md#loading-remotes).
+  // (docs/federation.md#loading-remotes).
   await nextTask();
   const runtime = import('./federation');
   await nextTask();
@@ -75,7 +75,7 @@ function reported(error: RemoteLoadError): RemoteLoadError {
 type RemoteComponent<Id extends RemoteModuleId> = LazyExoticComponent<ComponentType<RemoteModules[Id]>>;
 
 // Module scope on purpose: a lazy component created during render is a new component each time,
-// and a failing remote would then be fetched again on every render (docs/architecture.md#loading-remotes).
+// and a failing remote would then be fetched again on every render (docs/federation.md#loading-remotes).
 const cache = new Map<string, RemoteComponent<RemoteModuleId>>();
 /** Loads started before their lazy component rendered (preloadRemote), by module and attempt. */
 const started = new Map<string, Promise<ExposedModule<RemoteModuleId> | null>>();

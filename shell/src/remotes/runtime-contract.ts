@@ -6,7 +6,7 @@
 // (`shared[].requiredVersion`). A remote the shell's runtime or one of its modules does not fit is
 // refused: its route shows the error boundary, never a broken page. webpack/federation-check.js
 // applies the same rules at build time and infra/src/deploy/preflight.ts at deploy time
-// (docs/architecture.md#released-alone-or-together).
+// (docs/federation.md#released-alone-or-together).
 import type { ModuleFederation, ModuleFederationRuntimePlugin } from '@module-federation/enhanced/runtime';
 
 /** Tells whether `version` is in the semver `range` (the runtime's own implementation). */

@@ -21,7 +21,7 @@ interface UploadSpeedProps {
 }
 
 /**
- * "Upload speed" (docs/product.md#sending-over-a-rural-link): room left on the connection for the household, as
+ * "Upload speed" (docs/uploader.md#sending-over-a-rural-link): room left on the connection for the household, as
  * a share of its measured speed or a speed in Mbit/s. Remembered on this browser, and changeable
  * while a batch sends (it follows from its next upload).
  */

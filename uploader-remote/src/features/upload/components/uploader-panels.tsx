@@ -260,7 +260,7 @@ interface SmallerCopiesProps {
 }
 
 /**
- * "Send smaller copies" (docs/product.md#smaller-copies): the choice, its one line, and — when the
+ * "Send smaller copies" (docs/uploader.md#smaller-copies): the choice, its one line, and — when the
  * originals would take hours at the recent speed — both estimates, with the suggestion while it
  * is off. The uploader never switches by itself.
  */

@@ -27,7 +27,7 @@ export interface UploaderScreenProps {
   options: ControllerOptions;
 }
 
-/** /uploader (docs/product.md#uploader): the signed-in bulk uploader. Thin: state lives in the batch controller. */
+/** /uploader (docs/uploader.md#uploader): the signed-in bulk uploader. Thin: state lives in the batch controller. */
 export function UploaderScreen(props: UploaderScreenProps) {
   const user = useUser();
   if (user.status !== 'authenticated') {
@@ -58,7 +58,7 @@ function Greeting({ email, ranchId }: { email: string; ranchId?: string }) {
   );
 }
 
-/** docs/product.md#uploader-rules: without a ranch id, Add Images is disabled and the upload buttons are hidden. */
+/** docs/uploader.md#uploader-rules: without a ranch id, Add Images is disabled and the upload buttons are hidden. */
 function NoRanch({ email, signOut }: { email: string; signOut: () => Promise<void> }) {
   return (
     <section className={styles.uploader} aria-labelledby="uploader-title">

@@ -9,7 +9,7 @@ import type { TransformStage } from './stages/stage';
 export type SubscriptionState =
   | { kind: 'loading' }
   | { kind: 'known'; active: ActiveSubscription | null }
-  /** docs/product.md#uploader-messages: shown in the error area. */
+  /** docs/uploader.md#uploader-messages: shown in the error area. */
   | { kind: 'failed'; message: string };
 
 /** An unfinished batch found in the journal when the uploader opens. */
@@ -55,9 +55,9 @@ export interface UploaderState {
   speed: SpeedEstimate | null;
   /** The speed of recent batches on this browser (bytes/s), for the summary's estimate. */
   recentSpeed: number | null;
-  /** "Send smaller copies" (docs/product.md#smaller-copies): remembered per browser, off by default. */
+  /** "Send smaller copies" (docs/uploader.md#smaller-copies): remembered per browser, off by default. */
   sendCopies: boolean;
-  /** "Upload speed" (docs/product.md#sending-over-a-rural-link): remembered per browser, none by default; a running batch follows it. */
+  /** "Upload speed" (docs/uploader.md#sending-over-a-rural-link): remembered per browser, none by default; a running batch follows it. */
   cap: UploadCap;
 }
 

@@ -6,7 +6,7 @@ import type { UploaderServices } from '../services/uploader-services';
 import { WakeLockKeeper, type WakeLockStatus } from '../services/browser/wake-lock';
 
 /**
- * What a batch left running shows outside the screen (docs/product.md#a-batch-left-running): the
+ * What a batch left running shows outside the screen (docs/uploader.md#a-batch-left-running): the
  * tab's title says how far it got and how it ended, the computer is kept awake while it sends
  * (when the member wants), and a notification says it ended (when they allowed it). Thin: the
  * rules are in model/page-title.ts, services/browser/wake-lock.ts and services/browser/end-notification.ts.

@@ -1,4 +1,4 @@
-/** Limits of what the uploader accepts (docs/product.md#uploader-rules). */
+/** Limits of what the uploader accepts (docs/uploader.md#uploader-rules). */
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 
 /** What the filter needs of a chosen file: plain data, so it runs without a DOM. */

@@ -3,22 +3,22 @@ import type { SkipReason, SkippedFile } from './file-filter';
 import { formatInteger, formatLongDateUTC, formatMonthDayLocal } from './en-us-format';
 import type { UploadCap } from './upload-cap';
 
-/** Numbers as people read them: 10,000 (docs/product.md#uploader-messages writes "1,000"). */
+/** Numbers as people read them: 10,000 (docs/uploader.md#uploader-messages writes "1,000"). */
 export const formatCount = formatInteger;
 
 /** The expiry date as shown: "June 30, 2027" (UTC, the date the store wrote). */
 export const formatDate = formatLongDateUTC;
 
-/** docs/product.md#uploader-messages, without an active subscription. */
+/** docs/uploader.md#uploader-messages, without an active subscription. */
 export const NO_SUBSCRIPTION_MESSAGE =
   'You do not have an active subscription. You are limited to 1,000 images per month. Please subscribe to allow for more uploads.';
 
-/** The subscription message (docs/product.md#uploader-messages). */
+/** The subscription message (docs/uploader.md#uploader-messages). */
 export function subscriptionMessage(active: ActiveSubscription | null): string {
   return active ? `Your active subscription level is ${active.level} which expires on ${formatDate(active.expiresDate)}` : NO_SUBSCRIPTION_MESSAGE;
 }
 
-/** The quota message (docs/product.md#uploader-messages), numbers with thousands separators. */
+/** The quota message (docs/uploader.md#uploader-messages), numbers with thousands separators. */
 export function quotaMessage(uploaded: number, limit: number, remaining: number): string {
   return `You have uploaded ${formatCount(uploaded)} images of your monthly limit of ${formatCount(limit)} images. You have ${formatCount(remaining)} remaining.`;
 }
@@ -29,29 +29,29 @@ export function progressPercent(uploaded: number, total: number): number {
   return Math.min(100, Math.floor((uploaded / total) * 100));
 }
 
-/** docs/product.md#uploader-messages: "Overall Progress: X of Y = Z%". */
+/** docs/uploader.md#uploader-messages: "Overall Progress: X of Y = Z%". */
 export function progressLabel(uploaded: number, total: number): string {
   return `Overall Progress: ${formatCount(uploaded)} of ${formatCount(total)} = ${progressPercent(uploaded, total)}%`;
 }
 
-/** docs/product.md#uploader-messages. */
+/** docs/uploader.md#uploader-messages. */
 export const subscriptionErrorMessage = (error: string): string => `Problem with subscription retrieval: ${error}`;
 /**
  * Why a photo is sent again, or failed once every attempt arrived so: S3 found that the bytes it
  * received were not the ones the browser read from the file (its CRC32, `BadDigest`), and kept
- * nothing (docs/product.md#uploader-messages, infra/docs/server.md#checksums).
+ * nothing (docs/uploader.md#uploader-messages, infra/docs/server.md#checksums).
  */
 export const ARRIVED_DAMAGED = 'The photo arrived damaged (its bytes changed on the way) and was not kept';
 
-/** docs/product.md#uploader-messages (a space after the colon, before the error's message). */
+/** docs/uploader.md#uploader-messages (a space after the colon, before the error's message). */
 export const storageErrorMessage = (error: string): string => `Problem with Storage.put operation: ${error}`;
 
-/** docs/product.md#uploader-rules: the over-allowance question. */
+/** docs/uploader.md#uploader-rules: the over-allowance question. */
 export function overAllowanceQuestion(remaining: number, listed: number): string {
   return `You cannot upload more images than your remaining limit of ${formatCount(remaining)}. You have ${formatCount(listed)} images in the list. Do you want to upload only the remaining ${formatCount(remaining)} images?`;
 }
 
-/** docs/product.md#uploader-rules: the advice after Cancel. */
+/** docs/uploader.md#uploader-rules: the advice after Cancel. */
 export const OVER_ALLOWANCE_ADVICE = 'Nothing was uploaded. Remove some files from the list or upgrade your subscription to upload more images.';
 
 /**
@@ -213,7 +213,7 @@ export function heldForOthersMessage(held: number): string {
   return `${formatCount(held)} of your ranch’s remaining ${held === 1 ? 'image is' : 'images are'} held for an upload in progress.`;
 }
 
-/** The choice beside Upload (docs/product.md#a-batch-left-running). */
+/** The choice beside Upload (docs/uploader.md#a-batch-left-running). */
 export const KEEP_AWAKE_LABEL = 'Keep this computer awake while uploading';
 
 /** The one line under it: what the computer will do while this batch sends. */
@@ -227,7 +227,7 @@ export function keepAwakeNote(status: 'unsupported' | 'off' | 'held' | 'waiting'
 /** The overlay while files are dragged over the page. */
 export const DROP_ANYWHERE = 'Drop photos or a folder to add them';
 
-/** The "Send smaller copies" choice (docs/product.md#smaller-copies). */
+/** The "Send smaller copies" choice (docs/uploader.md#smaller-copies). */
 export const SEND_COPIES_LABEL = 'Send smaller copies';
 
 /** Its one line: what it does, from the measured sizes (model/photo-forms.ts COPY_SPEEDUP, model/smaller-copy.ts COPY_LONG_EDGE). */
@@ -248,7 +248,7 @@ export function estimatesLine(originals: string, copies: string): string {
 /** The suggestion beside both estimates; the uploader never switches by itself. */
 export const SUGGEST_COPIES = 'Sending the originals would take hours at your recent speed. Tick “Send smaller copies” to send this card sooner.';
 
-/** "Upload speed" (docs/product.md#sending-over-a-rural-link): the choice under "Send smaller copies". */
+/** "Upload speed" (docs/uploader.md#sending-over-a-rural-link): the choice under "Send smaller copies". */
 export const UPLOAD_SPEED_LABEL = 'Upload speed';
 
 /** Its choices, in order; a share is of the link's speed as measured on this browser. */

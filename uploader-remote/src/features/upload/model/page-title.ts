@@ -1,6 +1,6 @@
 import { progressPercent } from './messages';
 
-/** What the tab's title reflects of the batch (docs/product.md#a-batch-left-running). */
+/** What the tab's title reflects of the batch (docs/uploader.md#a-batch-left-running). */
 export type TitleState =
   | { kind: 'idle' }
   | { kind: 'sending'; uploaded: number; total: number; paused: boolean }

@@ -1,5 +1,5 @@
 /**
- * A photo's two forms (docs/product.md#smaller-copies): the camera's original, or a smaller copy
+ * A photo's two forms (docs/uploader.md#smaller-copies): the camera's original, or a smaller copy
  * made in the browser ("Send smaller copies"). Pure rules of which form goes, under which key,
  * and what the ranch already has — the copies stage of the run applies them
  * (controller/stages/copies/copies-stage.ts). The photo is one photo either way: its fingerprint is always the original file's,

@@ -4,7 +4,7 @@ import { monthlyLimit } from '@trailsense/shared/quota';
 // on the server (shared/src/domain/quota.ts); re-exported here for this remote's callers.
 export { DEFAULT_MONTHLY_LIMIT, monthlyLimit } from '@trailsense/shared/quota';
 
-/** An entitlement that has not expired yet (docs/product.md#upload-allowance, "active subscriber"). */
+/** An entitlement that has not expired yet (docs/uploader.md#upload-allowance, "active subscriber"). */
 export interface ActiveSubscription {
   level: string;
   expiresDate: Date;
@@ -86,7 +86,7 @@ const reasonOf = (error: Error) => error.message || 'unknown error';
 
 /**
  * The allowance from the three fetches and the successes recorded since (`successes`, times in ms).
- * The limit needs the subscription only when the ranch's max is 0 (docs/product.md#upload-allowance), so a failed
+ * The limit needs the subscription only when the ranch's max is 0 (docs/uploader.md#upload-allowance), so a failed
  * subscription fetch leaves a ranch with its own max known.
  */
 export function allowanceFrom(inputs: AllowanceInputs, successes: readonly number[]): Allowance {

@@ -17,7 +17,7 @@ export interface SelectionFacts {
   cameras: CameraGroup[];
   /**
    * "Originals: about 21 h · Smaller copies: about 3 h" when the originals would take more than a
-   * few hours at the recent speed (docs/product.md#smaller-copies), else null.
+   * few hours at the recent speed (docs/uploader.md#smaller-copies), else null.
    */
   estimates: string | null;
 }

@@ -1,5 +1,5 @@
 /**
- * How many upload slots the uploader asks the server for at a time (docs/product.md#server-reservations):
+ * How many upload slots the uploader asks the server for at a time (docs/uploader.md#server-reservations):
  * a slice of the batch, not one call per photo and not a whole card's worth held for hours. A
  * slice is about ten minutes of sending at the speed measured, within [MIN_SLICE, MAX_SLICE];
  * the server keeps unused slots 15 minutes from their last use (infra/src/ledger/rules.ts), so a

@@ -1,5 +1,5 @@
 /**
- * "Send smaller copies" (docs/product.md#smaller-copies): what a copy is and when one is worth
+ * "Send smaller copies" (docs/uploader.md#smaller-copies): what a copy is and when one is worth
  * sending. Pure, so the rules are testable without a browser; the worker that makes copies
  * (services/files/copy.worker.ts, pooled by services/files/copy-maker.ts) applies them.
  */

@@ -1,5 +1,5 @@
 /**
- * "Upload speed" (docs/product.md#sending-over-a-rural-link): room left on the link for the household. On a
+ * "Upload speed" (docs/uploader.md#sending-over-a-rural-link): room left on the link for the household. On a
  * ranch the satellite link is everyone's; the member may cap what the uploader uses at a speed or
  * a share of what the link was measured to give. Pure: the pacing's clock is passed in.
  *

@@ -20,7 +20,7 @@ export type FileStatus =
   | { kind: 'uploading'; percent: number }
   | { kind: 'retrying'; reason: string }
   | { kind: 'failed'; reason: string }
-  /** Not sent: the server granted it no upload slot (docs/product.md#server-reservations); it stays for another batch. */
+  /** Not sent: the server granted it no upload slot (docs/uploader.md#server-reservations); it stays for another batch. */
   | { kind: 'not-sent'; reason: NotSentReason };
 
 /**
@@ -92,7 +92,7 @@ export interface QueueState {
   total: number;
   /** Uploaded since the files were chosen. */
   uploaded: number;
-  /** Failed uploads since the screen opened (the failure counter of docs/product.md#uploader-messages). */
+  /** Failed uploads since the screen opened (the failure counter of docs/uploader.md#uploader-messages). */
   failures: number;
   batch: Batch;
   checks: Checks;
@@ -271,7 +271,7 @@ function applyVerdicts(state: QueueState, verdicts: readonly CheckVerdict[]): Qu
   return dropFiles({ ...state, files, notice }, dropped);
 }
 
-/** The list, counters and batch of the uploader (docs/product.md#uploader-list-and-batch). Pure. */
+/** The list, counters and batch of the uploader (docs/uploader.md#uploader-list-and-batch). Pure. */
 export function queueReducer(state: QueueState, action: QueueAction): QueueState {
   switch (action.type) {
     case 'files-added': {
@@ -334,11 +334,11 @@ export function queueReducer(state: QueueState, action: QueueAction): QueueState
   }
 }
 
-/** The progress percentage (docs/product.md#uploader-list-and-batch): uploaded over the total chosen. */
+/** The progress percentage (docs/uploader.md#uploader-list-and-batch): uploaded over the total chosen. */
 export const percentOf = (state: QueueState): number => progressPercent(state.uploaded, state.total);
 
 /**
- * docs/product.md#uploader-rules: Upload is enabled when there is something to upload, allowance remains and progress
+ * docs/uploader.md#uploader-rules: Upload is enabled when there is something to upload, allowance remains and progress
  * is at zero or complete. "Complete" is read as "no batch running": a batch that ended with
  * failures or was stopped is complete, so its leftovers can be uploaded again. Allowance smaller
  * than the list does not disable the button: it leads to the over-allowance question (same section), which

@@ -25,7 +25,7 @@ export function realUploaderServices(config: RuntimeConfig): UploaderServices {
   const existing = made.get(config);
   if (existing) return existing;
   const prober = createWorkerProber();
-  // The uploader's waits and wakes, off the page's throttled timers (docs/product.md#a-batch-left-running).
+  // The uploader's waits and wakes, off the page's throttled timers (docs/uploader.md#a-batch-left-running).
   const clock = createBackgroundClock({ lifecycle: document });
   const services: UploaderServices = {
     api: createProductApi({ baseUrl: config.api.baseUrl, getIdToken: amplifyIdToken }),

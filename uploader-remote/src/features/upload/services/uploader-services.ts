@@ -59,7 +59,7 @@ export interface UploaderServices {
   // Functions are properties, not methods: the controller and engine pass them on unbound
   // (`sleep: services.sleep`), so no implementation may depend on `this`.
   api: ProductApi;
-  /** Upload-metrics, photo lookups and upload slots (the uploads API: docs/product.md#server-reservations). */
+  /** Upload-metrics, photo lookups and upload slots (the uploads API: docs/uploader.md#server-reservations). */
   uploads: UploadsApi;
   analytics: Analytics;
   journal: UploadJournal;
@@ -92,7 +92,7 @@ export interface UploaderServices {
   random: () => number;
   /** Tells the sign-in page why the user is there (shared/src/navigation/paused-work.ts). */
   setPausedWorkNotice: (text: string | null) => void;
-  /** Where failures that are only logged go (docs/product.md#uploader-messages). */
+  /** Where failures that are only logged go (docs/uploader.md#uploader-messages). */
   logError: (message: string, error: unknown) => void;
   retry: RetryPolicy;
   /** An upload with no progress for this long is aborted and retried (upload-engine.ts). */

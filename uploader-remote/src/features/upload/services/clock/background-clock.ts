@@ -9,7 +9,7 @@ export interface WakeSource {
 
 /**
  * The uploader's waits (the flush of engine events, the stall watchdog, retry backoff, reservation
- * retries) and its wakes, kept at their pace in a hidden tab (docs/product.md#a-batch-left-running).
+ * retries) and its wakes, kept at their pace in a hidden tab (docs/uploader.md#a-batch-left-running).
  */
 export interface BackgroundClock {
   timers: Timers;

@@ -67,7 +67,7 @@ let storage: Promise<typeof AmplifyStorage> | undefined;
 /**
  * Amplify's storage module, loaded with the first upload rather than with the screen: evaluating
  * it is one of the longest tasks on a phone (about 90 ms at 4× CPU), and choosing photos does not
- * need it (docs/architecture.md#loading-remotes). A failed load is tried again on the next upload.
+ * need it (docs/federation.md#loading-remotes). A failed load is tried again on the next upload.
  */
 export function loadStorage(): Promise<typeof AmplifyStorage> {
   storage ??= import('aws-amplify/storage').catch((error: unknown) => {

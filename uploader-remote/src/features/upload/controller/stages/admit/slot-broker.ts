@@ -74,7 +74,7 @@ interface Held {
 }
 
 /**
- * Upload slots for one running batch (docs/product.md#server-reservations): before a photo is
+ * Upload slots for one running batch (docs/uploader.md#server-reservations): before a photo is
  * sent, `take` gives it a slot of a reservation, asking the uploads API for a slice of the
  * batch's photos when it has none for it; the answer also says which photos the ranch already
  * has (from any device). Slots about to lapse are renewed; at the end `releaseAll` gives the

@@ -1,5 +1,5 @@
 /**
- * "Send smaller copies" (docs/product.md#smaller-copies) as a transform stage of the run
+ * "Send smaller copies" (docs/uploader.md#smaller-copies) as a transform stage of the run
  * (stage.ts): what the ranch has of a photo by its forms, each photo granted a slot sent as its
  * smaller copy under its own key (made ahead by CopyAhead, in the copy workers), the time left
  * weighed in copies, and the outcome's copies and bytes spared. With the choice off it still says

@@ -6,7 +6,7 @@ import type { CopyMaker } from '../../../services/files/copy-maker';
 /**
  * Copies made ahead of the uploads this many photos deep. Each waits in memory as a JPEG of about
  * a quarter of a megabyte; enough that the next uploads never wait for their copy, while the workers
- * (services/files/copy-maker.ts) keep making the ones after (docs/product.md#smaller-copies).
+ * (services/files/copy-maker.ts) keep making the ones after (docs/uploader.md#smaller-copies).
  */
 export const COPIES_AHEAD = 6;
 
