@@ -2,17 +2,14 @@
  * Each photo's full checksum beside its fingerprint (infra/docs/server.md#checksums): the
  * object-created function reads the stored object's checksum (HeadObject with ChecksumMode
  * ENABLED, src/object-created/aws.ts) and the ledger keeps it with the counted object, the photo's
- * record and an upgrade — on the memory ledger and the DynamoDB adapter on both engines (our fake
- * and DynamoDB Local). An object without one (an older client's, stored before S3 kept them) is
- * counted all the same, its checksum null.
+ * record and an upgrade — on the ledgers of support/ledgers.ts: the sandbox's SQLite ledger and the
+ * DynamoDB adapter on both engines (our fake and DynamoDB Local). An object without one (an older
+ * client's, stored before S3 kept them) is counted all the same, its checksum null.
  */
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { headChecksum, s3Objects } from '../src/object-created/aws';
-import { dynamoLedger, ledgerKeys } from '../src/ledger/dynamo';
-import { MemoryLedger } from '../src/ledger/memory';
-import { checksumFromText, checksumText, type LedgerPort, type ObjectChecksum } from '../src/ledger/port';
-import { prng } from '../../test-support/prng';
-import { ENGINES, type LedgerEngine } from './support/ledger-engines';
+import { checksumFromText, checksumText, type ObjectChecksum } from '../src/ledger/port';
+import { LEDGERS, type LedgerSetup } from './support/ledgers';
 import { BUCKET, fingerprint, RANCH, UploadWorld } from './support/upload-world';
 
 // DynamoDB Local on a busy 2-core machine (see ledger-dynamo.test.ts).
@@ -73,40 +70,18 @@ describe('s3Objects.head', () => {
   });
 });
 
-interface Setup {
-  ledger: LedgerPort;
-  engine: LedgerEngine | null;
-}
-
-const LEDGERS: [string, () => Promise<Setup>][] = [
-  ['the memory ledger', () => Promise.resolve({ ledger: new MemoryLedger(), engine: null })],
-  ...ENGINES.map(([name, make]): [string, () => Promise<Setup>] => [
-    `DynamoDB (${name})`,
-    async () => {
-      const engine = await make();
-      return { ledger: dynamoLedger(engine.client, engine.table, { sleep: async () => {}, random: prng(1), budgetMs: Number.POSITIVE_INFINITY }), engine };
-    },
-  ]),
-];
-
 describe.each(LEDGERS)('the checksum on %s', (_name, setUp) => {
-  let setup: Setup;
+  let setup: LedgerSetup;
   let world: UploadWorld;
   beforeEach(async () => {
     setup = await setUp();
     world = new UploadWorld(setup.ledger, 10, NOW);
   });
+  afterEach(() => setup.close());
 
   /** The checksums the ledger keeps for an object and for its photo (as the port names them). */
   async function kept(key: string, photo: string): Promise<{ object: ObjectChecksum | null; photo: ObjectChecksum | null }> {
-    if (!setup.engine) {
-      const memory = setup.ledger as MemoryLedger;
-      const object = memory.objects.get(`${BUCKET}/${key}`) ?? memory.upgrades.get(`${BUCKET}/${key}`);
-      return { object: object?.checksum ?? null, photo: memory.photo(RANCH, photo)?.checksum ?? null };
-    }
-    const objectItem = await setup.engine.get(ledgerKeys.object(BUCKET, key));
-    const photoItem = await setup.engine.get(ledgerKeys.photo(RANCH, photo));
-    return { object: checksumFromText(objectItem?.['checksum']?.S), photo: checksumFromText(photoItem?.['checksum']?.S) };
+    return { object: await setup.records.objectChecksum(BUCKET, key), photo: (await setup.records.photo(RANCH, photo))?.checksum ?? null };
   }
 
   async function send(key: string, fp: string, checksum?: ObjectChecksum) {

@@ -1,20 +1,20 @@
 /**
  * Smaller copies and their originals ("Send smaller copies"), through the real uploads API and
- * object-created handlers (src/uploads-api/handler.ts, src/object-created/handler.ts) on three
- * ledgers: the memory ledger (src/ledger/memory.ts) and the DynamoDB adapter (src/ledger/dynamo.ts)
- * on both engines (support/ledger-engines.ts: our fake and DynamoDB Local). A photo counts once,
- * as a copy, an original, or a copy first and its original later; an original is an upgrade only
- * when its stored bytes are the photo it names; an upgrade is recorded once, whatever runs at once.
- * Waiting is never real: the adapter retries at once.
+ * object-created handlers (src/uploads-api/handler.ts, src/object-created/handler.ts) on the
+ * ledgers of support/ledgers.ts: the sandbox's SQLite ledger (sandbox/src/ledger.ts) and the
+ * DynamoDB adapter (src/ledger/dynamo.ts) on both engines (support/ledger-engines.ts: our fake and
+ * DynamoDB Local). A photo counts once, as a copy, an original, or a copy first and its original
+ * later; an original is an upgrade only when its stored bytes are the photo it names; an upgrade is
+ * recorded once, whatever runs at once. Waiting is never real: the adapter retries at once.
  */
-import { dynamoLedger, ledgerKeys } from '../src/ledger/dynamo';
+import { ledgerKeys } from '../src/ledger/dynamo';
 import type { CommandSender } from '../src/ledger/dynamo';
-import { MemoryLedger } from '../src/ledger/memory';
-import type { LedgerPort, PhotoRecord } from '../src/ledger/port';
+import type { PhotoRecord } from '../src/ledger/port';
 import type { ReservationResponse } from '@trailsense/shared/uploads-wire';
-import { prng } from '../../test-support/prng';
 import { ENGINES, gated } from './support/ledger-engines';
 import type { LedgerEngine } from './support/ledger-engines';
+import { instantLedger as instant } from './support/ledger-records';
+import { LEDGERS, type LedgerSetup } from './support/ledgers';
 import { photo, RANCH, UploadWorld } from './support/upload-world';
 import { TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 
@@ -23,67 +23,21 @@ jest.setTimeout(120_000);
 
 const NOW = Date.parse('2026-11-10T12:00:00Z');
 
-const instant = (client: CommandSender, table: string, seed = 1): LedgerPort =>
-  dynamoLedger(client, table, { sleep: async () => {}, random: prng(seed), budgetMs: Number.POSITIVE_INFINITY });
+/** The photo's record as the ledger keeps it, whichever ledger (read from its tables or items). */
+const recordOf = (setup: LedgerSetup, fingerprint: string): Promise<PhotoRecord | undefined> => setup.records.photo(RANCH, fingerprint);
 
-interface Setup {
-  ledger: LedgerPort;
-  engine: LedgerEngine | null;
-  /** Another ledger on the same records (DynamoDB: another client, as a second Lambda). */
-  other: () => LedgerPort;
-}
-
-const LEDGERS: [string, () => Promise<Setup>][] = [
-  [
-    'the memory ledger',
-    async () => {
-      const ledger = new MemoryLedger();
-      return { ledger, engine: null, other: () => ledger };
-    },
-  ],
-  ...ENGINES.map(([name, make]): [string, () => Promise<Setup>] => [
-    `DynamoDB (${name})`,
-    async () => {
-      const engine = await make();
-      return { ledger: instant(engine.client, engine.table), engine, other: () => instant(engine.client, engine.table, 2) };
-    },
-  ]),
-];
-
-/** The photo's record as the ledger keeps it, whichever ledger (the DynamoDB item's attributes named as the port names them). */
-async function recordOf(setup: Setup, fingerprint: string): Promise<Partial<PhotoRecord> | undefined> {
-  if (!setup.engine) return (setup.ledger as MemoryLedger).photo(RANCH, fingerprint);
-  const item = await setup.engine.get(ledgerKeys.photo(RANCH, fingerprint));
-  if (!item) return undefined;
-  const optional = (name: string, attribute: string) => (item[attribute]?.S === undefined ? {} : { [name]: item[attribute].S });
-  return {
-    form: item['form']?.S === 'copy' ? 'copy' : 'original',
-    key: item['key']?.S ?? '',
-    at: item['at']?.S ?? '',
-    ...optional('copyKey', 'copy_key'),
-    ...optional('originalKey', 'original_key'),
-    ...optional('upgradedAt', 'upgraded_at'),
-  };
-}
-
-/** An item of a photo counted before forms were kept: its key and time, no form. */
-async function seedOldPhoto(setup: Setup, fingerprint: string): Promise<void> {
-  const old = { key: 'uploads/public/cedar-creek/old.jpg', at: '2026-10-01T00:00:00.000Z' };
-  if (!setup.engine) {
-    const ledger = setup.ledger as MemoryLedger;
-    ledger.photos.set(RANCH, new Map([[fingerprint, old]]));
-    return;
-  }
-  await setup.engine.put({ ...{ pk: { S: `RANCH#${RANCH}` }, sk: { S: `PHOTO#${fingerprint}` } }, key: { S: old.key }, at: { S: old.at } });
-}
+/** A photo counted before forms were kept: its key and time, no form. */
+const seedOldPhoto = (setup: LedgerSetup, fingerprint: string): Promise<void> =>
+  setup.records.seedPhotoOfBefore(RANCH, fingerprint, 'uploads/public/cedar-creek/old.jpg', '2026-10-01T00:00:00.000Z');
 
 describe.each(LEDGERS)('copies and originals on %s', (_name, setUp) => {
-  let setup: Setup;
+  let setup: LedgerSetup;
   let world: UploadWorld;
   beforeEach(async () => {
     setup = await setUp();
     world = new UploadWorld(setup.ledger, 10, NOW);
   });
+  afterEach(() => setup.close());
 
   const reserve = async (fingerprints: string[], member = 'alice') => (await world.reserve(member, fingerprints)) as unknown as ReservationResponse;
   const total = async () => (await setup.ledger.readMonth(RANCH, '2026_11')).total;

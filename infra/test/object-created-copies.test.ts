@@ -1,18 +1,19 @@
 /**
  * The object-created function's side of smaller copies (src/object-created/handler.ts) on the
- * memory ledger: what `photo_form` may say, the fingerprint of a stored object
+ * production ledger over the fake DynamoDB engine (support/ledger-records.ts reads its items):
+ * what `photo_form` may say, the fingerprint of a stored object
  * (src/object-created/stored-fingerprint.ts) against the uploader's layout computed independently
  * (test-support/fingerprint.ts), and the production adapter's ranged read (src/object-created/aws.ts).
  * The ledgers' side, on every ledger, is ledger-copies.test.ts.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { FINGERPRINT_SAMPLE_BYTES } from '@trailsense/shared/uploads-wire';
-import { MemoryLedger } from '../src/ledger/memory';
 import { s3Objects } from '../src/object-created/aws';
 import { encodeEventKey, handleObjectCreated, photoFormOf } from '../src/object-created/handler';
 import { decisionLogLine } from '../src/object-created/metrics';
 import { storedFingerprint } from '../src/object-created/stored-fingerprint';
 import { fingerprintOf } from '../../test-support/fingerprint';
+import { onTheFake } from './support/ledger-records';
 import { RANCH, UploadWorld } from './support/upload-world';
 
 const NOW = Date.parse('2026-11-10T12:00:00Z');
@@ -72,7 +73,7 @@ describe('photo_form', () => {
   });
 
   it('refuses and removes an object whose photo_form is neither, as malformed metadata, leaving its slot held', async () => {
-    const ledger = new MemoryLedger();
+    const { ledger, records } = onTheFake();
     const world = new UploadWorld(ledger, 10, NOW);
     const fingerprint = fingerprintOf(Buffer.from(photoBytes(1000, 1)));
     const { reservation } = await world.reserve('alice', [fingerprint]);
@@ -83,14 +84,14 @@ describe('photo_form', () => {
       { decision: 'refused', bucket: 'uploads', key: 'public/cedar-creek/a.jpg', ranchId: RANCH, yearmo: '2026_11', reason: 'malformed-metadata' },
     ]);
     expect(world.removed).toEqual(['public/cedar-creek/a.jpg']);
-    expect(ledger.refusals.map((r) => r.reason)).toEqual(['malformed-metadata']);
-    expect(ledger.month(RANCH, '2026_11').holds[reservation!]?.slots).toBe(1);
+    expect((await records.refusals()).map((r) => r.reason)).toEqual(['malformed-metadata']);
+    expect((await records.month(RANCH, '2026_11')).holds[reservation!]?.slots).toBe(1);
   });
 });
 
 describe('what may be stored as a copy', () => {
   it('is smaller than 80 % of the original its fingerprint names and at most 4 MB: else removed as too-large, its slot left held; without a fingerprint, malformed', async () => {
-    const ledger = new MemoryLedger();
+    const { ledger, records } = onTheFake();
     const world = new UploadWorld(ledger, 10, NOW);
     const small = fingerprintOf(Buffer.from(photoBytes(300_000, 4)));
     const huge = fingerprintOf(Buffer.from(photoBytes(6_000_000, 5)));
@@ -100,14 +101,14 @@ describe('what may be stored as a copy', () => {
     world.store('public/cedar-creek/huge-copy.jpg', reservation!, huge, { form: 'copy', bytes: photoBytes(4 * 1024 * 1024 + 1, 7) });
     world.store('public/cedar-creek/nameless-copy.jpg', reservation!, undefined, { form: 'copy', bytes: photoBytes(50_000, 8) });
     for (const name of ['big-copy', 'huge-copy', 'nameless-copy']) await world.deliver(`public/cedar-creek/${name}.jpg`);
-    expect(ledger.refusals.map((r) => [r.key, r.reason])).toEqual([
+    expect((await records.refusals()).map((r) => [r.key, r.reason])).toEqual([
       ['public/cedar-creek/big-copy.jpg', 'too-large'],
       ['public/cedar-creek/huge-copy.jpg', 'too-large'],
       ['public/cedar-creek/nameless-copy.jpg', 'malformed-metadata'],
     ]);
     expect(world.removed).toHaveLength(3);
-    expect(ledger.month(RANCH, '2026_11')).toMatchObject({ total: 0 });
-    expect(ledger.month(RANCH, '2026_11').holds[reservation!]?.slots).toBe(2);
+    expect(await records.month(RANCH, '2026_11')).toMatchObject({ total: 0 });
+    expect((await records.month(RANCH, '2026_11')).holds[reservation!]?.slots).toBe(2);
     // Just under both bounds: a copy, counted.
     world.store('public/cedar-creek/copy.jpg', reservation!, small, { form: 'copy', bytes: photoBytes(239_999, 9) });
     await world.deliver('public/cedar-creek/copy.jpg');
@@ -117,7 +118,7 @@ describe('what may be stored as a copy', () => {
 
 describe('an original naming a photo the ranch has only as a copy', () => {
   it('is not read when its size is not the one the fingerprint names: 50 such objects, no ranged read of the sampled ranges', async () => {
-    const ledger = new MemoryLedger();
+    const { ledger, records } = onTheFake();
     const world = new UploadWorld(ledger, 10, NOW);
     const original = photoBytes(300_000, 10);
     const fingerprint = fingerprintOf(Buffer.from(original));
@@ -137,12 +138,12 @@ describe('an original naming a photo the ranch has only as a copy', () => {
       );
     }
     expect(ranged).toBe(0);
-    expect(ledger.refusals.map((r) => r.reason)).toEqual(Array(50).fill('no-reservation'));
-    expect(ledger.photo(RANCH, fingerprint)?.form).toBe('copy');
+    expect((await records.refusals()).map((r) => r.reason)).toEqual(Array(50).fill('no-reservation'));
+    expect((await records.photo(RANCH, fingerprint))?.form).toBe('copy');
   });
 
   it('is skipped when it is gone before its bytes are read', async () => {
-    const ledger = new MemoryLedger();
+    const { ledger, records } = onTheFake();
     const world = new UploadWorld(ledger, 10, NOW);
     const original = photoBytes(300_000, 2);
     const fingerprint = fingerprintOf(Buffer.from(original));
@@ -160,8 +161,8 @@ describe('an original naming a photo the ranch has only as a copy', () => {
       deps,
     );
     expect(world.decisions.at(-1)).toEqual({ decision: 'gone', bucket: 'uploads', key: 'public/cedar-creek/original.jpg' });
-    expect(ledger.photo(RANCH, fingerprint)?.form).toBe('copy');
-    expect(ledger.refusals).toEqual([]);
+    expect((await records.photo(RANCH, fingerprint))?.form).toBe('copy');
+    expect(await records.refusals()).toEqual([]);
   });
 
   it('is logged as `upgraded`, a line that carries no upload metric (nothing was counted)', () => {

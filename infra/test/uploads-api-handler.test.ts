@@ -1,11 +1,11 @@
 /**
- * The uploads API's core (src/uploads-api/handler.ts) over the in-memory ledger, a fake ranch table
- * and a fake clock: every refusal, the reservation and metrics answers; and the Lambda entry's
+ * The uploads API's core (src/uploads-api/handler.ts) over the production ledger (src/ledger/dynamo.ts)
+ * on the fake DynamoDB engine (its items read by support/ledger-records.ts), a fake ranch table and
+ * a fake clock: every refusal, the reservation and metrics answers; and the Lambda entry's
  * mapping of a REST API proxy event (payload 1.0, Cognito user pool authorizer) that keeps the API
  * to the web client's id tokens (src/uploads-api/lambda.ts), and the answers' CORS headers.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { MemoryLedger } from '../src/ledger/memory';
 import { countUnder, MAX_FINGERPRINTS_PER_CALL, RESERVATION_LIFETIME_MS, reservationId, reservationMonth } from '../src/ledger/rules';
 import { handleUploadsApi, MAX_BODY_BYTES } from '../src/uploads-api/handler';
 import type { MetricsAnswer, ReservationAnswer, UploadsApiDeps, UploadsApiResponse } from '../src/uploads-api/handler';
@@ -13,12 +13,16 @@ import type { PhotoForm } from '../src/ledger/port';
 import { requestOf } from '../src/uploads-api/lambda';
 import type { UploadsApiEvent } from '../src/uploads-api/lambda';
 import { bodyOf, corsHeaders, headerOf, jsonAnswer } from '../src/uploads-api/proxy-event';
+import { onTheFake, setTotal } from './support/ledger-records';
 
 /** A well-formed photo fingerprint, distinct per `i`. */
 const fp = (i: number) => `v1-${1000 + i}-${i.toString(16).padStart(32, '0')}`;
 
 class World {
-  ledger = new MemoryLedger();
+  /** The DynamoDB adapter on a fresh table of the fake engine, and what its items say. */
+  private readonly table = onTheFake();
+  ledger = this.table.ledger;
+  records = this.table.records;
   ranches = new Map<string, number>([
     ['cedar-creek', 5],
     ['mesquite-flats', 0],
@@ -104,7 +108,7 @@ describe('refusals', () => {
     expectError(await call('GET', '/ranches/mesquite-flats/upload-metrics', { query: { yearmo: '2026_11' } }), 403);
     expectError(await call('POST', '/ranches/mesquite-flats/reservations', { body: { fingerprints: [fp(1)] } }), 403);
     expectError(await call('GET', '/ranches/cedar-creek/upload-metrics', { query: { yearmo: '2026_11' }, caller: '' }), 403);
-    expect(world.ledger.months.size).toBe(0);
+    expect(await world.records.months()).toEqual([]);
   });
 
   it('400 for a malformed ranch id or path encoding', async () => {
@@ -153,7 +157,7 @@ describe('refusals', () => {
     const future = await reserve([fp(1)], { yearmo: '2026_12' });
     expectError(future, 400);
     expect((future.body as { message: string }).message).toMatch(/2026_12.*2026_11/);
-    expect(world.ledger.months.size).toBe(0);
+    expect(await world.records.months()).toEqual([]);
     // The current month is accepted.
     expect((await reserve([fp(1)], { yearmo: '2026_11' })).status).toBe(200);
   });
@@ -264,7 +268,7 @@ describe('reservations', () => {
       lifetimeSeconds: 900,
     });
     expect(reservationMonth(answer.reservation!)).toBe('2026_11');
-    expect(world.ledger.month('cedar-creek', '2026_11').holds[answer.reservation!]).toEqual({
+    expect((await world.records.month('cedar-creek', '2026_11')).holds[answer.reservation!]).toEqual({
       slots: 3,
       expiresAt: Date.parse('2026-11-10T12:15:00.000Z'),
       grantedAt: Date.parse('2026-11-10T12:00:00.000Z'),
@@ -284,7 +288,7 @@ describe('reservations', () => {
   it('asks once for a fingerprint sent twice in one request', async () => {
     const answer = (await reserve([fp(1), fp(2), fp(1), fp(3), fp(2)])).body as ReservationAnswer;
     expect(answer.granted).toEqual([fp(1), fp(2), fp(3)]);
-    expect(world.ledger.month('cedar-creek', '2026_11').holds[answer.reservation!]?.slots).toBe(3);
+    expect((await world.records.month('cedar-creek', '2026_11')).holds[answer.reservation!]?.slots).toBe(3);
   });
 
   it('answers the photos the ranch already has, from any earlier month and device, and grants only the others', async () => {
@@ -304,10 +308,11 @@ describe('reservations', () => {
   it('grants nothing and writes nothing when every photo is known', async () => {
     const first = (await reserve([fp(1)])).body as ReservationAnswer;
     await world.countPhoto('cedar-creek', first.reservation!, fp(1));
-    const before = world.ledger.month('cedar-creek', '2026_11');
+    const before = await world.records.month('cedar-creek', '2026_11');
     const answer = (await reserve([fp(1), fp(1)])).body as ReservationAnswer;
     expect(answer).toEqual({ reservation: null, yearmo: '2026_11', known: [fp(1)], copies: [], granted: [], expiresAt: null, lifetimeSeconds: 900 });
-    expect(world.ledger.month('cedar-creek', '2026_11')).toBe(before);
+    // As stored, its version too: nothing was written.
+    expect(await world.records.month('cedar-creek', '2026_11')).toEqual(before);
   });
 
   it('answers which known photos the ranch has only as copies, and grants no slot for a photo known either way', async () => {
@@ -374,7 +379,7 @@ describe('upload-metrics', () => {
   });
 
   it("names the clock's UTC month, whatever month is asked", async () => {
-    world.ledger.setTotal('cedar-creek', '2026_10', 4);
+    await setTotal(world.ledger, 'cedar-creek', '2026_10', 4);
     // 23:30 on October 31 in Chicago is November in UTC.
     world.now = new Date('2026-11-01T04:30:00Z');
     expect((await metrics('2026_10')).body).toEqual({ total: '4', yearmo: '2026_10', month: '2026_11', reserved: 0, ceiling: 5 });
@@ -538,10 +543,11 @@ describe('photo lookups', () => {
   it('answers which photos and which file sizes the ranch has, from any earlier count, reserving nothing', async () => {
     const granted = (await reserve([fp(1), fp(2)])).body as ReservationAnswer;
     await world.countPhoto('cedar-creek', granted.reservation!, fp(1));
-    const before = world.ledger.month('cedar-creek', '2026_11');
+    const before = await world.records.month('cedar-creek', '2026_11');
     const answer = await lookup({ fingerprints: [fp(1), fp(2)], sizes: [1001, 1002, 7] });
     expect(answer).toEqual({ status: 200, body: { known: [fp(1)], copies: [], knownSizes: [1001] } });
-    expect(world.ledger.month('cedar-creek', '2026_11')).toBe(before);
+    // As stored, its version too: nothing was written.
+    expect(await world.records.month('cedar-creek', '2026_11')).toEqual(before);
     // Another ranch has none of them.
     expect((await lookup({ sizes: [1001] }, 'mesquite-flats')).body).toEqual({ known: [], copies: [], knownSizes: [] });
   });
@@ -551,7 +557,7 @@ describe('photo lookups', () => {
     await world.countPhoto('cedar-creek', granted.reservation!, fp(1), 'public/cedar-creek/1.jpg', 'copy');
     await world.countPhoto('cedar-creek', granted.reservation!, fp(2), 'public/cedar-creek/2.jpg', 'original');
     // A photo item of before forms: an original.
-    world.ledger.photos.get('cedar-creek')?.set(fp(3), { key: 'uploads/public/cedar-creek/3.jpg', at: '2026-10-01T00:00:00.000Z' });
+    await world.records.seedPhotoOfBefore('cedar-creek', fp(3), 'uploads/public/cedar-creek/3.jpg', '2026-10-01T00:00:00.000Z');
     const answer = await lookup({ fingerprints: [fp(3), fp(2), fp(1), fp(4)] });
     expect(answer).toEqual({ status: 200, body: { known: [fp(3), fp(2), fp(1)], copies: [fp(1)], knownSizes: [] } });
   });

@@ -1,6 +1,7 @@
 /**
  * The upload ledger on the sandbox's SQLite (infra/src/ledger/port.ts; production's is
- * infra/src/ledger/dynamo.ts). The rules are infra/src/ledger/rules.ts's, applied inside one
+ * infra/src/ledger/dynamo.ts, the only other adapter: the port's suites run on both,
+ * infra/test/support/ledgers.ts). The rules are infra/src/ledger/rules.ts's, applied inside one
  * SQLite transaction, which is this adapter's atomicity: node:sqlite answers synchronously, so a
  * change never interleaves with another. It keeps the port's records: a month row keeps its live
  * reservations, a retired one is recorded in `reservations`, each object's fate once (counted in

@@ -2,9 +2,10 @@
  * The upload ledger as the uploads API and the object-created function need it: atomic changes to
  * a ranch-month (src/ledger/rules.ts decides them), the objects counted, the photos a ranch has
  * (and whether only as smaller copies: an original upgrades a copy, counted in no month), and the
- * refusals. Production: DynamoDB (src/ledger/dynamo.ts); the sandbox: SQLite
- * (sandbox/src/ledger.ts); tests: memory (src/ledger/memory.ts). All run the same rules and keep the
- * same records (infra/docs/server.md#the-ledger); only the atomicity is theirs.
+ * refusals. Two adapters: production's on DynamoDB (src/ledger/dynamo.ts), the sandbox's on SQLite
+ * (sandbox/src/ledger.ts). Both run the same rules and keep the same records
+ * (infra/docs/server.md#the-ledger); only the atomicity is theirs. The port's suites run on both,
+ * the DynamoDB one on both of its test engines (infra/test/support/ledgers.ts).
  */
 import type { PhotoForm } from '@trailsense/shared/uploads-wire';
 import type { CountOutcome, Hold, MonthState } from './rules';
