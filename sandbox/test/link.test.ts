@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import type { LinkDecision, Sandbox } from '../src/index';
-import { bytesPerSecond, PIECE_BYTES } from '../src/link';
+import { burstFor, bytesPerSecond } from '../src/link';
 import { OPERATOR_CREDENTIALS } from '../src/s3';
 import { passwordTokens, seedUser, startTestSandbox, stopTestSandbox } from './support/sandbox';
 import { signRequest } from './support/sign';
@@ -187,18 +187,20 @@ it('shares one link: two parallel uploads each take about twice as long as one a
     expect(others).toEqual([]);
     expect(pieces!.reduce((n, t) => n + t.bytes, 0)).toBeGreaterThanOrEqual(BYTES);
   }
-  // Fair: while both were sending, the link took their pieces in turn (one queue, first come first
-  // served), so neither got ahead — counted in the link's decisions, not timed.
-  // (Each watched the whole link while it ran: the other's decisions too, the same ones.)
+  // One link for both, as the link decided it: together the pair's pieces never got onto it
+  // faster than its rate (beyond the burst an idle link banks), however a busy machine fed it —
+  // from the first piece's reservation to when the last one's wait ran out — where a link per
+  // connection would have let twice that through. (Each watched the whole link while it ran: the
+  // other's decisions too, the same ones.) Which of the two got ahead depends on how fast s3rver
+  // reads each connection (backpressure), a busy machine's doing, so it is not held to a ratio.
   const pair = transmits([...new Set([...a.decisions, ...b.decisions])]);
   expect(pair.size).toBe(2);
-  const [pa, pb] = [...pair.values()] as [Of<'transmit'>[], Of<'transmit'>[]];
-  const from = Math.max(pa[0]!.at, pb[0]!.at);
-  const to = Math.min(pa.at(-1)!.at, pb.at(-1)!.at);
-  const within = (pieces: Of<'transmit'>[]) => pieces.filter((t) => t.at >= from && t.at <= to).length;
-  expect(within(pa)).toBeGreaterThan(0.8 * within(pb));
-  expect(within(pa)).toBeLessThan(1.25 * within(pb));
-  expect(within(pa) + within(pb)).toBeGreaterThan(((2 * BYTES) / PIECE_BYTES) * 0.5);
+  const pieces = [...pair.values()].flat();
+  const from = Math.min(...pieces.map((t) => t.at));
+  const to = Math.max(...pieces.map((t) => t.at + t.wait));
+  const carried = pieces.reduce((n, t) => n + t.bytes, 0);
+  expect(carried).toBeGreaterThanOrEqual(2 * BYTES);
+  expect(carried).toBeLessThanOrEqual((capacity * (to - from)) / 1000 + burstFor(capacity) + 1);
   expect(sandbox.linkBytesSent() - sentBefore).toBeGreaterThanOrEqual(4 * BYTES);
 });
 
