@@ -8,7 +8,8 @@
  * with the bucket, claiming "intact" only when no entry file was written. Four kinds of remote
  * release: manifests naming a content-hashed entry script (today's builds, webpack/index.js) or
  * remoteEntry.js (older ones), each over either. Then: a rollback after a stopped deploy puts the
- * previous release back; and two deploys racing after --break-lock never mix their files.
+ * previous release back; and two deploys racing after --break-lock never mix their files, the
+ * first paused after each step's first and last write.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { hostDescription } from '@trailsense/webpack-config/federation-check';
 import { deploy } from '../src/deploy/deploy';
 import type { DeployOptions } from '../src/deploy/deploy';
+import type { DeployPlan } from '../src/deploy/plan';
 import { DeployError } from '../src/deploy/execute';
 import { manifestEntry } from '../src/deploy/order';
 import { formatResult, formatRollback } from '../src/deploy/report';
@@ -27,9 +29,10 @@ import type { FixtureRelease, FixtureShell } from './support/fixture-release';
 import { emulatorDeploy, startS3Emulator } from './support/s3-emulator';
 import type { S3Emulator } from './support/s3-emulator';
 
-// A test here runs one deploy per write of a release (dozens), each against the emulator's own
-// process: 3–9 s on a quiet 2-core machine, up to 54 s with both cores busy (four CPU-bound
-// processes beside the run) — too close to the run's 60 s. Five minutes each.
+// A test here runs a deploy per write of a release (or, racing, per step's first and last write),
+// each against the emulator's own process, each over the previous release copied into place
+// (live(): deployed once). The bound is for a test that never finishes, not a timing: a loaded
+// machine takes longer, the result is the same.
 jest.setTimeout(300_000);
 
 let s3: S3Emulator;
@@ -117,16 +120,62 @@ async function servedPages(prefix: string, candidates: FixtureShell[]): Promise<
   return served;
 }
 
+/** A deploy of `next` over `previous`: its plan, and the keys of its writes in order. */
+async function plannedWrites(
+  options: (prefix: string, extra?: Partial<DeployOptions>) => DeployOptions,
+  deployPrevious: (prefix: string) => Promise<unknown>,
+): Promise<{ plan: DeployPlan; writes: string[] }> {
+  const prefix = `count-${Math.random().toString(36).slice(2, 8)}/`;
+  await deployPrevious(prefix);
+  const log: WriteLog = { landed: [] };
+  const { plan } = await deploy(options(prefix, { wrapStore: stopAfter(Infinity, log), concurrency: 1 }));
+  return { plan, writes: log.landed };
+}
+
 /** The number of writes of a deploy of `next` over `previous`, and their keys in order. */
 async function writesOf(
   options: (prefix: string, extra?: Partial<DeployOptions>) => DeployOptions,
   deployPrevious: (prefix: string) => Promise<unknown>,
 ): Promise<string[]> {
-  const prefix = `count-${Math.random().toString(36).slice(2, 8)}/`;
-  await deployPrevious(prefix);
-  const log: WriteLog = { landed: [] };
-  await deploy(options(prefix, { wrapStore: stopAfter(Infinity, log), concurrency: 1 }));
-  return log.landed;
+  return (await plannedWrites(options, deployPrevious)).writes;
+}
+
+/**
+ * Where to pause a deploy of `plan` in a race: after the first and after the last write of each of
+ * its steps, the record's excepted (nothing of the deploy follows it). Each is a kind of moment a
+ * write can be followed by: the rest of its step, already started (past the lock's check, each a
+ * write conditional on what the plan was made over), or the next step, which renews the lock
+ * first. A pause after another write of a step is one of these again: its step's other writes
+ * started, or not one.
+ */
+function pausePoints(plan: DeployPlan): number[] {
+  const points = new Set<number>();
+  let before = 0;
+  for (const step of plan.steps) {
+    points.add(before + 1);
+    points.add(before + step.uploads.length);
+    before += step.uploads.length;
+  }
+  return [...points].sort((a, b) => a - b);
+}
+
+/** Releases deployed once each over an empty prefix (seed-<release>/), by release folder name. */
+const seeds = new Map<string, Promise<string>>();
+
+/**
+ * Makes `release` the live one under the empty `prefix`, as a deploy of it there leaves the bucket:
+ * deployed once, under a prefix of its own, and copied from there (S3Emulator.copyPrefix) each
+ * time after — the same objects, without the same deploy's requests again.
+ */
+async function live(release: FixtureRelease | FixtureShell, prefix: string): Promise<void> {
+  const name = path.basename(release.dir);
+  let seed = seeds.get(name);
+  if (!seed) {
+    const at = `seed-${name}/`;
+    seed = deploy('marker' in release ? remoteOptions(release, at) : shellOptions(release, at)).then(() => at);
+    seeds.set(name, seed);
+  }
+  s3.copyPrefix(await seed, prefix);
 }
 
 /** A release's file as the deploy uploads it: the shell's config.json is its --config. */
@@ -169,7 +218,7 @@ describe('a remote’s deploy stopped after each write', () => {
     expect(writes.at(-1)).toMatch(/^_releases\/.*\.json$/);
     for (let n = 0; n < writes.length; n++) {
       const prefix = `remote-${nextKind}-${previousKind}-${n}/`;
-      await deploy(remoteOptions(previous, prefix));
+      await live(previous, prefix);
       const log: WriteLog = { landed: [] };
       const error = await deploy(remoteOptions(next, prefix, { wrapStore: stopAfter(n, log) })).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DeployError);
@@ -248,7 +297,7 @@ describe('the shell’s deploy stopped after each write', () => {
     expect(entries.at(-1)).toBe('federation-host.json');
     for (let n = 0; n < writes.length; n++) {
       const prefix = `shell-${n}/`;
-      await deploy(shellOptions(S1, prefix));
+      await live(S1, prefix);
       const log: WriteLog = { landed: [] };
       const error = await deploy(shellOptions(S2, prefix, { wrapStore: stopAfter(n, log) })).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DeployError);
@@ -296,15 +345,17 @@ describe('two deploys racing after --break-lock', () => {
   /**
    * Deploy X pauses after its n-th write (its process stopped: no renewals); Y, half an hour later
    * by its clock, breaks X's lock and deploys; then X resumes. X must write no entry file after
-   * that, nor prune: what is served is Y's release, whole, with every file of it in place.
+   * that, nor prune: what is served is Y's release, whole, with every file of it in place. X
+   * pauses after each step's first and last write in turn (pausePoints): every kind of moment it
+   * can be stopped at.
    */
   async function race(kind: 'remote' | 'shell', n: number) {
     const prefix = `race-${kind}-${n}/`;
-    const [previous, x, y] =
+    const [x, y] =
       kind === 'remote'
-        ? [remotes['A-hashed']!, remotes['B-hashed']!, remotes['C-hashed']!].map((r) => (extra: Partial<DeployOptions>) => remoteOptions(r, prefix, extra))
-        : [shells.S1, shells.S2, shells.S3].map((s) => (extra: Partial<DeployOptions>) => shellOptions(s, prefix, extra));
-    await deploy(previous!({}));
+        ? [remotes['B-hashed']!, remotes['C-hashed']!].map((r) => (extra: Partial<DeployOptions>) => remoteOptions(r, prefix, extra))
+        : [shells.S2, shells.S3].map((s) => (extra: Partial<DeployOptions>) => shellOptions(s, prefix, extra));
+    await live(kind === 'remote' ? remotes['A-hashed']! : shells.S1, prefix);
     const pause = pauseAfter(n);
     const warnings: string[] = [];
     const xDone = deploy(x!({ wrapStore: pause.wrap, warn: (line) => warnings.push(line) })).then(
@@ -325,11 +376,13 @@ describe('two deploys racing after --break-lock', () => {
 
   test('a remote: the deploy whose lock was broken stops before its switch, prunes nothing, and Y’s release is served whole', async () => {
     const [A, B, C] = [remotes['A-hashed']!, remotes['B-hashed']!, remotes['C-hashed']!];
-    const writes = await writesOf(
+    const { plan, writes } = await plannedWrites(
       (prefix, extra) => remoteOptions(B, prefix, extra),
-      (prefix) => deploy(remoteOptions(A, prefix)),
+      (prefix) => live(A, prefix),
     );
-    for (let n = 1; n < writes.length; n++) {
+    const points = pausePoints(plan);
+    expect(points.at(-1)).toBe(writes.length - 1);
+    for (const n of points) {
       const { prefix, xError, lateWrites } = await race('remote', n);
       expect(xError).toBeInstanceOf(DeployError);
       expect((xError as DeployError).message).toMatch(/Another deploy or rollback has taken over/);
@@ -342,11 +395,13 @@ describe('two deploys racing after --break-lock', () => {
 
   test('the shell: whatever write the first deploy paused after, every page is the breaker’s', async () => {
     const { S1, S2, S3 } = shells;
-    const writes = await writesOf(
+    const { plan, writes } = await plannedWrites(
       (prefix, extra) => shellOptions(S2, prefix, extra),
-      (prefix) => deploy(shellOptions(S1, prefix)),
+      (prefix) => live(S1, prefix),
     );
-    for (let n = 1; n < writes.length; n++) {
+    const points = pausePoints(plan);
+    expect(points.at(-1)).toBe(writes.length - 1);
+    for (const n of points) {
       const { prefix, xError } = await race('shell', n);
       expect(xError).toBeInstanceOf(DeployError);
       const served = await servedPages(prefix, [S1, S2, S3]);

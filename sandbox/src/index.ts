@@ -43,6 +43,7 @@ import { formatLink, linkName, parseLink } from './link';
 import type { LinkSpec } from './link';
 import type { StoredObject } from './link-counters';
 import { startLinkProxy } from './link-proxy';
+import type { LinkDecision } from './link-proxy';
 import { sqliteLedger, sqliteRanches } from './ledger';
 import { createLedgerClock } from './ledger-clock';
 import { ranchScoped } from './ranch-scope';
@@ -58,6 +59,7 @@ import { parseStallCount } from './stall';
 
 export type { RuntimeConfig, SandboxPorts, PutFault, ApiFault, DeliveredCode, StoredEvent, StoredRefusal, LinkSpec, StoredObject };
 export type { CleanLink, ProfileLink, ProfileName } from './link';
+export type { LinkDecision } from './link-proxy';
 export { parseLink, parseCleanLink, formatLink, linkName } from './link';
 export { linkTimeline, timelineJson, PROFILE_NAMES } from './link-profile';
 export type { LinkSegment, LinkTimeline } from './link-profile';
@@ -142,6 +144,12 @@ export interface Sandbox {
   linkBytesSent(): number;
   /** The emulated link's clock: ms since it started, the `t` of its timeline (0 without a link). */
   linkTime(): number;
+  /**
+   * Calls `listener` with each decision the emulated link makes (link-direction.ts LinkDecision:
+   * connections and their handshakes, serialisation waits, delivery times) until the returned
+   * function is called. Without a link it is never called.
+   */
+  watchLink(listener: (decision: LinkDecision) => void): () => void;
   /**
    * Carries another loopback port through the same emulated uplink (a bench's second flow
    * competing with the uploads): connect to the returned port to reach `targetPort`.
@@ -430,6 +438,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     link,
     linkBytesSent: () => s3Piece.front?.link.sent ?? 0,
     linkTime: () => s3Piece.front?.link.elapsed() ?? 0,
+    watchLink: (listener) => s3Piece.front?.link.watch(listener) ?? (() => undefined),
     throughLink: async (targetPort) => {
       const front = s3Piece.front;
       if (!front) throw new Error('throughLink needs a sandbox started with a link');

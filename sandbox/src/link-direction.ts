@@ -27,6 +27,18 @@ export const realClock: LinkClock = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/**
+ * What the link decided, as it decides it (SharedLink.watch), in the timeline's time (ms since the
+ * link started): a connection opened and when its handshake is done; a piece of an upload
+ * reserved on the shared uplink and how long it must wait to have crossed it; a chunk of either
+ * direction taken for delivery and when it is due at the far end. Nothing is decided differently
+ * for being watched: tests read the emulator's decisions here instead of timing its effects.
+ */
+export type LinkDecision =
+  | { kind: 'connection'; connection: number; openedAt: number; handshakeAt: number }
+  | { kind: 'transmit'; connection?: number; bytes: number; at: number; wait: number }
+  | { kind: 'deliver'; connection?: number; shaped: boolean; bytes: number; at: number; due: number };
+
 /** One uplink shared by every connection through the proxy, following its profile's timeline. */
 export class SharedLink {
   readonly timeline: LinkTimeline;
@@ -38,6 +50,9 @@ export class SharedLink {
   sent = 0;
   /** Times a flow was held by a loss or an outage (a retransmission emulated). */
   stalls = 0;
+  /** Connections opened (openConnection): the last one's number. */
+  private opened = 0;
+  private readonly watchers = new Set<(decision: LinkDecision) => void>();
 
   /** `timeline`: the spec's own unless given (a test's hand-made one). */
   constructor(
@@ -62,11 +77,28 @@ export class SharedLink {
     return wait >= 1 ? new Promise<void>((resolve) => this.clock.setTimeout(resolve, wait)) : Promise.resolve();
   }
 
-  /** Resolves once `bytes` have been serialised onto the link (queued behind everyone else's). */
-  transmit(bytes: number): Promise<void> {
+  /** Calls `listener` with each decision the link makes from now on, until the returned function is called. */
+  watch(listener: (decision: LinkDecision) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  /** Whether anyone watches (a decision is only described for a watcher). */
+  watching(): boolean {
+    return this.watchers.size > 0;
+  }
+
+  /** Tells the watchers (link-direction's own use). */
+  decided(decision: LinkDecision): void {
+    for (const watcher of this.watchers) watcher(decision);
+  }
+
+  /** Resolves once `bytes` have been serialised onto the link (queued behind everyone else's); `connection`: whose, for the watchers. */
+  transmit(bytes: number, connection?: number): Promise<void> {
     const now = this.elapsed();
     const wait = this.bucket.reserve(bytes, now);
     this.sent += bytes;
+    if (this.watching()) this.decided({ kind: 'transmit', ...(connection === undefined ? {} : { connection }), bytes, at: now, wait });
     return this.until(now + wait);
   }
 
@@ -83,7 +115,16 @@ export class SharedLink {
 
   /** When a connection opened now is established (a SYN lost or sent into an outage is retried). */
   handshakeDone(): number {
-    return handshakeDoneAt(this.elapsed(), this.timeline, this.random);
+    return this.openConnection().handshakeAt;
+  }
+
+  /** A connection opened now: its number (for the watchers) and when its handshake is done (`handshakeDone`). */
+  openConnection(): { connection: number; handshakeAt: number } {
+    const openedAt = this.elapsed();
+    const handshakeAt = handshakeDoneAt(openedAt, this.timeline, this.random);
+    const connection = ++this.opened;
+    this.decided({ kind: 'connection', connection, openedAt, handshakeAt });
+    return { connection, handshakeAt };
   }
 }
 
@@ -114,7 +155,11 @@ export interface LinkDirection {
  * suffers its losses and outages, the other (responses) is only delayed, and waits out outages.
  * `handshakeAt`: the connection's data waits for its emulated handshake.
  */
-export function createLinkDirection(link: SharedLink, opts: { shaped: boolean; handshakeAt?: number }, sink: DirectionSink): LinkDirection {
+export function createLinkDirection(
+  link: SharedLink,
+  opts: { shaped: boolean; handshakeAt?: number; connection?: number },
+  sink: DirectionSink,
+): LinkDirection {
   const { clock } = link;
   const toShape: Buffer[] = [];
   const line: { due: number; chunk: Buffer }[] = [];
@@ -148,7 +193,10 @@ export function createLinkDirection(link: SharedLink, opts: { shaped: boolean; h
     finish();
   };
   const enqueue = (chunk: Buffer) => {
-    lastDue = arrivalTime(link.elapsed(), link.timeline, { handshakeAt: opts.handshakeAt, after: lastDue });
+    const at = link.elapsed();
+    lastDue = arrivalTime(at, link.timeline, { handshakeAt: opts.handshakeAt, after: lastDue });
+    const { connection, shaped } = opts;
+    if (link.watching()) link.decided({ kind: 'deliver', ...(connection === undefined ? {} : { connection }), shaped, bytes: chunk.length, at, due: lastDue });
     line.push({ due: lastDue, chunk });
     if (timer === undefined) pump();
   };
@@ -162,7 +210,7 @@ export function createLinkDirection(link: SharedLink, opts: { shaped: boolean; h
       for (let at = 0; at < chunk.length && !done; at += PIECE_BYTES) {
         const piece = chunk.subarray(at, at + PIECE_BYTES);
         const requested = link.elapsed();
-        await link.transmit(piece.length);
+        await link.transmit(piece.length, opts.connection);
         if (done) break;
         const sent = link.elapsed();
         const goOn = link.recoveredAt(requested, sent, piece.length);

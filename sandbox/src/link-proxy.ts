@@ -26,7 +26,7 @@ import type { LinkSpec } from './link-profile';
 import { PortInUseError } from './listen';
 
 export { SharedLink } from './link-direction';
-export type { LinkClock } from './link-direction';
+export type { LinkClock, LinkDecision } from './link-direction';
 
 /** Bytes of one direction held by the proxy (shaping queue + delay line) before reading pauses. */
 const MAX_BUFFERED = 256 * 1024;
@@ -35,7 +35,7 @@ const MAX_BUFFERED = 256 * 1024;
  * Copies src → dst through `link` (`shaped`: serialised on the uplink). Order is kept; reading src
  * pauses when too much is held or dst is full; dst is ended once src has ended and all is delivered.
  */
-function forward(src: net.Socket, dst: net.Socket, link: SharedLink, opts: { shaped: boolean; handshakeAt?: number }): LinkDirection {
+function forward(src: net.Socket, dst: net.Socket, link: SharedLink, opts: { shaped: boolean; handshakeAt?: number; connection: number }): LinkDirection {
   let dstFull = false;
   const maybeResume = () => {
     if (!direction.done() && !dstFull && direction.held() < MAX_BUFFERED / 2 && src.isPaused()) src.resume();
@@ -102,7 +102,7 @@ export async function startLinkProxy(opts: {
   const sockets = new Set<net.Socket>();
 
   const onConnection = (client: net.Socket) => {
-    const handshakeAt = link.handshakeDone();
+    const { connection, handshakeAt } = link.openConnection();
     const upstream = net.connect({ host: '127.0.0.1', port: opts.targetPort, allowHalfOpen: true });
     sockets.add(client);
     sockets.add(upstream);
@@ -118,8 +118,8 @@ export async function startLinkProxy(opts: {
       upstream.destroy();
     };
     // A direction that ended cleanly has ended its destination; the sockets close once both have.
-    const up = forward(client, upstream, link, { shaped: true, handshakeAt });
-    const down = forward(upstream, client, link, { shaped: false });
+    const up = forward(client, upstream, link, { shaped: true, handshakeAt, connection });
+    const down = forward(upstream, client, link, { shaped: false, connection });
     let responseComplete = false;
     client.on('end', () => up.end());
     upstream.on('end', () => {
