@@ -4,10 +4,9 @@
 // suites. Exits non-zero if anything failed. SKIP_BUILD=1 reuses existing builds (handy while
 // iterating on tests).
 //
-// Three lanes at once: the production builds and then the browser tests; jest; the static checks
-// one after another. The browser tests mostly wait (on the sandbox, on the uploader's own timers),
-// so the CPU-bound lanes fill the cores meanwhile (docs/performance.md#ci--citrue-bash-cirun-on-a-fresh-clone).
-// Each buffered step's output is printed whole when it ends; the browser tests print as they go.
+// Two lanes at once, then the browser tests alone: jest and then the builds in one, the static
+// checks (each mostly one thread) in the other, so both cores work. Each step's output is printed
+// whole when it ends, so the two lanes' lines never interleave.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -90,16 +89,24 @@ async function checks() {
   }
 }
 
-/** The unit and integration tests. */
-const unitTests = () => step('unit and integration tests', 'npx', ['jest', '--ci', '--json', `--outputFile=${jestFile}`]);
+/** The unit and integration tests, then the production builds the browser tests need. */
+async function testsAndBuilds() {
+  await step('unit and integration tests', 'npx', ['jest', '--ci', '--json', `--outputFile=${jestFile}`]);
+  return process.env.SKIP_BUILD === '1' || step('production builds', 'npm', ['run', 'build', '--silent']);
+}
 
-/** The production builds, then the browser tests on them. */
-async function buildsAndBrowserTests() {
-  const built = process.env.SKIP_BUILD === '1' || (await step('production builds', 'npm', ['run', 'build', '--silent']));
-  if (!built) {
-    totals.failed += 1;
-    return;
-  }
+const [built] = await Promise.all([testsAndBuilds(), checks()]);
+const jest = readJson(jestFile);
+if (jest) {
+  totals.passed += jest.numPassedTests;
+  totals.failed += jest.numFailedTests + (jest.numRuntimeErrorTestSuites ?? 0);
+  totals.skipped += jest.numPendingTests + (jest.numTodoTests ?? 0);
+} else {
+  problems.push('jest wrote no results');
+  totals.failed += 1;
+}
+
+if (built) {
   const e2eFile = path.join(results, 'e2e.json');
   fs.rmSync(e2eFile, { force: true });
   await liveStep('browser tests', 'npx', ['playwright', 'test']);
@@ -112,16 +119,7 @@ async function buildsAndBrowserTests() {
     problems.push('Playwright wrote no results');
     totals.failed += 1;
   }
-}
-
-await Promise.all([buildsAndBrowserTests(), unitTests(), checks()]);
-const jest = readJson(jestFile);
-if (jest) {
-  totals.passed += jest.numPassedTests;
-  totals.failed += jest.numFailedTests + (jest.numRuntimeErrorTestSuites ?? 0);
-  totals.skipped += jest.numPendingTests + (jest.numTodoTests ?? 0);
 } else {
-  problems.push('jest wrote no results');
   totals.failed += 1;
 }
 
