@@ -10,17 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { checksumFromText, sizeOfFingerprint, type LedgerPort, type ObjectChecksum, type PhotoRecord } from '../infra/src/ledger/port';
 import { openDb, type SandboxDb } from '../sandbox/src/db';
-import { sqliteLedger } from '../sandbox/src/ledger';
-
-interface PhotoRow {
-  form: string;
-  key: string;
-  at: string;
-  checksum: string | null;
-  copy_key: string | null;
-  original_key: string | null;
-  upgraded_at: string | null;
-}
+import { sqliteLedger, type PhotoRow } from '../sandbox/src/ledger';
 
 /** The records of the sandbox's ledger on `db`, from its tables, as the port names them. */
 export function sqliteRecords(db: SandboxDb) {

@@ -36,7 +36,8 @@ import type {
 } from '@trailsense/infra/ledger';
 import type { SandboxDb } from './db';
 
-interface PhotoRow {
+/** A row of `photo_records` (src/db.ts). */
+export interface PhotoRow {
   form: string;
   key: string;
   at: string;
