@@ -6,6 +6,7 @@ import {
   formatMonthDayUTC,
   formatMonthDayYearUTC,
   formatOneDecimal,
+  formatTimeUTC,
 } from '../src/features/upload/model/en-us-format';
 import { prng as random } from '../../test-support/prng';
 
@@ -70,6 +71,7 @@ describe('the date patterns write what Intl.DateTimeFormat("en-US") writes', () 
       formatMonthDayTimeUTC,
       { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' },
     ],
+    ['time, UTC', formatTimeUTC, { hour: 'numeric', minute: '2-digit', timeZone: 'UTC' }],
   ];
   const next = random(3);
   const dates = [

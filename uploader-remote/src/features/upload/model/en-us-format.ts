@@ -102,3 +102,10 @@ export const formatMonthDayTimeUTC = datePattern(
   true,
   (f) => `${SHORT_MONTHS[f.month]} ${f.day}, ${pad2(f.hour)}:${pad2(f.minute)}`,
 );
+
+/** "12:03 AM", "5:40 PM" (UTC, 12-hour clock). */
+export const formatTimeUTC = datePattern(
+  { hour: 'numeric', minute: '2-digit', timeZone: 'UTC' },
+  true,
+  (f) => `${f.hour % 12 === 0 ? 12 : f.hour % 12}:${pad2(f.minute)} ${f.hour < 12 ? 'AM' : 'PM'}`,
+);
