@@ -65,6 +65,8 @@ function fakeDecoder({ width = 4608, height = 3456, encodedBytes = 600_000, unde
           set imageSmoothingQuality(quality: string) {
             log.push(`smoothing ${quality}`);
           },
+          translate: (x: number, y: number) => log.push(`translate ${x},${y}`),
+          rotate: (radians: number) => log.push(`rotate ${Math.round((radians * 180) / Math.PI)}°`),
           drawImage: (_b: unknown, _x: number, _y: number, w: number, h: number) => log.push(`draw ${w}x${h}`),
         };
       }
@@ -123,6 +125,60 @@ describe('makeCopy', () => {
     let calls = 0;
     expect(await makeCopy(original(4_000_000), null, SETTINGS, decoder, () => ++calls > 1)).toBeNull();
     expect(log).toEqual(['decode from-image', 'close bitmap']);
+  });
+});
+
+describe('makeCopy turned by the member', () => {
+  it('turns a landscape photo a quarter clockwise into a portrait copy, the rotation done on the canvas', async () => {
+    const { decoder, log } = fakeDecoder();
+    const result = await makeCopy(original(4_000_000), { make: 'Browning', turn: 90 }, SETTINGS, decoder);
+    expect(log).toEqual([
+      'decode from-image',
+      'canvas 1536x2048',
+      'smoothing high',
+      'translate 1536,0',
+      'rotate 90°',
+      'draw 2048x1536',
+      'close bitmap',
+      'encode image/jpeg 0.8',
+    ]);
+    expect(result).toMatchObject({ kind: 'copy', width: 1536, height: 2048 });
+    // The pixels are turned, not the EXIF: it still says Orientation 1 (exif-writer.test.ts) and reads back as it was.
+    expect(await readExif(new Uint8Array(await (result as { blob: Blob }).blob.arrayBuffer()))).toEqual({ make: 'Browning' });
+  });
+
+  it('keeps the size for a half turn and turns the other quarter from the bottom-left', async () => {
+    const half = fakeDecoder();
+    expect(await makeCopy(original(4_000_000), { turn: 180 }, SETTINGS, half.decoder)).toMatchObject({ kind: 'copy', width: 2048, height: 1536 });
+    expect(half.log).toEqual(expect.arrayContaining(['canvas 2048x1536', 'translate 2048,1536', 'rotate 180°', 'draw 2048x1536']));
+    const back = fakeDecoder();
+    expect(await makeCopy(original(4_000_000), { turn: 270 }, SETTINGS, back.decoder)).toMatchObject({ kind: 'copy', width: 1536, height: 2048 });
+    expect(back.log).toEqual(expect.arrayContaining(['canvas 1536x2048', 'translate 0,2048', 'rotate 270°', 'draw 2048x1536']));
+  });
+
+  it('turns a photo decoded at a DCT scale the same way, on top of its EXIF orientation', async () => {
+    const plain = fakeDecoder({ scaled: {} });
+    expect(await makeCopy(storedJpeg(4608, 3456), { turn: 90 }, SETTINGS, plain.decoder)).toMatchObject({ kind: 'copy', width: 1536, height: 2048 });
+    expect(plain.log).toEqual([
+      'decode scaled 2304x1728 from 4000000 bytes',
+      'canvas 1536x2048',
+      'smoothing high',
+      'translate 1536,0',
+      'rotate 90°',
+      'draw 2048x1536',
+      'close bitmap',
+      'encode image/jpeg 0.8',
+    ]);
+    // Stored sideways (EXIF orientation 6: decoded upright as a portrait), then turned a quarter by the member: a landscape copy.
+    const sideways = fakeDecoder({ scaled: { turned: true } });
+    expect(await makeCopy(storedJpeg(4608, 3456), { turn: 90 }, SETTINGS, sideways.decoder)).toMatchObject({ kind: 'copy', width: 2048, height: 1536 });
+    expect(sideways.log).toEqual(expect.arrayContaining(['canvas 2048x1536', 'translate 2048,0', 'rotate 90°', 'draw 1536x2048']));
+  });
+
+  it('draws as decoded without a turn: no transform', async () => {
+    const { decoder, log } = fakeDecoder({ scaled: {} });
+    expect(await makeCopy(storedJpeg(4608, 3456), { make: 'Browning' }, SETTINGS, decoder)).toMatchObject({ kind: 'copy', width: 2048, height: 1536 });
+    expect(log.filter((l) => l.startsWith('translate') || l.startsWith('rotate'))).toEqual([]);
   });
 });
 

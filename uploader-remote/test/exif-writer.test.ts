@@ -1,5 +1,5 @@
 import { parse } from 'exifr/dist/mini.umd.js';
-import { exifSegment, insertExif, NotAJpegError, withExif } from '../src/features/upload/model/exif-writer';
+import { correctedTimeText, exifSegment, insertExif, NotAJpegError, withExif } from '../src/features/upload/model/exif-writer';
 import { EXIF_TEXT_MAX, type PhotoExif } from '../src/features/upload/model/photo-exif';
 import { readExif } from '../src/features/upload/services/files/exif';
 import { jpegWithExif } from '../../test-support/jpeg';
@@ -99,6 +99,62 @@ describe('withExif', () => {
 
   it('can say another orientation (for the test photos of e2e/support/photos.ts)', async () => {
     expect(await orientationOf(withExif(canvasJpeg(), EXIF, { orientation: 6 }))).toBe(6);
+  });
+});
+
+/** The tags of the JPEG's IFD0 and Exif IFD as exifr reads them, raw (dates as EXIF spells them), keyed by number. */
+async function rawTags(jpeg: Uint8Array): Promise<{ ifd0: Record<string, unknown>; exif: Record<string, unknown> }> {
+  const output = (await parse(jpeg, { exif: true, reviveValues: false, translateKeys: false, translateValues: false, mergeOutput: false })) as {
+    ifd0: Record<string, unknown>;
+    exif: Record<string, unknown>;
+  };
+  return output;
+}
+
+/** The tag numbers of the IFD at `at` (an offset into the TIFF data), in the order written. */
+function ifdTags(segment: Uint8Array, at: number): number[] {
+  const view = new DataView(segment.buffer, segment.byteOffset + 10);
+  return Array.from({ length: view.getUint16(at, true) }, (_, i) => view.getUint16(at + 2 + 12 * i, true));
+}
+
+describe('withExif for a corrected capture time', () => {
+  const CORRECTED: PhotoExif = { ...EXIF, captureTime: '2024-10-03T05:12:44', cameraCaptureTime: '2000-01-01T00:03:12' };
+
+  it('writes the corrected time as DateTimeOriginal and DateTimeDigitized, and names the camera’s in ImageDescription', async () => {
+    const jpeg = withExif(canvasJpeg(), CORRECTED);
+    const { ifd0, exif } = await rawTags(jpeg);
+    expect(exif[0x9003]).toBe('2024:10:03 05:12:44');
+    expect(exif[0x9004]).toBe('2024:10:03 05:12:44');
+    expect(ifd0[0x010e]).toBe('Capture time corrected; camera said 2000:01:01 00:03:12');
+    // The uploader reads the corrected time, and the rest as before.
+    expect(await readExif(jpeg)).toEqual(EXIF);
+    expect(await orientationOf(jpeg)).toBe(1);
+  });
+
+  it('fits the description in EXIF_TEXT_MAX, so text() does not cut it', () => {
+    expect(correctedTimeText('2000:01:01 00:03:12').length).toBeLessThanOrEqual(EXIF_TEXT_MAX);
+  });
+
+  it('keeps each IFD’s tags in ascending order', () => {
+    const segment = exifSegment(CORRECTED);
+    const ifd0 = ifdTags(segment, 8);
+    expect(ifd0).toEqual([0x010e, 0x010f, 0x0110, 0x0112, 0x8769]);
+    const exifAt = new DataView(segment.buffer, segment.byteOffset + 10).getUint32(8 + 2 + 12 * 4 + 8, true);
+    expect(ifdTags(segment, exifAt)).toEqual([0x9000, 0x9003, 0x9004, 0x9011, 0xa431]);
+  });
+
+  it('writes none of it when the time was not corrected, the camera’s time is the same, or either is malformed', async () => {
+    for (const exif of [
+      EXIF,
+      { ...EXIF, cameraCaptureTime: EXIF.captureTime },
+      { ...EXIF, cameraCaptureTime: '2000-01-01 00:03' },
+      { ...EXIF, captureTime: undefined, cameraCaptureTime: '2000-01-01T00:03:12' },
+    ]) {
+      const { ifd0, exif: exifIfd } = await rawTags(withExif(canvasJpeg(), exif));
+      expect(ifd0[0x010e]).toBeUndefined();
+      expect(exifIfd[0x9004]).toBeUndefined();
+      expect(exifIfd[0x9003]).toBe(exif.captureTime ? '2024:10:03 05:12:44' : undefined);
+    }
   });
 });
 

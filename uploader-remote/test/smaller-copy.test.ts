@@ -1,4 +1,14 @@
-import { COPY_LONG_EDGE, copyDimensions, copyPlan, scaledDecode, WORTH_SENDING_RATIO, worthSending } from '../src/features/upload/model/smaller-copy';
+import type { QuarterTurn } from '../src/features/upload/model/photo-exif';
+import {
+  COPY_LONG_EDGE,
+  copyDimensions,
+  copyDrawing,
+  copyPlan,
+  scaledDecode,
+  WORTH_SENDING_RATIO,
+  worthSending,
+  type CopyDrawing,
+} from '../src/features/upload/model/smaller-copy';
 
 describe('copyDimensions', () => {
   it('brings a landscape photo to the long edge, keeping its aspect', () => {
@@ -124,5 +134,76 @@ describe('copyPlan', () => {
     expect(copyPlan({ width: 4608, height: 3456 }, 2048, false)).toEqual({ kind: 'whole' });
     expect(copyPlan({ width: 1600, height: 1200 }, 2048, false)).toEqual({ kind: 'whole' });
     expect(copyPlan(null, 2048, false)).toEqual({ kind: 'whole' });
+  });
+});
+
+/** Where the drawing puts a point of the image drawn at `draw` size: translate, then rotate, as the canvas applies them. */
+function onCanvas({ transform }: CopyDrawing, [x, y]: [number, number]): [number, number] {
+  if (!transform) return [x, y];
+  const [cos, sin] = [Math.cos(transform.radians), Math.sin(transform.radians)];
+  // Rounded, as cos(π/2) is 6e-17, not 0; `+ 0` makes -0 a 0.
+  return [Math.round(x * cos - y * sin + transform.x) + 0, Math.round(x * sin + y * cos + transform.y) + 0];
+}
+
+describe('copyDrawing', () => {
+  it('draws an unturned photo as copyDimensions says, with no transform', () => {
+    expect(copyDrawing(4608, 3456, undefined, 2048)).toEqual({ width: 2048, height: 1536, transform: null, draw: { width: 2048, height: 1536 } });
+    expect(copyDrawing(3000, 4000, undefined)).toEqual({ ...copyDimensions(3000, 4000), transform: null, draw: copyDimensions(3000, 4000) });
+  });
+
+  it('makes a landscape photo turned a quarter a portrait copy, the image drawn at its own aspect', () => {
+    for (const turn of [90, 270] as const) {
+      const drawing = copyDrawing(4608, 3456, turn, 2048)!;
+      expect(drawing).toMatchObject({ width: 1536, height: 2048, draw: { width: 2048, height: 1536 } });
+      expect(drawing.transform?.radians).toBeCloseTo((turn * Math.PI) / 180);
+    }
+    expect(copyDrawing(4608, 3456, 90, 2048)?.transform).toMatchObject({ x: 1536, y: 0 });
+    expect(copyDrawing(4608, 3456, 270, 2048)?.transform).toMatchObject({ x: 0, y: 2048 });
+  });
+
+  it('keeps the size for a half turn, drawn from the bottom-right corner', () => {
+    const drawing = copyDrawing(4608, 3456, 180, 2048)!;
+    expect(drawing).toMatchObject({ width: 2048, height: 1536, draw: { width: 2048, height: 1536 }, transform: { x: 2048, y: 1536 } });
+    expect(drawing.transform?.radians).toBeCloseTo(Math.PI);
+  });
+
+  it('turns clockwise and covers the canvas exactly: the image’s top-left corner lands where the turn takes it', () => {
+    // The image's corners, clockwise from its top-left, and the canvas corner each turn takes the top-left to.
+    const corners = (d: CopyDrawing): [number, number][] => [
+      [0, 0],
+      [d.draw.width, 0],
+      [d.draw.width, d.draw.height],
+      [0, d.draw.height],
+    ];
+    const expected: Record<QuarterTurn, [number, number]> = { 90: [1536, 0], 180: [2048, 1536], 270: [0, 2048] };
+    for (const turn of [90, 180, 270] as const) {
+      const drawing = copyDrawing(4608, 3456, turn, 2048)!;
+      const { width: w, height: h } = drawing;
+      const mapped = corners(drawing).map((c) => onCanvas(drawing, c));
+      expect(mapped[0]).toEqual(expected[turn]);
+      // The four corners of the image are the four corners of the canvas, still in clockwise order.
+      const canvas: [number, number][] = [
+        [0, 0],
+        [w, 0],
+        [w, h],
+        [0, h],
+      ];
+      const start = canvas.findIndex(([x, y]) => x === mapped[0]![0] && y === mapped[0]![1]);
+      expect(mapped).toEqual([0, 1, 2, 3].map((i) => canvas[(start + i) % 4]));
+    }
+  });
+
+  it('takes the long edge of the turned photo: a portrait photo turned a quarter is a landscape copy', () => {
+    expect(copyDrawing(3000, 4000, 90, 2048)).toMatchObject({ width: 2048, height: 1536, draw: { width: 1536, height: 2048 } });
+  });
+
+  it('treats what is not a quarter turn as none', () => {
+    for (const turn of [0, 45, 360, -90, Number.NaN])
+      expect(copyDrawing(4608, 3456, turn as QuarterTurn, 2048)).toEqual(copyDrawing(4608, 3456, undefined, 2048));
+  });
+
+  it('is null where no copy is made, turned or not', () => {
+    expect(copyDrawing(1536, 2048, 90, 2048)).toBeNull();
+    expect(copyDrawing(0, 3000, 180, 2048)).toBeNull();
   });
 });

@@ -36,6 +36,15 @@ const OFFSET = /^[+-]\d{2}:\d{2}$/;
 
 const encoder = new TextEncoder();
 
+/** "2024-10-03T05:12:44" as EXIF spells a date and time, "2024:10:03 05:12:44"; undefined when not in that form. */
+function exifDateTime(captureTime: string | undefined): string | undefined {
+  const m = captureTime ? CAPTURE_TIME.exec(captureTime) : null;
+  return m ? `${m[1]}:${m[2]}:${m[3]} ${m[4]}:${m[5]}:${m[6]}` : undefined;
+}
+
+/** The ImageDescription of a copy whose capture time was corrected: at most 55 characters, within EXIF_TEXT_MAX. */
+export const correctedTimeText = (cameraTime: string) => `Capture time corrected; camera said ${cameraTime}`;
+
 /** A text value: control characters dropped, at most EXIF_TEXT_MAX characters, UTF-8, NUL-terminated. Null when empty. */
 function text(value: string | undefined): { bytes: Uint8Array; count: number } | null {
   if (value === undefined) return null;
@@ -95,19 +104,28 @@ function writeIfd(tiff: Uint8Array, at: number, entries: Entry[], le: boolean): 
  * is known of the photo; what is absent or malformed is left out (a captureTime not in the form
  * "2024-10-03T05:12:44", an offset not "-05:00"). Little-endian, as most cameras write it. Texts are
  * cut to EXIF_TEXT_MAX characters, so the segment stays well under its 64 KiB limit.
+ *
+ * When a stage corrected the capture time (`cameraCaptureTime` set and unlike `captureTime`),
+ * DateTimeOriginal is the corrected time, DateTimeDigitized says the same (for readers that
+ * prefer it), and IFD0's ImageDescription names the camera's own value (correctedTimeText).
+ * Each IFD's entries are in ascending tag order, as TIFF requires.
  */
 export function exifSegment(exif: PhotoExif | null, options: ExifSegmentOptions = {}): Uint8Array {
   const le = true;
+  const time = exifDateTime(exif?.captureTime);
+  const cameraTime = time ? exifDateTime(exif?.cameraCaptureTime) : undefined;
+  const corrected = cameraTime !== undefined && cameraTime !== time;
   const ifd0 = [
+    corrected ? asciiEntry(0x010e, correctedTimeText(cameraTime)) : null,
     asciiEntry(0x010f, exif?.make),
     asciiEntry(0x0110, exif?.model),
     numberEntry(0x0112, SHORT, options.orientation ?? 1, le),
     numberEntry(0x8769, LONG, 0, le), // the Exif IFD's offset, set below
   ].filter((e): e is Entry => e !== null);
-  const time = exif?.captureTime ? CAPTURE_TIME.exec(exif.captureTime) : null;
   const exifIfd = [
     { tag: 0x9000, type: UNDEFINED, bytes: encoder.encode('0232'), count: 4 } satisfies Entry,
-    time ? asciiEntry(0x9003, `${time[1]}:${time[2]}:${time[3]} ${time[4]}:${time[5]}:${time[6]}`) : null,
+    asciiEntry(0x9003, time),
+    corrected ? asciiEntry(0x9004, time) : null,
     time && exif?.captureOffset && OFFSET.test(exif.captureOffset) ? asciiEntry(0x9011, exif.captureOffset) : null,
     asciiEntry(0xa431, exif?.serial),
   ].filter((e): e is Entry => e !== null);

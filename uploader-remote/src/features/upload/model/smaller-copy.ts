@@ -3,6 +3,7 @@
  * sending. Pure, so the rules are testable without a browser; the worker that makes copies
  * (services/files/copy.worker.ts, pooled by services/files/copy-maker.ts) applies them.
  */
+import type { QuarterTurn } from './photo-exif';
 
 /**
  * The copy's longest edge, in pixels: the product's target size, and where the measurement puts it
@@ -58,6 +59,39 @@ export function copyDimensions(width: number, height: number, longEdge: number =
   if (long <= longEdge) return null;
   const short = Math.max(1, Math.round((Math.min(width, height) * longEdge) / long));
   return width >= height ? { width: longEdge, height: short } : { width: short, height: longEdge };
+}
+
+/** How a copy is drawn on its canvas: the canvas's size, and the image's turn on it. */
+export interface CopyDrawing {
+  /** The canvas's size: the copy's (copyDimensions of the turned photo). */
+  width: number;
+  height: number;
+  /**
+   * The canvas transform, applied in this order: `translate(x, y)`, then `rotate(radians)`
+   * (clockwise, as the canvas's y axis points down). Null without a turn: drawn as decoded.
+   */
+  transform: { x: number; y: number; radians: number } | null;
+  /** The size the image is drawn at, `drawImage(image, 0, 0, width, height)` in the turned space: the canvas's, its sides swapped for a quarter turn. */
+  draw: CopySize;
+}
+
+/**
+ * How to draw the copy of an upright photo of `width` × `height` (as decoded, its EXIF orientation
+ * applied) turned `turn` degrees clockwise (PhotoExif.turn, the member's choice): the copy's size is
+ * copyDimensions of the turned size (the sides swap for 90 and 270), and the transform brings the
+ * turned image onto the canvas: 90 from its top-right corner, 180 from its bottom-right, 270 from
+ * its bottom-left. Anything but 90, 180 or 270 is no turn. Null when no copy is made (copyDimensions).
+ */
+export function copyDrawing(width: number, height: number, turn: QuarterTurn | undefined, longEdge: number = COPY_LONG_EDGE): CopyDrawing | null {
+  // Checked, not trusted: the value crossed a postMessage.
+  const turned = turn === 90 || turn === 180 || turn === 270 ? turn : null;
+  const quarter = turned === 90 || turned === 270;
+  const size = quarter ? copyDimensions(height, width, longEdge) : copyDimensions(width, height, longEdge);
+  if (!size) return null;
+  const draw = quarter ? { width: size.height, height: size.width } : { width: size.width, height: size.height };
+  if (turned === null) return { ...size, transform: null, draw };
+  const [x, y] = turned === 90 ? [size.width, 0] : turned === 180 ? [size.width, size.height] : [0, size.height];
+  return { ...size, transform: { x, y, radians: (turned * Math.PI) / 180 }, draw };
 }
 
 /**

@@ -5,7 +5,7 @@
 import { withExif } from '../../model/exif-writer';
 import type { PhotoExif } from '../../model/photo-exif';
 import { jpegFrame } from '../../model/jpeg-frame';
-import { copyDimensions, copyPlan, worthSending, type CopyPlan, type CopyResult } from '../../model/smaller-copy';
+import { copyDrawing, copyPlan, worthSending, type CopyDrawing, type CopyPlan, type CopyResult } from '../../model/smaller-copy';
 import type { CopyRequest, CopyResponse } from './copy-protocol';
 
 /** The part of a WebCodecs frame (a VideoFrame) the copy reads: how the photo's EXIF orientation turned it. */
@@ -142,7 +142,8 @@ async function decodeWhole(file: Blob, decoder: CopyDecoder): Promise<Decoded | 
  * instead of 12–20, docs/performance.md#smaller-copies); a photo no larger than the copy is sent
  * as it is without being decoded. Otherwise (no such decoder, or no readable JPEG header: not a
  * JPEG whatever its name) it is decoded whole, as before. Either way it comes out upright (its EXIF
- * orientation applied; the copy's EXIF says Orientation 1), is drawn at the copy's size with the
+ * orientation applied; the copy's EXIF says Orientation 1), is turned by the member's `exif.turn`
+ * if any (copyDrawing: the copy's sides swap for a quarter turn), is drawn at the copy's size with the
  * canvas's high-quality smoothing, encoded as JPEG at `quality`, and the EXIF written back
  * (exif-writer.ts). The decoded photo (up to 80 MB whole; about 20 MB at a DCT scale, twice that
  * for a moment while its frame becomes a bitmap) is freed as soon as it is drawn, and the canvas
@@ -174,17 +175,21 @@ export async function makeCopy(
     const decoded = plan.kind === 'scaled' ? await decodeScaled(bytes!, plan, decoder.decodeScaledJpeg!) : await decodeWhole(file, decoder);
     if (!decoded) return UNDECODABLE;
     let canvas: OffscreenCanvas;
-    let size: { width: number; height: number } | null;
+    let drawing: CopyDrawing | null;
     try {
       check();
-      size = copyDimensions(decoded.width, decoded.height, settings.longEdge);
-      if (!size) return { kind: 'original', reason: decoded.width > 0 && decoded.height > 0 ? 'small' : 'undecodable' };
-      canvas = new decoder.OffscreenCanvas(size.width, size.height);
+      drawing = copyDrawing(decoded.width, decoded.height, exif?.turn, settings.longEdge);
+      if (!drawing) return { kind: 'original', reason: decoded.width > 0 && decoded.height > 0 ? 'small' : 'undecodable' };
+      canvas = new decoder.OffscreenCanvas(drawing.width, drawing.height);
       const context = canvas.getContext('2d');
       if (!context) return UNAVAILABLE;
       context.imageSmoothingEnabled = true;
       context.imageSmoothingQuality = 'high';
-      context.drawImage(decoded.image, 0, 0, size.width, size.height);
+      if (drawing.transform) {
+        context.translate(drawing.transform.x, drawing.transform.y);
+        context.rotate(drawing.transform.radians);
+      }
+      context.drawImage(decoded.image, 0, 0, drawing.draw.width, drawing.draw.height);
     } finally {
       decoded.close();
     }
@@ -196,7 +201,7 @@ export async function makeCopy(
     check();
     const out = withExif(new Uint8Array(await encoded.arrayBuffer()), exif);
     if (!worthSending(file.size, out.length)) return { kind: 'original', reason: 'not-smaller' };
-    return { kind: 'copy', blob: new Blob([out as Uint8Array<ArrayBuffer>], { type: 'image/jpeg' }), width: size.width, height: size.height };
+    return { kind: 'copy', blob: new Blob([out as Uint8Array<ArrayBuffer>], { type: 'image/jpeg' }), width: drawing.width, height: drawing.height };
   } catch (error) {
     if (error instanceof Cancelled) return null;
     // Not the photo's fault (the encoder failed, or wrote what insertExif cannot walk).
