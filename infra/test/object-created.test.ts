@@ -497,6 +497,80 @@ describe('reservations', () => {
   });
 });
 
+describe('capture corrections and turns (shared/src/uploads/wire.ts captureCorrectionOf, photoTurnOf)', () => {
+  /** A camera that restarted at 2000-01-01, corrected to when it was set out (the same offset on both). */
+  const CORRECTION = { capture_time: '2026-01-01T00:00:00-05:00', camera_capture_time: '2000-01-01T00:00:00-05:00', capture_correction: '+820540800' };
+  /** A copy's fingerprint: its original is 1 MB, so a 200 KB copy fits (`copyFits`). */
+  const ORIGINAL_OF_COPY = 'v1-1000000-0123456789abcdef0123456789abcdef';
+
+  it('counts and tags an original with a correction that adds up and a turn, its values RFC 2047-encoded or not', async () => {
+    const reservation = await world.reserve('cedar-creek', 2);
+    world.upload('public/cedar-creek/a.jpg', 'cedar-creek', reservation, {
+      ...CORRECTION,
+      photo_turn: '90',
+      fingerprint: FINGERPRINT_1,
+      photo_form: 'original',
+    });
+    // "-3600" and "270" as RFC 2047 words: decoded before they are read.
+    world.upload('public/cedar-creek/b.jpg', 'cedar-creek', reservation, {
+      capture_time: '2026-03-01T09:00:00',
+      camera_capture_time: '2026-03-01T10:00:00',
+      capture_correction: '=?UTF-8?B?LTM2MDA=?=',
+      photo_turn: '=?UTF-8?B?Mjcw?=',
+    });
+    await run(created('public/cedar-creek/a.jpg'), created('public/cedar-creek/b.jpg'));
+    expect(world.log.map((l) => l.decision)).toEqual(['counted', 'counted']);
+    expect(world.objects.get('public/cedar-creek/a.jpg')?.tags).toEqual({ ranchid: 'cedar-creek' });
+    expect((await world.counted('public/cedar-creek/a.jpg'))?.fingerprint).toBe(FINGERPRINT_1);
+    expect(await world.records.refusals()).toEqual([]);
+  });
+
+  it.each<[string, Record<string, string>]>([
+    ['camera_capture_time without capture_correction', { capture_time: CORRECTION.capture_time, camera_capture_time: CORRECTION.camera_capture_time }],
+    ['capture_correction without camera_capture_time', { capture_time: CORRECTION.capture_time, capture_correction: CORRECTION.capture_correction }],
+    ['a correction without capture_time', { camera_capture_time: CORRECTION.camera_capture_time, capture_correction: CORRECTION.capture_correction }],
+    ['a correction that does not add up', { ...CORRECTION, capture_correction: '+820540801' }],
+    ['a correction without its sign', { ...CORRECTION, capture_correction: '820540800' }],
+    ['a zero correction', { ...CORRECTION, capture_time: CORRECTION.camera_capture_time, capture_correction: '+0' }],
+    ['a correction beyond 100 years', { capture_time: '2126-01-02T00:00:00', camera_capture_time: '2000-01-01T00:00:00', capture_correction: '+3976300800' }],
+    ['a camera time out of the form', { ...CORRECTION, camera_capture_time: '2000:01:01 00:00:00' }],
+    ['times whose offsets differ', { ...CORRECTION, camera_capture_time: '2000-01-01T00:00:00-06:00' }],
+    ['a correction that cannot be decoded', { ...CORRECTION, capture_correction: '=?UTF-8?B?!!!?=' }],
+    ['a turn that is not a quarter turn', { photo_turn: '45' }],
+    ['a turn of 0 spelled out', { photo_turn: '0' }],
+    ['a turn that cannot be decoded', { photo_turn: '=?UTF-8?B?!!!?=' }],
+  ])('removes and records an original with %s as malformed-metadata, leaving its slot held', async (_, extra) => {
+    const reservation = await world.reserve('cedar-creek', 1);
+    world.upload('public/cedar-creek/a.jpg', 'cedar-creek', reservation, extra);
+    await run(created('public/cedar-creek/a.jpg'));
+    expect(world.objects.has('public/cedar-creek/a.jpg')).toBe(false);
+    expect(world.tagged).toEqual([]);
+    expect(await world.records.countedObjects()).toEqual([]);
+    expect(await world.records.refusals()).toEqual([
+      {
+        bucket: BUCKET,
+        key: 'public/cedar-creek/a.jpg',
+        ranchId: 'cedar-creek',
+        yearmo: '2026_03',
+        reason: 'malformed-metadata',
+        at: '2026-03-15T12:00:00.000Z',
+      },
+    ]);
+    expect((await world.records.month('cedar-creek', '2026_03')).holds[reservation]?.slots).toBe(1);
+  });
+
+  it('removes a copy that carries a turn (the browser made it upright), and counts the same copy without one', async () => {
+    const reservation = await world.reserve('cedar-creek', 2);
+    const copy = { fingerprint: ORIGINAL_OF_COPY, photo_form: 'copy', ...CORRECTION };
+    world.upload('public/cedar-creek/turned-copy.jpg', 'cedar-creek', reservation, { ...copy, photo_turn: '180' });
+    world.upload('public/cedar-creek/copy.jpg', 'cedar-creek', reservation, copy);
+    await run(created('public/cedar-creek/turned-copy.jpg'), created('public/cedar-creek/copy.jpg'));
+    expect(world.objects.has('public/cedar-creek/turned-copy.jpg')).toBe(false);
+    expect((await world.records.refusals()).map((r) => [r.key, r.reason])).toEqual([['public/cedar-creek/turned-copy.jpg', 'malformed-metadata']]);
+    expect(world.log.at(-1)).toMatchObject({ decision: 'counted', key: 'public/cedar-creek/copy.jpg' });
+  });
+});
+
 describe('the production adapters', () => {
   it('reads a ranch ceiling by its ranchid: absent ranch null, absent max 0', async () => {
     const items: Record<string, unknown> = { 'cedar-creek': { Item: { max_monthly_uploads: { N: '10000' } } }, bare: { Item: {} }, nowhere: {} };

@@ -475,6 +475,30 @@ describe('the object-created function counts only what was reserved', () => {
     expect(await metrics('partner', MESQUITE, month)).toMatchObject({ total: '985', reserved: 1 });
     expect(await Promise.race([sandbox.stopped, new Promise((r) => setTimeout(() => r('running'), 50))])).toBe('running');
   });
+
+  it('refuses a photo whose capture_correction does not add up as malformed-metadata (S3 keeps every x-amz-meta-*), and counts it when it does', async () => {
+    const month = await ledgerMonth();
+    const [bad, good] = [jpegBytes(`photo ${randomUUID()}`), jpegBytes(`photo ${randomUUID()}`)];
+    const reservation = await reserve(sandbox.config, ids.free, MESQUITE, [fingerprintOf(bad), fingerprintOf(good)]);
+    // A camera that restarted at 2000-01-01, corrected to 2026-01-01: 9,497 days later.
+    const corrected = { capture_time: '2026-01-01T00:00:00', camera_capture_time: '2000-01-01T00:00:00', photo_turn: '90' };
+    const meta = (bytes: Buffer, correction: string) => ({
+      ranchid: MESQUITE,
+      camera_name: '',
+      reservation,
+      fingerprint: fingerprintOf(bytes),
+      ...corrected,
+      capture_correction: correction,
+    });
+    const refused = await putPhoto('free', MESQUITE, meta(bad, '+3600'), bad);
+    expect(stored(refused)).toBe(false);
+    expect(refusalOf(refused)).toMatchObject({ ranchId: MESQUITE, reason: 'malformed-metadata' });
+    const counted = await putPhoto('free', MESQUITE, meta(good, '+820540800'), good);
+    expect(tagged(counted, MESQUITE)).toBe(true);
+    expect(refusalOf(counted)).toBeUndefined();
+    // The refused photo's slot stays held (as the other member sees it); the other became the count.
+    expect(await metrics('partner', MESQUITE, month)).toMatchObject({ total: '986', reserved: 1 });
+  });
 });
 
 describe('the object-created function counts only JPEG photos', () => {

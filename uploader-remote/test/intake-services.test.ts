@@ -3,6 +3,7 @@
  */
 // What the whole-card intake keeps and sends: remembered cameras and speed, the row thumbnails'
 // cache, the selection's facts before Upload, and the object metadata from EXIF.
+import { captureCorrectionOf } from '@trailsense/shared/uploads-wire';
 import { selectionFacts } from '../src/features/upload/model/selection';
 import type { ListedFile } from '../src/features/upload/model/upload-queue';
 import { objectPath, uploadMetadata } from '../src/features/upload/services/upload/amplify-storage';
@@ -141,6 +142,47 @@ describe('uploadMetadata', () => {
     expect(full).toMatchObject({ capture_time: '2026-10-03T05:12:44-05:00', camera_make: 'Browning', camera_model: 'BTC-8E', camera_serial: 'BR 77' });
     expect(uploadMetadata({ ...base, photo: { make: 'Ryobi 🦌' } }).camera_make).toMatch(/^[\x20-\x7e]+$/);
     expect(Object.keys(uploadMetadata({ ...base, photo: { model: 'X' } }))).toEqual(['ranchid', 'camera_name', 'camera_model']);
+  });
+
+  it('sends a corrected time with the camera’s own and the seconds between them, and a turn on an original only', () => {
+    const base = { level: 'public' as const, ranchId: 'pine-hollow', cameraName: 'Creek' };
+    // A camera that restarted at 2000-01-01, corrected to the day it was set out: 9,497 days later.
+    const photo = { captureTime: '2026-01-01T06:00:00', captureOffset: '-05:00', cameraCaptureTime: '2000-01-01T06:00:00', turn: 90 as const };
+    const original = uploadMetadata({ ...base, photo, form: 'original' });
+    expect(original).toMatchObject({
+      capture_time: '2026-01-01T06:00:00-05:00',
+      camera_capture_time: '2000-01-01T06:00:00-05:00',
+      capture_correction: '+820540800',
+      photo_turn: '90',
+    });
+    // What the server reads back is a correction that adds up.
+    expect(captureCorrectionOf(original)).toEqual({
+      kind: 'corrected',
+      captureTime: '2026-01-01T06:00:00-05:00',
+      cameraCaptureTime: '2000-01-01T06:00:00-05:00',
+      offsetSeconds: 820540800,
+    });
+    // An original of an uploader before forms, too; a copy never (the browser drew it upright).
+    expect(uploadMetadata({ ...base, photo: { turn: 270 } })).toMatchObject({ photo_turn: '270' });
+    const copy = uploadMetadata({ ...base, photo, form: 'copy' });
+    expect(copy).not.toHaveProperty('photo_turn');
+    expect(copy).toMatchObject({ capture_correction: '+820540800' });
+    // A clock set back, without an offset.
+    expect(uploadMetadata({ ...base, photo: { captureTime: '2026-03-01T09:00:00', cameraCaptureTime: '2026-03-01T10:00:00' } })).toMatchObject({
+      capture_time: '2026-03-01T09:00:00',
+      camera_capture_time: '2026-03-01T10:00:00',
+      capture_correction: '-3600',
+    });
+  });
+
+  it('sends no correction when nothing was corrected, and refuses to send one the server would refuse', () => {
+    const base = { level: 'public' as const, ranchId: 'pine-hollow', cameraName: 'Creek' };
+    const unchanged = uploadMetadata({ ...base, photo: { captureTime: '2026-01-01T06:00:00', cameraCaptureTime: '2026-01-01T06:00:00' } });
+    expect(Object.keys(unchanged)).toEqual(['ranchid', 'camera_name', 'capture_time']);
+    // No capture time to correct: the camera's alone says nothing of a correction.
+    expect(Object.keys(uploadMetadata({ ...base, photo: { cameraCaptureTime: '2000-01-01T06:00:00' } }))).toEqual(['ranchid', 'camera_name']);
+    expect(() => uploadMetadata({ ...base, photo: { captureTime: '2126-01-02T00:00:00', cameraCaptureTime: '2000-01-01T00:00:00' } })).toThrow(RangeError);
+    expect(() => uploadMetadata({ ...base, photo: { captureTime: '2026-01-01T06:00:00', cameraCaptureTime: '2000:01:01 06:00:00' } })).toThrow(RangeError);
   });
 });
 

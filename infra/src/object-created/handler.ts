@@ -17,7 +17,12 @@
  *    key's ranch is the one IAM bound to the caller's token (infra/src/upload-access.ts); the
  *    metadata alone is whatever the caller sent. Its `photo_form` metadata, when present, must be
  *    `copy` or `original` — else removed, `malformed-metadata` (absent: an original, from an
- *    uploader before copies);
+ *    uploader before copies). So too (`wellFormedCapture`, decoded first) a capture correction
+ *    that is not as the uploader writes it (shared/src/uploads/wire.ts `captureCorrectionOf`:
+ *    `camera_capture_time` and `capture_correction` both or neither, with a `capture_time` that
+ *    many seconds after the camera's), a `photo_turn` other than 90, 180 or 270, and any
+ *    `photo_turn` on a copy (the browser made it upright): no uploader writes them, and which
+ *    time or turn the ranch should trust would be a guess;
  * 4. the ranch must exist — else removed, `unknown-ranch`;
  * 5. an original (infra/docs/server.md#smaller-copies) whose well-formed `fingerprint` metadata
  *    names a photo the ranch has only as a smaller copy (src/ledger/port.ts `photoForms`) and
@@ -63,7 +68,7 @@
 import { decodeMetadataValue } from '@trailsense/shared/metadata-encoding';
 import { parseUploadKey } from '@trailsense/shared/object-key';
 import { ranchUploadCeiling } from '@trailsense/shared/quota';
-import { METADATA, PHOTO_FORMS } from '@trailsense/shared/uploads-wire';
+import { captureCorrectionOf, METADATA, PHOTO_FORMS, photoTurnOf } from '@trailsense/shared/uploads-wire';
 import { FINGERPRINT_PATTERN, sizeOfFingerprint } from '../ledger/port';
 import type { LedgerPort, ObjectChecksum, PhotoForm, RanchPort, RefusalReason } from '../ledger/port';
 import { countingMonth, countUnder, reservationMonth } from '../ledger/rules';
@@ -229,6 +234,37 @@ export function photoFormOf(value: string | undefined): PhotoForm | null {
   return PHOTO_FORMS.find((form) => form === text) ?? null;
 }
 
+/** A metadata value decoded: undefined when absent, null when it cannot be decoded. */
+function decodedIfPresent(value: string | undefined): string | undefined | null {
+  return value === undefined ? undefined : decoded(value);
+}
+
+/**
+ * Whether an object's capture correction and turn are as the uploader writes them
+ * (uploader-remote/src/features/upload/services/upload/amplify-storage.ts `uploadMetadata`), each
+ * value decoded first: a correction `captureCorrectionOf` reads as none or corrected (capture_time
+ * is read only with one: alone, it is the camera's, as before corrections), and a turn
+ * `photoTurnOf` reads, on an original only. A value that cannot be decoded is malformed too.
+ */
+export function wellFormedCapture(metadata: Record<string, string | undefined>, form: PhotoForm): boolean {
+  const cameraCaptureTime = decodedIfPresent(metadata[METADATA.cameraCaptureTime]);
+  const correction = decodedIfPresent(metadata[METADATA.captureCorrection]);
+  const turnValue = decodedIfPresent(metadata[METADATA.turn]);
+  if (cameraCaptureTime === null || correction === null || turnValue === null) return false;
+  if (cameraCaptureTime !== undefined || correction !== undefined) {
+    const captureTime = decodedIfPresent(metadata[METADATA.captureTime]);
+    if (captureTime === null) return false;
+    const read = captureCorrectionOf({
+      [METADATA.captureTime]: captureTime,
+      [METADATA.cameraCaptureTime]: cameraCaptureTime,
+      [METADATA.captureCorrection]: correction,
+    });
+    if (read.kind === 'malformed') return false;
+  }
+  const turn = photoTurnOf(turnValue);
+  return turn !== null && (turn === 0 || form === 'original');
+}
+
 /** A stored content type as a JPEG's: `image/jpeg` or `image/jpg`, whatever the case, parameters aside. */
 export function isJpegContentType(contentType: string): boolean {
   return JPEG_CONTENT_TYPES.includes((contentType.split(';')[0] ?? '').trim().toLowerCase());
@@ -313,7 +349,7 @@ async function handleRecord(record: ObjectCreatedRecord, deps: ObjectCreatedDeps
   if (claimedRanchId === null) return refuse('malformed-metadata', ranchId);
   if (claimedRanchId !== ranchId) return refuse('ranch-mismatch', ranchId, claimedRanchId);
   const form = photoFormOf(metadata[METADATA.form]);
-  if (form === null) return refuse('malformed-metadata', ranchId);
+  if (form === null || !wellFormedCapture(metadata, form)) return refuse('malformed-metadata', ranchId);
   const max = await deps.ranches.maxMonthlyUploads(ranchId);
   if (max === null) return refuse('unknown-ranch', ranchId);
   /** A kept object that counts nothing now: tagged again, or for the first time as an upgrade. */

@@ -71,6 +71,16 @@ export const METADATA = {
   cameraModel: 'camera_model',
   cameraSerial: 'camera_serial',
   form: 'photo_form',
+  /**
+   * The camera's own DateTimeOriginal, in capture_time's form, sent only when the member corrected
+   * a camera's lost clock: capture_time is then the corrected time, and this keeps what the camera
+   * wrote, so the ranch can tell a corrected time from a camera's (`captureCorrectionOf`).
+   */
+  cameraCaptureTime: 'camera_capture_time',
+  /** The signed seconds added to the camera's clock (`formatCaptureCorrection`), sent with camera_capture_time, never alone. */
+  captureCorrection: 'capture_correction',
+  /** Clockwise degrees that make an original upright (`photoTurnOf`); never on a copy, which the browser made upright. */
+  turn: 'photo_turn',
 } as const;
 
 /**
@@ -83,6 +93,110 @@ export type PhotoForm = 'copy' | 'original';
 
 /** The forms, as the metadata spells them. */
 export const PHOTO_FORMS: readonly PhotoForm[] = ['copy', 'original'];
+
+/**
+ * A camera's wall clock as the metadata spells it: `YYYY-MM-DDTHH:MM:SS`, then the EXIF offset
+ * `±HH:MM` when the camera recorded one (uploader-remote/src/features/upload/model/photo-exif.ts
+ * tidies DateTimeOriginal and OffsetTimeOriginal into this form; real zones run to ±14:59).
+ */
+const WALL_CLOCK = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})((?:[+-](?:0\d|1[0-4]):[0-5]\d)?)$/;
+
+/**
+ * The most a correction may move a clock, either way: 100 years of 365.25 days. A camera that
+ * lost its clock restarts at its epoch (2000, 1970 for some), decades off, never centuries; a
+ * larger value is a crafted or broken one.
+ */
+export const MAX_CAPTURE_CORRECTION_SECONDS = 100 * 36525 * 864;
+
+/** A correction as the metadata spells it: an explicit sign, then the seconds without leading zeros (so never zero). */
+const CORRECTION = /^[+-][1-9]\d{0,9}$/;
+
+/**
+ * A wall clock in seconds, its UTC fields being the clock's own (it names no instant: the zone is
+ * unknown, or only in the offset, which is kept apart and not applied), or null when the value is
+ * not in the form or names no real time (month 13, February 30).
+ */
+function wallClockOf(value: string): { seconds: number; offset: string } | null {
+  const m = WALL_CLOCK.exec(value);
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
+  const date = new Date(0);
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0–99 as 1900–1999.
+  date.setUTCFullYear(y, mo - 1, d);
+  date.setUTCHours(h, mi, s, 0);
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
+  return { seconds: date.getTime() / 1000, offset: m[7] ?? '' };
+}
+
+/**
+ * The seconds that take the camera's wall clock `cameraCaptureTime` to `captureTime` (both in
+ * capture_time's form), compared as wall clocks: the uploader writes capture_correction with it,
+ * and the server checks the one it reads the same way. Null when either is not in the form or
+ * their offsets differ (a correction moves the clock, not its zone).
+ */
+export function captureCorrectionSeconds(captureTime: string, cameraCaptureTime: string): number | null {
+  const corrected = wallClockOf(captureTime);
+  const camera = wallClockOf(cameraCaptureTime);
+  if (!corrected || !camera || corrected.offset !== camera.offset) return null;
+  return corrected.seconds - camera.seconds;
+}
+
+/** Whether `seconds` can be a correction: a whole number, not zero (nothing corrected), at most 100 years either way. */
+function isCorrection(seconds: number): boolean {
+  return Number.isSafeInteger(seconds) && seconds !== 0 && Math.abs(seconds) <= MAX_CAPTURE_CORRECTION_SECONDS;
+}
+
+/** capture_correction's value for `seconds`: `+820454400`, `-3600`. Throws a RangeError for what cannot be one (zero, a fraction, over 100 years). */
+export function formatCaptureCorrection(seconds: number): string {
+  if (!isCorrection(seconds)) throw new RangeError(`Not a capture correction: ${seconds}`);
+  return seconds > 0 ? `+${seconds}` : String(seconds);
+}
+
+/**
+ * What an object's metadata says of its capture time, read from its (decoded) capture_time,
+ * camera_capture_time and capture_correction:
+ * - `none`: neither of the two correction keys — capture_time, if any, is the camera's own;
+ * - `corrected`: both, with a capture_time, all in their form, and the correction is exactly
+ *   capture_time's wall clock minus camera_capture_time's (`offsetSeconds`: the seconds added to
+ *   the camera's clock, not the EXIF zone offset, which both times share);
+ * - `malformed`: anything else — one key without the other or without capture_time, a value out
+ *   of its form, a zero or out-of-range correction, or one that does not add up. The uploader
+ *   never writes these, so they are a crafted or broken client's, and the server refuses them
+ *   (infra/src/object-created/handler.ts) rather than keep a time no one can trust.
+ */
+export type CaptureCorrection =
+  { kind: 'none' } | { kind: 'corrected'; captureTime: string; cameraCaptureTime: string; offsetSeconds: number } | { kind: 'malformed' };
+
+/** The capture correction of an object's metadata (values decoded, names as METADATA spells them): see `CaptureCorrection`. */
+export function captureCorrectionOf(metadata: Record<string, string | undefined>): CaptureCorrection {
+  const captureTime = metadata[METADATA.captureTime];
+  const cameraCaptureTime = metadata[METADATA.cameraCaptureTime];
+  const correction = metadata[METADATA.captureCorrection];
+  if (cameraCaptureTime === undefined && correction === undefined) return { kind: 'none' };
+  if (captureTime === undefined || cameraCaptureTime === undefined || correction === undefined) return { kind: 'malformed' };
+  if (!CORRECTION.test(correction)) return { kind: 'malformed' };
+  const offsetSeconds = Number(correction);
+  if (!isCorrection(offsetSeconds) || captureCorrectionSeconds(captureTime, cameraCaptureTime) !== offsetSeconds) return { kind: 'malformed' };
+  return { kind: 'corrected', captureTime, cameraCaptureTime, offsetSeconds };
+}
+
+/**
+ * Clockwise degrees that make a photo upright (the `photo_turn` metadata): a member's choice for
+ * a camera strapped sideways, whose EXIF orientation says upright all the same. Only an original
+ * carries it, since the ranch turns the camera's own file; a smaller copy is made upright by the
+ * browser as it is drawn, so a turn on a copy would turn it twice.
+ */
+export type QuarterTurn = 90 | 180 | 270;
+
+/** The turns, as the metadata spells them (in decimal). */
+export const QUARTER_TURNS: readonly QuarterTurn[] = [90, 180, 270];
+
+/** An object's turn by its (decoded) `photo_turn`: 0 without it (upright as stored), null when it is not exactly `90`, `180` or `270`. */
+export function photoTurnOf(value: string | undefined): 0 | QuarterTurn | null {
+  if (value === undefined) return 0;
+  return QUARTER_TURNS.find((turn) => String(turn) === value) ?? null;
+}
 
 // The uploads API's answers (infra/src/uploads-api/handler.ts builds them; the uploader reads them).
 

@@ -1,3 +1,5 @@
+import type { QuarterTurn } from '@trailsense/shared/uploads-wire';
+
 /**
  * What a photo's EXIF says about when and with which camera it was taken, tidied into plain
  * strings. Pure: no exifr here (services/files/exif.ts reads the tags), so the rules are testable and the
@@ -8,6 +10,10 @@ export interface PhotoExif {
   captureTime?: string;
   /** OffsetTimeOriginal when present, e.g. "-05:00". */
   captureOffset?: string;
+  /** The camera's own DateTimeOriginal (same form as captureTime) when a stage corrected the capture time: captureTime is then the corrected one. */
+  cameraCaptureTime?: string;
+  /** Clockwise degrees that turn the photo upright (a camera strapped sideways), chosen by the member; absent: as stored. */
+  turn?: QuarterTurn;
   make?: string;
   model?: string;
   serial?: string;

@@ -1,7 +1,7 @@
 import { fetchAuthSession } from 'aws-amplify/auth';
 import type * as AmplifyStorage from 'aws-amplify/storage';
 import { uploadKey } from '@trailsense/shared/object-key';
-import { METADATA, type PhotoForm } from '@trailsense/shared/uploads-wire';
+import { captureCorrectionSeconds, formatCaptureCorrection, METADATA, type PhotoForm } from '@trailsense/shared/uploads-wire';
 import { encodeMetadataValue } from '../../model/metadata-encoding';
 import { isAlreadyStored } from '../../model/retry';
 import type { PhotoExif } from '../../model/photo-exif';
@@ -34,6 +34,12 @@ export interface UploadTarget {
  * from the photo's EXIF capture_time (the camera's local time as written, with its offset when the
  * camera recorded one: "2024-10-03T05:12:44" or "2024-10-03T05:12:44-05:00"), camera_make,
  * camera_model and camera_serial when present. Every value US-ASCII (model/metadata-encoding.ts).
+ * A corrected capture time is sent as capture_time, with the camera's own as camera_capture_time
+ * (the same offset) and the seconds between them as capture_correction, all three or neither: the
+ * server refuses an object whose correction does not add up (shared/src/uploads/wire.ts
+ * `captureCorrectionOf`), so one that cannot be written (over 100 years) throws here, before a
+ * byte is sent. The member's turn is sent as photo_turn on an original only: a copy is drawn
+ * upright by the browser, and the server refuses a copy with a turn.
  */
 export function uploadMetadata(target: UploadTarget): Record<string, string> {
   const metadata: Record<string, string> = {
@@ -47,6 +53,15 @@ export function uploadMetadata(target: UploadTarget): Record<string, string> {
   const photo = target.photo;
   if (!photo) return metadata;
   if (photo.captureTime) metadata[METADATA.captureTime] = encodeMetadataValue(photo.captureTime + (photo.captureOffset ?? ''));
+  if (photo.captureTime && photo.cameraCaptureTime) {
+    const seconds = captureCorrectionSeconds(photo.captureTime, photo.cameraCaptureTime);
+    if (seconds === null) throw new RangeError(`Not a capture time: ${photo.cameraCaptureTime}`);
+    if (seconds !== 0) {
+      metadata[METADATA.cameraCaptureTime] = encodeMetadataValue(photo.cameraCaptureTime + (photo.captureOffset ?? ''));
+      metadata[METADATA.captureCorrection] = formatCaptureCorrection(seconds);
+    }
+  }
+  if (photo.turn && target.form !== 'copy') metadata[METADATA.turn] = String(photo.turn);
   if (photo.make) metadata[METADATA.cameraMake] = encodeMetadataValue(photo.make);
   if (photo.model) metadata[METADATA.cameraModel] = encodeMetadataValue(photo.model);
   if (photo.serial) metadata[METADATA.cameraSerial] = encodeMetadataValue(photo.serial);
