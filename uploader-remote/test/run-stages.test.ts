@@ -15,7 +15,7 @@ import { open, until, uploadAll } from './support/controller-harness';
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-21T22:00:00') }));
 afterEach(() => jest.useRealTimers());
 
-const CHOICES: StageChoices = { sendCopies: false, choices: { camera: '', training: false } };
+const CHOICES: StageChoices = { sendCopies: false, choices: { camera: '', training: false }, stageSettings: {} };
 const listed = {
   id: 'f1',
   key: 'k1.JPG',

@@ -11,6 +11,9 @@ import { Intake } from './intake';
 import { formsOnServer } from '../model/photo-forms';
 import { TRANSFORM_STAGES } from './stages';
 import { StagePipeline } from './stages/pipeline';
+import type { TransformStage } from './stages/stage';
+import type { PhotoExif } from '../model/photo-exif';
+import type { ListedFile } from '../model/upload-queue';
 import { UploadRun } from './upload-run';
 import { initialUploaderState, UploaderStore, type ChosenFile, type ControllerOptions, type UploaderIdentity, type UploaderState } from './uploader-state';
 
@@ -46,6 +49,8 @@ export class BatchController {
   private readonly intake: Intake;
   private readonly run: UploadRun;
   private readonly unsubscribe: (() => void)[] = [];
+  private readonly stages: StagePipeline;
+  private readonly stageList: readonly TransformStage[];
 
   constructor(
     private readonly services: UploaderServices,
@@ -59,7 +64,9 @@ export class BatchController {
     this.choice = new CameraChoice(store, services, identity.ranchId, this.journal);
     this.account = new AccountSync(store, services, identity, () => this.choice.suggest());
     // The run's transform stages (stages/index.ts): intake asks them what the ranch has of a photo too.
-    const stages = new StagePipeline(options.transforms ?? TRANSFORM_STAGES);
+    this.stageList = options.transforms ?? TRANSFORM_STAGES;
+    const stages = new StagePipeline(this.stageList);
+    this.stages = stages;
     this.intake = new Intake(
       store,
       services,
@@ -129,6 +136,27 @@ export class BatchController {
   setCap(cap: UploadCap): void {
     this.store.set({ cap });
     this.services.prefs.setUploadCap(cap);
+  }
+
+  /**
+   * A transform stage's own settings (its panel's: stages/stage.ts StagePanelProps.save), kept
+   * with the list's batch in the journal. Not while a batch runs: it keeps what it started with.
+   */
+  setStageSettings(stage: string, settings: unknown): void {
+    if (this.run.running) return;
+    const { stageSettings } = this.store.getState();
+    this.store.set({ stageSettings: { ...stageSettings, [stage]: settings } });
+    if (this.journal.currentId) void this.journal.saveBatch();
+  }
+
+  /** A listed photo's EXIF as the stages leave it with the settings on screen (the corrected capture time): what the list and summary show. */
+  exifFor(file: ListedFile): PhotoExif | null {
+    return this.stages.exif(file.exif ?? null, file, this.store.getState());
+  }
+
+  /** The run's transform stages, in their order (their panels are shown before Upload). */
+  get transformStages(): readonly TransformStage[] {
+    return this.stageList;
   }
 
   /**
@@ -207,6 +235,7 @@ export class BatchController {
     const batchId = this.journal.forget();
     this.intake.reset();
     this.choice.reset();
+    this.store.set({ stageSettings: {} });
     this.store.dispatch({ type: 'list-cleared' });
     if (batchId) {
       void this.intake.checked.then(() => this.journal.end(batchId));

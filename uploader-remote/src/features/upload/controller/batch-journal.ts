@@ -92,7 +92,8 @@ export class BatchJournal {
     this.batchId = batch.id;
     this.batchCreatedAt = batch.createdAt;
     this.offered = null;
-    this.store.set({ offer: null });
+    // The stages' settings come back with it (a corrected clock stays corrected across a reload).
+    this.store.set({ offer: null, stageSettings: batch.stageSettings ?? {} });
   }
 
   /** Discard: forgets the unfinished batch (what went up stays recorded) and offers the next, if any. */
@@ -112,7 +113,7 @@ export class BatchJournal {
   async saveBatch(): Promise<void> {
     if (!this.batchId) return;
     const now = this.services.now().getTime();
-    const { choices } = this.store.getState();
+    const { choices, stageSettings } = this.store.getState();
     const batch: JournalBatch = {
       id: this.batchId,
       ...this.scope,
@@ -120,6 +121,7 @@ export class BatchJournal {
       updatedAt: now,
       camera: choices.camera,
       training: choices.training,
+      ...(Object.keys(stageSettings).length > 0 ? { stageSettings: { ...stageSettings } } : {}),
       ...(this.keptFolder() ? { folder: this.keptFolder() } : {}),
     };
     try {

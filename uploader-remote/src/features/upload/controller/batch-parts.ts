@@ -71,8 +71,8 @@ export function openBatch(input: BatchPartsInput, files: readonly ListedFile[], 
   const before = store.getState().queue;
   const sizes = new Map(files.map((f) => [f.id, f.size]));
   const sizeOf = (id: string) => sizes.get(id) ?? store.getState().queue.files.find((f) => f.id === id)?.size ?? 0;
-  const { sendCopies, choices } = store.getState();
-  const stages = input.pipeline.begin({ choices: { sendCopies, choices }, services, listed: () => store.getState().queue.files });
+  const { sendCopies, choices, stageSettings } = store.getState();
+  const stages = input.pipeline.begin({ choices: { sendCopies, choices, stageSettings }, services, listed: () => store.getState().queue.files });
   // What each photo sends: its admitted bytes once admitted (so the speed measured is the link's).
   let admissions: Admissions | null = null;
   const bytesOf = (id: string) => admissions?.bytesOf(id) ?? sizeOf(id);

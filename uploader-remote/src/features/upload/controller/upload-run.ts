@@ -251,6 +251,7 @@ export class UploadRun {
     if (queue.files.length === 0 && queue.checks.kind === 'idle' && this.journal.currentId === parts.batchId) {
       // Everything went up: the batch is done (its entries stay as the record of what was sent).
       this.journal.forget();
+      store.set({ stageSettings: {} });
       await this.journal.end(parts.batchId);
     }
   }

@@ -59,6 +59,8 @@ export interface UploaderState {
   sendCopies: boolean;
   /** "Upload speed" (docs/uploader.md#sending-over-a-rural-link): remembered per browser, none by default; a running batch follows it. */
   cap: UploadCap;
+  /** The transform stages' own settings, by stage name (stages/stage.ts StageChoices): kept with the batch. */
+  stageSettings: Readonly<Record<string, unknown>>;
 }
 
 /** Who the controller uploads for. */
@@ -109,6 +111,7 @@ export function initialUploaderState(recentSpeed: number | null, sendCopies = fa
     recentSpeed,
     sendCopies,
     cap,
+    stageSettings: {},
   };
 }
 

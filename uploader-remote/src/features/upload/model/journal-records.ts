@@ -59,6 +59,8 @@ export interface JournalBatch {
    * the files again without a new pick. Structured-cloneable, so IndexedDB stores it as it is.
    */
   folder?: unknown;
+  /** The transform stages' settings for the batch, by stage name (controller/stages/stage.ts StageChoices). Absent: none. */
+  stageSettings?: Record<string, unknown>;
 }
 
 /** An unfinished batch as the resume offer shows it. */

@@ -17,14 +17,10 @@ export interface PhotoExif {
   make?: string;
   model?: string;
   serial?: string;
-  /** The camera's own DateTimeOriginal (same form as captureTime) when a stage corrected the capture time: captureTime is then the corrected one. */
-  cameraCaptureTime?: string;
-  /** Clockwise degrees that turn the photo upright (a camera strapped sideways), chosen by the member; absent: as stored. */
-  turn?: QuarterTurn;
 }
 
-/** A quarter turn clockwise, in degrees (PhotoExif.turn). */
-export type QuarterTurn = 90 | 180 | 270;
+/** A quarter turn clockwise, in degrees (PhotoExif.turn): the wire's (`photo_turn`), and types only, so the workers import no shared code. */
+export type { QuarterTurn };
 
 /** The longest value kept: enough for any real make, model or serial; junk in a broken tag stays bounded. */
 export const EXIF_TEXT_MAX = 64;

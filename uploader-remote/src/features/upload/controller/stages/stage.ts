@@ -11,12 +11,14 @@
  * right) is one TransformStage in a folder of its own, registered in index.ts: admission, the
  * engine and the settling never know of it.
  */
+import type { ComponentType } from 'react';
 import type { BatchOutcomeEvent } from '@trailsense/shared/analytics-events';
 import type { JournalEntry } from '../../model/journal-records';
 import type { PhotoExif } from '../../model/photo-exif';
 import type { OnRecord, PhotoForm } from '../../model/photo-forms';
 import type { EngineEvent, ListedFile } from '../../model/upload-queue';
 import type { UploadTarget } from '../../services/upload/amplify-storage';
+import type { ThumbnailSource } from '../../services/files/thumbnail-cache';
 import type { UploaderServices } from '../../services/uploader-services';
 
 /** A photo admitted to the running batch: decided once, before its first byte, as admission and the transforms before have left it. */
@@ -59,6 +61,30 @@ export interface RecordFacts {
 export interface StageChoices {
   sendCopies: boolean;
   choices: { camera: string; training: boolean };
+  /**
+   * Each stage's own settings, by its `name`, as its panel saved them (StagePanelProps.save): kept
+   * with the batch in the journal, so a reload or a resumed batch keeps them. Read them with the
+   * stage's own parser: a journal written by another release may hold anything.
+   */
+  stageSettings: Readonly<Record<string, unknown>>;
+}
+
+/** What a stage's panel is given: the list before Upload, and its own settings to read and save. */
+export interface StagePanelProps {
+  /** The listed photos (those sent leave the list), in list order, with the EXIF they were read with. */
+  files: readonly ListedFile[];
+  /** The stage's settings as saved (unknown until its parser reads them). */
+  settings: unknown;
+  /** Saves the stage's settings with the batch. */
+  save: (settings: unknown) => void;
+  /** The camera chosen for the batch ("" for "Indicate camera"): it names photos whose EXIF names none. */
+  camera: string;
+  /** Our clock, ms since the epoch. */
+  now: number;
+  /** A batch is running: its settings are fixed until it ends. */
+  running: boolean;
+  /** Thumbnails of listed photos (a preview), when the browser can make them. */
+  thumbnails?: ThumbnailSource;
 }
 
 /** The run's events as every stage hears them: each engine event, with the photo it is about once admitted. */
@@ -107,4 +133,6 @@ export interface TransformStage {
   exif?(exif: PhotoExif | null, file: ListedFile, choices: StageChoices): PhotoExif | null;
   /** The stage for one batch, when Upload is pressed. */
   begin(batch: StageBatch): StageRun;
+  /** Its part of the screen before Upload (its settings), in the stages' order below the notices. */
+  panel?: ComponentType<StagePanelProps>;
 }
