@@ -1,4 +1,4 @@
-import { clockNotice, clockProblem, type ClockFinding } from '../src/features/upload/model/clock-check';
+import { clockProblem } from '../src/features/upload/model/clock-check';
 
 /** A capture time as the EXIF helper builds it: the camera's clock in the UTC fields. */
 const at = (text: string): Date => new Date(`${text}Z`);
@@ -35,48 +35,5 @@ describe('clockProblem', () => {
   });
   it('has nothing to say of an invalid date', () => {
     expect(clockProblem(new Date(Number.NaN), now)).toBeNull();
-  });
-});
-
-describe('clockNotice', () => {
-  const finding = (name: string, problem: ClockFinding['problem'], capture?: string): ClockFinding =>
-    capture ? { name, problem, capture: at(capture) } : { name, problem };
-
-  it('is null without problems', () => {
-    expect(clockNotice([])).toBeNull();
-  });
-  it('names one photo', () => {
-    expect(clockNotice([finding('IMG_0001.JPG', 'future')])).toBe(
-      "Check the camera's clock: 1 photo is dated in the future (IMG_0001.JPG). It can still be uploaded.",
-    );
-  });
-  it('groups by problem, reset first, with the reset date', () => {
-    const notice = clockNotice([
-      finding('IMG_0001.JPG', 'future'),
-      finding('IMG_0004.JPG', 'reset', '2013-01-01T00:00:05'),
-      finding('IMG_0002.JPG', 'future'),
-      finding('IMG_0005.JPG', 'reset', '2013-01-01T06:10:00'),
-      finding('IMG_0003.JPG', 'future'),
-      finding('IMG_0006.JPG', 'before-2010'),
-    ]);
-    expect(notice).toBe(
-      "Check the camera's clock: 2 photos are dated January 1, 2013, a date cameras reset to when they lose power (IMG_0004.JPG, IMG_0005.JPG); " +
-        '3 photos are dated in the future (IMG_0001.JPG, IMG_0002.JPG, IMG_0003.JPG); 1 photo is dated before 2010 (IMG_0006.JPG). They can still be uploaded.',
-    );
-  });
-  it('names several reset dates in order, or none when unknown', () => {
-    expect(clockNotice([finding('B.JPG', 'reset', '2013-01-01T01:00:00'), finding('A.JPG', 'reset', '2000-01-01T01:00:00')])).toBe(
-      "Check the camera's clock: 2 photos are dated January 1, 2000 or January 1, 2013, dates cameras reset to when they lose power (B.JPG, A.JPG). They can still be uploaded.",
-    );
-    expect(clockNotice([finding('A.JPG', 'reset')])).toBe(
-      "Check the camera's clock: 1 photo is dated on a date cameras reset to when they lose power (A.JPG). It can still be uploaded.",
-    );
-  });
-  it('names at most 10 photos of a group, then how many more', () => {
-    const many = Array.from({ length: 1203 }, (_, i) => finding(`IMG_${String(i + 1).padStart(4, '0')}.JPG`, 'future'));
-    expect(clockNotice(many)).toBe(
-      "Check the camera's clock: 1,203 photos are dated in the future (IMG_0001.JPG, IMG_0002.JPG, IMG_0003.JPG, IMG_0004.JPG, IMG_0005.JPG, " +
-        'IMG_0006.JPG, IMG_0007.JPG, IMG_0008.JPG, IMG_0009.JPG, IMG_0010.JPG and 1,193 more). They can still be uploaded.',
-    );
   });
 });

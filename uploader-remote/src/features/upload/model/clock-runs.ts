@@ -304,12 +304,17 @@ export function checkCorrection(photos: readonly ClockPhoto[], correction: Clock
   if (!Number.isFinite(offset)) return { ok: false, reason: 'nothing', message: CORRECTION_REFUSALS.noTime(name) };
   if (moved.length === 0) return { ok: false, reason: 'nothing', message: CORRECTION_REFUSALS.noPhotos(name) };
   if (offset === 0) return { ok: false, reason: 'nothing', message: CORRECTION_REFUSALS.noOffset(name) };
+  // A camera moved whole may still hold a run not set right yet: what was wrong before is judged
+  // by its own correction, so only the photos that looked right are held to "after today" and
+  // "before 2010" — unless every moved photo was wrong (a run's own correction).
+  const right = moved.filter((p) => clockProblem(p.capture, now) === null);
+  const judged = right.length > 0 ? right : moved;
   // One offset for all: the latest capture lands latest, the earliest earliest.
-  const latest = moved.reduce((a, b) => (b.capture.getTime() > a.capture.getTime() ? b : a));
+  const latest = judged.reduce((a, b) => (b.capture.getTime() > a.capture.getTime() ? b : a));
   const latestMoved = moveBy(latest.capture, offset);
   if (latestMoved.getTime() - now > FUTURE_SLACK_MS)
     return { ok: false, reason: 'future', message: CORRECTION_REFUSALS.future(latest.name, latestMoved, name) };
-  const earliest = moved.reduce((a, b) => (b.capture.getTime() < a.capture.getTime() ? b : a));
+  const earliest = judged.reduce((a, b) => (b.capture.getTime() < a.capture.getTime() ? b : a));
   const earliestMoved = moveBy(earliest.capture, offset);
   if (earliestMoved.getUTCFullYear() < EARLIEST_CAMERA_YEAR) {
     return { ok: false, reason: 'still-wrong', message: CORRECTION_REFUSALS.stillWrong(earliest.name, earliestMoved, name) };
