@@ -121,12 +121,22 @@ describe('selectionFacts', () => {
     );
     expect(facts.summary).toBe('4 photos · 6.2 GB · Oct 3 – Nov 19 · 2 cameras · about 53 min at your recent speed');
     expect(facts.mixedCameras).toMatch(/^This selection holds photos from 2 cameras: Browning BTC-8E \(2 photos\), Stealth Cam G42NG \(1 photo\)\./);
-    expect(facts.clock).toMatch(/C\.JPG/);
-    expect(facts.clock).not.toMatch(/A\.JPG|B\.JPG/);
+  });
+
+  it('reads each photo through the stages’ EXIF: a corrected clock joins the span', () => {
+    const files = [
+      listed('A.JPG', 1024, { captureTime: '2026-10-03T05:00:00', make: 'Browning' }),
+      listed('C.JPG', 1024, { captureTime: '2000-01-01T00:00:00', make: 'Browning' }),
+    ];
+    expect(selectionFacts(files, now, null).summary).toBe('2 photos · 2 KB · Oct 3 · 1 camera');
+    const corrected = selectionFacts(files, now, null, false, false, (f) =>
+      f.name === 'C.JPG' ? { ...f.exif, captureTime: '2026-11-20T06:00:00', cameraCaptureTime: '2000-01-01T00:00:00' } : (f.exif ?? null),
+    );
+    expect(corrected.summary).toBe('2 photos · 2 KB · Oct 3 – Nov 20 · 1 camera');
   });
 
   it('says nothing of an empty list, and no estimate without a measured speed', () => {
-    expect(selectionFacts([], now, 1000)).toEqual({ summary: null, mixedCameras: null, clock: null, cameras: [], estimates: null });
+    expect(selectionFacts([], now, 1000)).toEqual({ summary: null, mixedCameras: null, cameras: [], estimates: null });
     expect(selectionFacts([listed('A.JPG', 40 * 1024, null)], now, null).summary).toBe('1 photo · 40 KB');
   });
 });

@@ -39,14 +39,16 @@ export function photoText(exif: PhotoExif | null | undefined): string {
   const taken = captureDate(exif);
   const camera = exif.make || exif.model ? cameraLabel(exif) : '';
   // The camera's own clock (its UTC fields: model/photo-exif.ts), whatever the browser's zone.
-  return [taken ? formatMonthDayTimeUTC(taken) : '', camera].filter(Boolean).join(' · ');
+  // A time a stage corrected (a camera's lost clock) says so.
+  const time = taken ? `${formatMonthDayTimeUTC(taken)}${exif.cameraCaptureTime ? ' (corrected)' : ''}` : '';
+  return [time, camera].filter(Boolean).join(' · ');
 }
 
 /**
  * The row's thumbnail, asked for when the row is shown and dropped from the queue if the row
  * goes before its turn (fast scrolling asks for nothing it does not show).
  */
-function useThumbnail(file: Blob, thumbnails: ThumbnailSource | undefined): string | null {
+export function useThumbnail(file: Blob, thumbnails: ThumbnailSource | undefined): string | null {
   const [url, setUrl] = useState<{ file: Blob; url: string | null } | null>(null);
   const cached = thumbnails?.cached(file);
   useEffect(() => {
@@ -71,11 +73,12 @@ interface RowProps {
   busy: boolean;
   onRemove: (id: string) => void;
   onRetry: (id: string) => void;
+  /** When and with what it was taken, as shown (photoText of its EXIF as the stages leave it). */
+  photo: string;
 }
 
-const Row = memo(function Row({ file, thumbnails, index, start, count, busy, onRemove, onRetry }: RowProps) {
+const Row = memo(function Row({ file, thumbnails, index, start, count, busy, onRemove, onRetry, photo }: RowProps) {
   const thumbnail = useThumbnail(file.file, thumbnails);
-  const photo = photoText(file.exif);
   return (
     <li
       className={file.status.kind === 'failed' ? `${styles.row} ${styles.failed}` : styles.row}
@@ -120,6 +123,8 @@ export interface FileListProps {
   onRetry: (id: string) => void;
   /** Where row thumbnails come from; none are shown without it. */
   thumbnails?: ThumbnailSource;
+  /** A photo's EXIF as shown: as the stages leave it (a corrected clock). Default: as read. */
+  exifOf?: (file: ListedFile) => PhotoExif | null;
 }
 
 /**
@@ -127,13 +132,13 @@ export interface FileListProps {
  * side, are in the DOM, so 10,000 files cost about 20 rows. The list box is a focusable region,
  * so the keyboard scrolls it too.
  */
-export function FileList({ files, busy, onRemove, onRetry, thumbnails }: FileListProps) {
+export function FileList({ files, busy, onRemove, onRetry, thumbnails, exifOf }: FileListProps) {
   if (files.length === 0) return <p>No files in the list.</p>;
   // Mounted anew whenever the list fills again: it starts at the top, as its new scroll box does.
-  return <VirtualFileList files={files} busy={busy} onRemove={onRemove} onRetry={onRetry} thumbnails={thumbnails} />;
+  return <VirtualFileList files={files} busy={busy} onRemove={onRemove} onRetry={onRetry} thumbnails={thumbnails} exifOf={exifOf} />;
 }
 
-function VirtualFileList({ files, busy, onRemove, onRetry, thumbnails }: FileListProps) {
+function VirtualFileList({ files, busy, onRemove, onRetry, thumbnails, exifOf = (file) => file.exif ?? null }: FileListProps) {
   const scrollBox = useRef<HTMLDivElement>(null);
   const count = files.length;
   // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here; the virtualizer's functions are used as returned
@@ -162,6 +167,7 @@ function VirtualFileList({ files, busy, onRemove, onRetry, thumbnails }: FileLis
                 busy={busy}
                 onRemove={onRemove}
                 onRetry={onRetry}
+                photo={photoText(exifOf(file))}
               />
             )
           );

@@ -212,7 +212,6 @@ export function BatchStatus({ state, running, facts }: { state: UploaderState; r
       <div className={styles.notice} role="status" data-testid="uploader-notice">
         {queue.notice && <p>{queue.notice}</p>}
         {facts.mixedCameras && <p>{facts.mixedCameras}</p>}
-        {facts.clock && <p>{facts.clock}</p>}
       </div>
     </>
   );

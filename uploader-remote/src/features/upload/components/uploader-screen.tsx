@@ -7,7 +7,7 @@ import { askOnce } from '../services/browser/end-notification';
 import { DROP_ANYWHERE, formatCount, overAllowanceQuestion } from '../model/messages';
 import { remainingOf } from '../model/quota';
 import { selectionFacts } from '../model/selection';
-import { canUpload } from '../model/upload-queue';
+import { canUpload, type ListedFile } from '../model/upload-queue';
 import { walkEntries } from '../services/files/folder-walk';
 import type { UploaderServices } from '../services/uploader-services';
 import { ConfirmDialog } from './confirm-dialog';
@@ -103,9 +103,13 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
   // The estimates before Upload follow the member's cap ("Upload speed").
   const speed = cappedSpeed(state.recentSpeed, capRate(state.cap, state.recentSpeed));
   const capped = speed !== null && speed !== state.recentSpeed;
+  // What the list and summary show of a photo: its EXIF as the stages leave it (a corrected clock).
+  const { stageSettings } = state;
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- a new function per change of the stages' settings, on purpose
+  const exifOf = useCallback((file: ListedFile) => controller.exifFor(file), [controller, stageSettings]);
   const facts = useMemo(
-    () => (running ? NO_FACTS : selectionFacts(queue.files, services.now().getTime(), speed, state.sendCopies, capped)),
-    [running, queue.files, speed, state.sendCopies, capped, services],
+    () => (running ? NO_FACTS : selectionFacts(queue.files, services.now().getTime(), speed, state.sendCopies, capped, exifOf)),
+    [running, queue.files, speed, state.sendCopies, capped, services, exifOf],
   );
 
   // Stable, so the list's memoised rows do not re-render on every progress flush.
@@ -169,6 +173,21 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
           {facts.summary}
         </p>
       )}
+      {controller.transformStages.map(
+        ({ name, panel: Panel }) =>
+          Panel && (
+            <Panel
+              key={name}
+              files={queue.files}
+              settings={stageSettings[name]}
+              save={(settings) => controller.setStageSettings(name, settings)}
+              camera={choices.camera}
+              now={services.now().getTime()}
+              running={running}
+              thumbnails={services.thumbnails}
+            />
+          ),
+      )}
       <SmallerCopies controller={controller} sendCopies={state.sendCopies} running={running} estimates={facts.estimates} />
       <UploadSpeed controller={controller} cap={state.cap} linkSpeed={state.recentSpeed} />
       <div className={styles.actions}>
@@ -194,7 +213,7 @@ function SignedInUploader({ services, options, owner, email, ranchId, signOut }:
         )}
       </div>
       <KeepAwake services={services} status={wakeStatus} keepAwake={keepAwake} setKeepAwake={setKeepAwake} sending={sending} />
-      <FileList files={queue.files} busy={running} onRemove={onRemove} onRetry={onRetry} thumbnails={services.thumbnails} />
+      <FileList files={queue.files} exifOf={exifOf} busy={running} onRemove={onRemove} onRetry={onRetry} thumbnails={services.thumbnails} />
 
       <p>
         <button type="button" className={styles.button} onClick={onSignOut}>

@@ -1,5 +1,5 @@
 import { cameraKey, groupCameras, mixedCameraNotice, type CameraGroup } from './camera-match';
-import { clockNotice, clockProblem, type ClockFinding, type ClockProblem } from './clock-check';
+import { clockProblem, type ClockProblem } from './clock-check';
 import { captureDate, type PhotoExif } from './photo-exif';
 import { copyBytesOf, SUGGEST_COPIES_AFTER_S } from './photo-forms';
 import { durationText, selectionSummary } from './selection-summary';
@@ -12,8 +12,6 @@ export interface SelectionFacts {
   summary: string | null;
   /** "This selection holds photos from 2 cameras: …", or null. */
   mixedCameras: string | null;
-  /** Photos whose camera clock looks wrong, named in one notice, or null. */
-  clock: string | null;
   cameras: CameraGroup[];
   /**
    * "Originals: about 21 h · Smaller copies: about 3 h" when the originals would take more than a
@@ -51,38 +49,43 @@ function clockOf(known: Parsed, taken: Date, now: number): ClockProblem | null {
 
 /**
  * The facts of the listed photos (not those already sent): count, size, the capture dates' span,
- * the cameras and the clocks, from what the EXIF said (files still being read count by size only).
+ * the cameras, from what the EXIF says as `exifOf` reads it (the upload's stages: a corrected
+ * clock's times; files still being read count by size only). A photo whose clock is still wrong
+ * is left out of the span (the camera-clock panel names it: controller/stages/clock/).
  * `bytesPerSecond` is the recent speed, for the estimate (`capped`: held to the member's cap,
  * model/upload-cap.ts); `now` decides what is "in the future".
  */
-export function selectionFacts(files: readonly ListedFile[], now: number, bytesPerSecond: number | null, sendCopies = false, capped = false): SelectionFacts {
-  if (files.length === 0) return { summary: null, mixedCameras: null, clock: null, cameras: [], estimates: null };
+export function selectionFacts(
+  files: readonly ListedFile[],
+  now: number,
+  bytesPerSecond: number | null,
+  sendCopies = false,
+  capped = false,
+  exifOf: (file: ListedFile) => PhotoExif | null = (file) => file.exif ?? null,
+): SelectionFacts {
+  if (files.length === 0) return { summary: null, mixedCameras: null, cameras: [], estimates: null };
   let bytes = 0;
   let copyBytes = 0;
   let first: Date | undefined;
   let last: Date | undefined;
-  const problems: ClockFinding[] = [];
   // One photo per camera stands for it in groupCameras; the counts are taken here.
   const cameraCounts = new Map<string, { exif: PhotoExif; count: number }>();
   for (const file of files) {
     bytes += file.size;
     // An original sent after its copy is sent whole whatever the choice.
     copyBytes += file.upgrade ? file.size : copyBytesOf([file.size]);
-    if (!file.exif) continue;
-    const known = facts(file.exif);
+    const exif = exifOf(file);
+    if (!exif) continue;
+    const known = facts(exif);
     const { taken, camera } = known;
     if (camera !== null) {
       const seen = cameraCounts.get(camera);
       if (seen) seen.count++;
-      else cameraCounts.set(camera, { exif: file.exif, count: 1 });
+      else cameraCounts.set(camera, { exif, count: 1 });
     }
     if (!taken) continue;
-    const problem = clockOf(known, taken, now);
-    if (problem) {
-      // A wrong clock's date would stretch the span to nonsense ("Jan 1, 2000 – Nov 19"): it is named in its own notice instead.
-      problems.push({ name: file.name, problem, capture: taken });
-      continue;
-    }
+    // A wrong clock's date would stretch the span to nonsense ("Jan 1, 2000 – Nov 19").
+    if (clockOf(known, taken, now)) continue;
     if (!first || taken < first) first = taken;
     if (!last || taken > last) last = taken;
   }
@@ -104,7 +107,6 @@ export function selectionFacts(files: readonly ListedFile[], now: number, bytesP
     }),
     estimates: slow ? estimatesLine(durationText(bytes / speed), durationText(copyBytes / speed)) : null,
     mixedCameras: mixedCameraNotice(cameras),
-    clock: clockNotice(problems),
     cameras,
   };
 }
