@@ -13,7 +13,7 @@ import {
   RUN_GAP_DAYS,
   runNotice,
   shiftCaptureTime,
-} from '../src/features/upload/model/clock-runs';
+} from '../src/features/upload/controller/stages/clock/clock-runs';
 
 /** A capture time as model/photo-exif.ts `captureDate` builds it: the camera's clock in the UTC fields. */
 const at = (text: string): Date => new Date(`${text}Z`);

@@ -1,6 +1,6 @@
 /**
  * Whether one photo's capture time says the camera's clock is wrong, on its own. The run finder
- * (clock-runs.ts) starts a camera's run of wrong times at such a photo, and the member sets the
+ * (controller/stages/clock/clock-runs.ts) starts a camera's run of wrong times at such a photo, and the member sets the
  * run right (docs/uploader.md#camera-clocks): a wrong date spoils every later sorting by day and
  * time of day.
  *
@@ -14,7 +14,7 @@
  *   (1 January of 1970, 1980, 2000 and 2010–2020). It wins because it names the cause: a photo
  *   of 1 January 2000 is "before 2010" too, but "the clock was reset" is what the hunter must fix.
  *   Only the reset day itself is recognised here: the days after it, as the clock ran on, are
- *   the run finder's (clock-runs.ts). A real photo taken on one of those New Year's Days is
+ *   the run finder's (controller/stages/clock/clock-runs.ts). A real photo taken on one of those New Year's Days is
  *   flagged too; that costs a notice, not an upload. Later years are not listed: a New Year's Day photo of a recent year is far more
  *   likely real.
  * - `future`: more than one day after now.

@@ -1,6 +1,6 @@
 /**
  * The camera-clock panel's words (docs/uploader.md#camera-clocks cites them from here). The run
- * notices and refusals are the run finder's (model/clock-runs.ts runNotice, checkCorrection).
+ * notices and refusals are the run finder's (clock-runs.ts runNotice, checkCorrection).
  */
 import { formatCount } from '../../../model/messages';
 import type { QuarterTurn } from '../../../model/photo-exif';

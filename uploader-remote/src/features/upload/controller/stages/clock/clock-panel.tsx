@@ -1,14 +1,13 @@
 import { useId, useMemo, useState } from 'react';
-import type { ClockRun } from '../../../model/clock-runs';
-import { runNotice } from '../../../model/clock-runs';
+import type { ClockRun } from './clock-runs';
+import { runNotice } from './clock-runs';
 import type { QuarterTurn } from '../../../model/photo-exif';
 import type { ThumbnailSource } from '../../../services/files/thumbnail-cache';
 import type { StagePanelProps } from '../stage';
 import * as text from './clock-messages';
 import { parseClockSettings, runKey, withCorrection, withKept, withoutCorrection, withTurn, type ClockSettings } from './clock-settings';
 import { clockView, correctBy, correctRunTo, offsetFromAmount, parseLocalTime, type ClockView, type OffsetUnit } from './clock-view';
-import { useThumbnail } from '../../../components/file-list';
-import ui from '../../../components/uploader.module.css';
+import { panelStyles as ui, useThumbnail } from '../panel-kit';
 import styles from './clock.module.css';
 
 const HOUR_MS = 3_600_000;
@@ -17,7 +16,7 @@ const HOUR_MS = 3_600_000;
  * The camera-clock stage's panel (clock-stage.ts): each run of photos taken with a lost clock,
  * named with a form to set it right in one step or leave it; the corrections made, each with
  * Undo; and, for a clock merely off or a camera strapped sideways, a camera's whole card moved or
- * turned. Thin: the facts and rules are clock-view.ts's and model/clock-runs.ts's.
+ * turned. Thin: the facts and rules are clock-view.ts's and clock-runs.ts's.
  */
 export function ClockPanel({ files, settings: raw, save, camera, now, running, thumbnails }: StagePanelProps) {
   const settings = useMemo(() => parseClockSettings(raw), [raw]);

@@ -8,7 +8,7 @@
  * and its corrections must find the same photos.
  */
 import { cameraKey } from '../../../model/camera-match';
-import { BATCH_CAMERA, shiftCaptureTime, type ClockCorrection, type ClockPhoto } from '../../../model/clock-runs';
+import { BATCH_CAMERA, shiftCaptureTime, type ClockCorrection, type ClockPhoto } from './clock-runs';
 import { captureDate, type PhotoExif, type QuarterTurn } from '../../../model/photo-exif';
 import type { ListedFile } from '../../../model/upload-queue';
 

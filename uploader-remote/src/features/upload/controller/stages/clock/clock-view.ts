@@ -2,7 +2,7 @@
  * What the camera-clock panel shows and what its forms ask for, as pure functions over the list
  * and the settings (clock-panel.tsx draws it): the runs still to correct, the cameras on the card,
  * the corrections made (each with Undo), and the member's input turned into a correction that
- * the run finder's rules accept or refuse (model/clock-runs.ts).
+ * the run finder's rules accept or refuse (clock-runs.ts).
  */
 import { cameraLabel } from '../../../model/camera-match';
 import {
@@ -14,7 +14,7 @@ import {
   type ClockPhoto,
   type ClockRun,
   type CorrectionVerdict,
-} from '../../../model/clock-runs';
+} from './clock-runs';
 import type { ListedFile } from '../../../model/upload-queue';
 import { cameraOf, clockPhotos, correctedExif, correctionIndex, runKey, type ClockSettings } from './clock-settings';
 import { NO_CAMERA_NAMED } from './clock-messages';

@@ -1,7 +1,7 @@
-import { clockProblem, EARLIEST_CAMERA_YEAR, FUTURE_SLACK_MS, RESET_DAYS } from './clock-check';
-import { formatTimeUTC } from './en-us-format';
-import { formatCount, formatDate } from './messages';
-import { captureDate } from './photo-exif';
+import { clockProblem, EARLIEST_CAMERA_YEAR, FUTURE_SLACK_MS, RESET_DAYS } from '../../../model/clock-check';
+import { formatTimeUTC } from '../../../model/en-us-format';
+import { formatCount, formatDate } from '../../../model/messages';
+import { captureDate } from '../../../model/photo-exif';
 
 /**
  * The photos of a card taken while a camera's clock was wrong, found as runs, and the member's
