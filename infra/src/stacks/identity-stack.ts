@@ -199,7 +199,7 @@ export class IdentityStack extends Stack {
 
   private createUserPool(settings: IdentityStackProps['settings']): UserPool {
     const email = settings.userPoolEmail;
-    // A created pool needs an SES sender: say so at synth rather than at deploy.
+    // src/settings.ts refuses a created pool without a sender; this says why if a caller skipped it.
     if (!email) throw new Error('A created user pool needs userPoolEmail: sign-in codes by e-mail are sent through SES only.');
     const pool = new UserPool(this, 'UserPool', {
       // Through SES: e-mail sign-in codes need it (Cognito's own sender does not carry them, and
