@@ -42,9 +42,10 @@ export interface Settings {
   /** The existing identity pool's authenticated role, to which the web's upload and analytics policy is attached. */
   authenticatedRoleArn?: string;
   /**
-   * The created user pool's mail (codes for sign-up, reset, a changed email) through SES; absent:
-   * Cognito's own sender, about 50 messages a day for the account — enough for a trial, not for
-   * sign-ups. Not with `userPoolId`: an existing pool's mail is configured where the pool is.
+   * The created user pool's mail (sign-in codes, and codes for sign-up, reset, a changed email)
+   * through SES; required without `userPoolId`, since Cognito sends e-mail sign-in codes only
+   * through SES (infra/docs/server.md#sign-in). Not with `userPoolId`: an existing pool's mail is
+   * configured where the pool is.
    */
   userPoolEmail?: UserPoolEmailSettings;
   /** The product back end's ranch table (read by the object-created function). */
@@ -152,7 +153,7 @@ export function checkSettings(raw: unknown): { ok: true; settings: Settings } | 
   const uploadsApi = checkUploadsApi(raw.uploadsApi, domains, fields, problems);
   const alarms = checkAlarms(raw.alarms, problems);
   const userPoolEmail = checkUserPoolEmail(raw.userPoolEmail, problems);
-  checkAgreement(fields, raw.userPoolEmail !== undefined, problems);
+  checkAgreement(fields, { userPoolEmail: raw.userPoolEmail !== undefined, userPoolId: raw.userPoolId !== undefined && raw.userPoolId !== '' }, problems);
 
   if (problems.length > 0) return { ok: false, problems };
   const { name, account, region, certificateArn, runtimeConfig, userPoolId, identityPoolId, authenticatedRoleArn, ranchesTableName, analyticsStreamName } =
@@ -325,13 +326,18 @@ function checkUploadsApi(raw: unknown, domains: Domains | undefined, fields: Str
 
 /**
  * What the settings must agree on among themselves: the existing pools and role named together
- * (and no SES mail for an existing user pool), the certificate in the settings' account, the pools
- * in the settings' region. Pushes its problems.
+ * (SES mail for a created user pool, none for an existing one), the certificate in the settings'
+ * account, the pools in the settings' region. `given`: which optional settings the file has at all
+ * (well formed or not). Pushes its problems.
  */
-function checkAgreement(fields: StringFields, hasUserPoolEmail: boolean, problems: string[]): void {
+function checkAgreement(fields: StringFields, given: { userPoolEmail: boolean; userPoolId: boolean }, problems: string[]): void {
   const { account, region, certificateArn, userPoolId, identityPoolId, authenticatedRoleArn } = fields;
-  if (hasUserPoolEmail && userPoolId)
+  if (given.userPoolEmail && userPoolId)
     problems.push("userPoolEmail is set with userPoolId: the stack does not change an existing pool's mail (configure it where that pool is managed).");
+  if (!given.userPoolEmail && !given.userPoolId)
+    problems.push(
+      'userPoolEmail is missing: the created user pool sends sign-in codes by e-mail, which Cognito does only through SES (fromAddress: an SES-verified sender).',
+    );
 
   if (identityPoolId && !userPoolId) problems.push('identityPoolId needs userPoolId: an existing identity pool signs in with an existing user pool.');
   if (identityPoolId && !authenticatedRoleArn) {

@@ -1,12 +1,14 @@
 /**
- * The Identity stack (src/stacks/identity-stack.ts): the user pool's rules, the web client's
- * limits, the identity pool (authenticated only, `ranchid` principal tag from `custom:ranchid`) and
+ * The Identity stack (src/stacks/identity-stack.ts): the user pool's rules and sign-in choices
+ * (Essentials; password, e-mail code, passkey on the site's domain; mail through SES), the web
+ * client's limits, the identity pool (authenticated only, `ranchid` principal tag from `custom:ranchid`) and
  * the authenticated role, which may put only where src/upload-access.ts says and send analytics
  * events — never get, list or delete. Also with the mobile apps' existing pools.
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { PRINCIPAL_TAGS, RANCH_CLAIM, UPLOAD_ACTIONS, WRITABLE_KEY_PATTERNS } from '../src/upload-access';
 import { ANALYTICS_ACTIONS, IDENTITY_OUTPUTS, IdentityStack } from '../src/stacks/identity-stack';
+import type { IdentityStackProps } from '../src/stacks/identity-stack';
 import { actionsOf, allStatements, exampleEnv, exampleEnvironment, isWildcardPrincipal, testApp } from './support/example';
 import type { Statement } from './support/example';
 import { nagFindings } from './support/nag';
@@ -68,6 +70,31 @@ describe('the user pool', () => {
     expect(Object.keys(existingUserPool.findResources('AWS::Cognito::UserPool'))).toEqual([]);
   });
 
+  it('is on the Essentials plan, and offers password, a code by e-mail and a passkey as first factors', () => {
+    created.hasResourceProperties('AWS::Cognito::UserPool', {
+      UserPoolTier: 'ESSENTIALS',
+      Policies: Match.objectLike({ SignInPolicy: { AllowedFirstAuthFactors: ['PASSWORD', 'EMAIL_OTP', 'WEB_AUTHN'] } }),
+    });
+  });
+
+  it("makes the site's domain the passkeys' relying party (never a remote's), with user verification required", () => {
+    expect(settings.domains.shell).toBe('trailsense.example');
+    created.hasResourceProperties('AWS::Cognito::UserPool', { WebAuthnRelyingPartyID: 'trailsense.example', WebAuthnUserVerification: 'required' });
+  });
+
+  it('refuses to create a pool without an SES sender (e-mail sign-in codes go through SES only)', () => {
+    const { userPoolEmail: _omitted, ...withoutSender } = settings;
+    const props: IdentityStackProps = {
+      env: exampleEnv(environment),
+      uploadBucketName: bucket,
+      analyticsStreamName: settings.analyticsStreamName,
+      settings: withoutSender,
+    };
+    expect(() => new IdentityStack(testApp(), 'IdentityWithoutSender', props)).toThrow(
+      /needs userPoolEmail: sign-in codes by e-mail are sent through SES only/,
+    );
+  });
+
   it('keeps the original email until a new one is verified (keepOriginal)', () => {
     created.hasResourceProperties('AWS::Cognito::UserPool', {
       UserAttributeUpdateSettings: { AttributesRequireVerificationBeforeUpdate: ['email'] },
@@ -92,8 +119,8 @@ describe('the user pool', () => {
 describe('the web client', () => {
   const client = () => Object.values(created.findResources('AWS::Cognito::UserPoolClient'))[0]!.Properties as Record<string, unknown>;
 
-  it('allows SRP sign-in and refresh, and nothing else; no secret, no OAuth', () => {
-    expect(client().ExplicitAuthFlows).toEqual(['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH']);
+  it('allows SRP, choice-based sign-in (USER_AUTH) and refresh, and nothing else; no secret, no OAuth', () => {
+    expect(client().ExplicitAuthFlows).toEqual(['ALLOW_USER_SRP_AUTH', 'ALLOW_USER_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH']);
     expect(client().GenerateSecret).toBe(false);
     expect(client().AllowedOAuthFlowsUserPoolClient).toBe(false);
     expect(client().AllowedOAuthFlows).toBeUndefined();
@@ -231,10 +258,22 @@ describe('with the mobile apps’ existing pools', () => {
   it('creates the web client in the existing user pool', () => {
     existingBoth.hasResourceProperties('AWS::Cognito::UserPoolClient', {
       UserPoolId: EXISTING.userPoolId,
-      ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+      ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_USER_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
       WriteAttributes: ['email', 'name', 'phone_number'],
     });
   });
+
+  it.each(['existing pools', 'existing user pool'] as const)(
+    'changes nothing of the existing user pool: no plan, sign-in policy, passkey or mail settings, no call that could set them (%s)',
+    (variant) => {
+      const template = { 'existing pools': existingBoth, 'existing user pool': existingUserPool }[variant];
+      const resources = Object.values(template.toJSON().Resources as Record<string, { Type: string }>);
+      // The stack's only user-pool resource is the web client; no custom resource (an SDK call) either.
+      expect(resources.filter((r) => r.Type.startsWith('AWS::Cognito::UserPool')).map((r) => r.Type)).toEqual(['AWS::Cognito::UserPoolClient']);
+      expect(resources.filter((r) => r.Type.startsWith('Custom::') || r.Type === 'AWS::CloudFormation::CustomResource')).toEqual([]);
+      expect(JSON.stringify(template.toJSON())).not.toMatch(/UserPoolTier|SignInPolicy|WebAuthn|EmailConfiguration/);
+    },
+  );
 
   it("attaches the web's policy to the existing authenticated role", () => {
     existingBoth.hasResourceProperties('AWS::IAM::Policy', {

@@ -102,6 +102,8 @@ describe('a settings file with problems', () => {
     ],
     [{ userPoolId: 'us-west-2_Abc', userPoolEmail: undefined }, /^userPoolId us-west-2_Abc is not in the region us-east-2/],
     [{ userPoolId: 'us-east-2_Abc' }, /^userPoolEmail is set with userPoolId: the stack does not change an existing pool's mail/],
+    // A created pool mails its sign-in codes, which Cognito sends only through SES.
+    [{ userPoolEmail: undefined }, /^userPoolEmail is missing: the created user pool sends sign-in codes by e-mail, which Cognito does only through SES/],
     [{ userPoolEmail: 'no-reply@trailsense.example' }, /^userPoolEmail is not an object \(fromAddress: the SES-verified address/],
     [{ userPoolEmail: { fromName: 'TrailSense' } }, /^userPoolEmail\.fromAddress is missing/],
     [

@@ -2,8 +2,12 @@
  * Identity: the user pool (or the mobile apps' existing one), the website's app client, the
  * identity pool (or an existing one) and what its authenticated identities may do
  * (infra/docs/server.md#trust-on-the-server):
- * - the web client signs in with SRP and refreshes, nothing else, has no secret, and may write
- *   only name, phone_number and email — `custom:ranchid` is written by the back end alone;
+ * - a created user pool is on the Essentials plan and offers three first factors — password (SRP),
+ *   a code by e-mail (EMAIL_OTP, mailed through SES) and a passkey (WEB_AUTHN) whose relying party
+ *   is the site's domain, with user verification required (infra/docs/server.md#sign-in);
+ * - the web client signs in with SRP or with USER_AUTH (the choice of those factors) and refreshes,
+ *   nothing else, has no secret, and may write only name, phone_number and email —
+ *   `custom:ranchid` is written by the back end alone;
  * - the identity pool copies the id token's `custom:ranchid` into the `ranchid` principal tag, and
  *   has no unauthenticated identities;
  * - the authenticated role may put (and multipart) only under the keys of src/upload-access.ts —
@@ -16,8 +20,10 @@
  * reference to the Uploads or Analytics stack and the stacks deploy in any order.
  *
  * With existing pools (settings `userPoolId`, `identityPoolId`), see infra/README.md: the client is
- * still created here, in the existing user pool; an existing identity pool keeps its roles, and the
- * web's policy is attached to its authenticated role (`authenticatedRoleArn`).
+ * still created here, in the existing user pool, which is not changed — its plan, sign-in choices,
+ * passkey and mail settings are the operator's (infra/README.md#existing-user-pool-and-identity-pool);
+ * an existing identity pool keeps its roles, and the web's policy is attached to its authenticated
+ * role (`authenticatedRoleArn`).
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
@@ -27,7 +33,9 @@ import {
   CfnIdentityPoolPrincipalTag,
   CfnIdentityPoolRoleAttachment,
   ClientAttributes,
+  FeaturePlan,
   Mfa,
+  PasskeyUserVerification,
   StringAttribute,
   UserPool,
   UserPoolClient,
@@ -52,11 +60,22 @@ export const IDENTITY_OUTPUTS = {
 /** The actions the authenticated role has on the analytics stream. */
 export const ANALYTICS_ACTIONS = ['firehose:PutRecord', 'firehose:PutRecordBatch'] as const;
 
+/**
+ * How a created pool lets members sign in (infra/docs/server.md#sign-in): the first factors its
+ * sign-in policy allows, and whether a passkey must verify its user (a PIN or biometric) — required,
+ * since a passkey is a member's only factor here (MFA is off).
+ */
+export const SIGN_IN = {
+  featurePlan: FeaturePlan.ESSENTIALS,
+  firstFactors: { password: true, emailOtp: true, passkey: true },
+  passkeyUserVerification: PasskeyUserVerification.REQUIRED,
+} as const;
+
 /** The id and access tokens' lifetime; the refresh token's. */
 export const TOKEN_VALIDITY = { idAndAccess: Duration.minutes(15), refresh: Duration.days(30) } as const;
 
 export interface IdentityStackProps extends StackProps {
-  settings: Pick<Settings, 'name' | 'userPoolId' | 'identityPoolId' | 'authenticatedRoleArn' | 'userPoolEmail'>;
+  settings: Pick<Settings, 'name' | 'domains' | 'userPoolId' | 'identityPoolId' | 'authenticatedRoleArn' | 'userPoolEmail'>;
   /** The upload bucket's name (the runtime config's `storage.bucket`; the Uploads stack creates it). */
   uploadBucketName: string;
   /** The analytics stream's name (the Analytics stack creates it). */
@@ -96,14 +115,18 @@ export class IdentityStack extends Stack {
     super(scope, id, props);
     const { settings } = props;
 
-    this.userPool = settings.userPoolId ? UserPool.fromUserPoolId(this, 'UserPool', settings.userPoolId) : this.createUserPool(settings.userPoolEmail);
+    // An existing pool is only referenced: nothing of it (plan, sign-in policy, passkeys, mail) changes here.
+    this.userPool = settings.userPoolId ? UserPool.fromUserPoolId(this, 'UserPool', settings.userPoolId) : this.createUserPool(settings);
 
     this.userPoolClient = new UserPoolClient(this, 'WebClient', {
       userPool: this.userPool,
       userPoolClientName: `trailsense-web-${settings.name}`,
       generateSecret: false,
-      // SRP sign-in; CDK adds ALLOW_REFRESH_TOKEN_AUTH (refresh) and nothing else.
-      authFlows: { userSrp: true },
+      // SRP sign-in, and USER_AUTH: the member picks password, e-mail code or passkey among what the
+      // pool's sign-in policy allows (Amplify's signIn with authFlowType 'USER_AUTH'). CDK adds
+      // ALLOW_REFRESH_TOKEN_AUTH (refresh) and nothing else. On an existing pool USER_AUTH offers
+      // only the factors that pool allows.
+      authFlows: { userSrp: true, user: true },
       disableOAuth: true,
       preventUserExistenceErrors: true,
       enableTokenRevocation: true,
@@ -174,18 +197,25 @@ export class IdentityStack extends Stack {
     new CfnOutput(this, IDENTITY_OUTPUTS.identityPoolId, { value: this.identityPoolId, description: 'auth.identityPoolId' });
   }
 
-  private createUserPool(email: Settings['userPoolEmail']): UserPool {
+  private createUserPool(settings: IdentityStackProps['settings']): UserPool {
+    const email = settings.userPoolEmail;
+    // src/settings.ts refuses a created pool without a sender; this says why if a caller skipped it.
+    if (!email) throw new Error('A created user pool needs userPoolEmail: sign-in codes by e-mail are sent through SES only.');
     const pool = new UserPool(this, 'UserPool', {
-      // Through SES when the settings name a sender: Cognito's own sends about 50 a day per account.
-      ...(email
-        ? {
-            email: UserPoolEmail.withSES({
-              fromEmail: email.fromAddress,
-              ...(email.fromName ? { fromName: email.fromName } : {}),
-              ...(email.sesVerifiedDomain ? { sesVerifiedDomain: email.sesVerifiedDomain } : {}),
-            }),
-          }
-        : {}),
+      // Through SES: e-mail sign-in codes need it (Cognito's own sender does not carry them, and
+      // sends about 50 a day per account).
+      email: UserPoolEmail.withSES({
+        fromEmail: email.fromAddress,
+        ...(email.fromName ? { fromName: email.fromName } : {}),
+        ...(email.sesVerifiedDomain ? { sesVerifiedDomain: email.sesVerifiedDomain } : {}),
+      }),
+      // Said outright, though new pools default to it: e-mail codes and passkeys need Essentials.
+      featurePlan: SIGN_IN.featurePlan,
+      signInPolicy: { allowedFirstAuthFactors: { ...SIGN_IN.firstFactors } },
+      // Passkeys are made and used on the shell's pages (the auth remote's code runs there), so
+      // their relying party is the shell's domain, never a remote's.
+      passkeyRelyingPartyId: settings.domains.shell,
+      passkeyUserVerification: SIGN_IN.passkeyUserVerification,
       // Accounts are made in the mobile apps (SignUp through their client); the web shows sign-up only when its config says so.
       selfSignUpEnabled: true,
       signInAliases: { email: true },
@@ -214,7 +244,7 @@ export class IdentityStack extends Stack {
       'AwsSolutions-COG2':
         "Deliberate (docs/product.md): no MFA for members, as in the mobile apps that share the pool; a member can only add to their ranch's uploads.",
       'AwsSolutions-COG8':
-        "Deliberate: the Essentials tier; Plus's threat protection is billed per active user and the pool's abuse is bounded elsewhere (docs/operations.md#sign-up-and-analytics-abuse).",
+        "Deliberate: the Essentials plan (e-mail codes and passkeys); Plus's threat protection is billed per active user and the pool's abuse is bounded elsewhere (docs/operations.md#sign-up-and-analytics-abuse).",
     });
     return pool;
   }
