@@ -12,6 +12,7 @@ export const testConfig: RuntimeConfig = {
     userPoolEndpoint: 'http://localhost:4100',
     identityPoolEndpoint: 'http://localhost:4100',
     signUpEnabled: false,
+    passwordless: { emailCode: true, passkeys: true },
   },
   storage: { bucket: 'trailsense-test', region: 'us-east-2', dangerouslyConnectToHttpEndpointForTesting: true },
   api: { baseUrl: 'http://localhost:4103', uploadsBaseUrl: 'http://localhost:4103' },

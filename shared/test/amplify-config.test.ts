@@ -15,6 +15,14 @@ describe('toAmplifyConfig', () => {
     });
   });
 
+  it('tells the sign-in kit the pool’s choices beside the password, and none when both are off', () => {
+    expect(toAmplifyConfig(testConfig).Auth?.Cognito.passwordless).toEqual({ emailOtpEnabled: true, webAuthn: {} });
+    const codeOnly = { ...testConfig, auth: { ...testConfig.auth, passwordless: { emailCode: true, passkeys: false } } };
+    expect(toAmplifyConfig(codeOnly).Auth?.Cognito.passwordless).toEqual({ emailOtpEnabled: true });
+    const none = { ...testConfig, auth: { ...testConfig.auth, passwordless: { emailCode: false, passkeys: false } } };
+    expect(toAmplifyConfig(none).Auth?.Cognito).not.toHaveProperty('passwordless');
+  });
+
   it('uses AWS endpoints when none are configured', () => {
     const { userPoolEndpoint: _u, identityPoolEndpoint: _i, ...auth } = testConfig.auth;
     const cognito = toAmplifyConfig({ ...testConfig, auth }).Auth?.Cognito as unknown as Record<string, unknown>;

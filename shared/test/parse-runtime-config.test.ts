@@ -99,6 +99,17 @@ describe('parseRuntimeConfig', () => {
     expect(problemsOf(raw)).toEqual(['"auth.signUpEnabled" must be true or false.']);
   });
 
+  it('reads the sign-in choices beside the password, both off when absent, and refuses a non-boolean one', () => {
+    const raw = valid();
+    const on = parseRuntimeConfig(raw);
+    expect(on.ok && on.config.auth.passwordless).toEqual({ emailCode: true, passkeys: true });
+    delete raw.auth!.passwordless;
+    const off = parseRuntimeConfig(raw);
+    expect(off.ok && off.config.auth.passwordless).toEqual({ emailCode: false, passkeys: false });
+    raw.auth!.passwordless = { emailCode: 'yes' };
+    expect(problemsOf(raw)).toEqual(['"auth.passwordless.emailCode" must be true or false.']);
+  });
+
   it('lets the brand override single fields and validates them', () => {
     const raw = valid() as Record<string, unknown>;
     raw.brand = { supportEmail: 'help@ranch.example' };

@@ -29,6 +29,10 @@ export function toAmplifyConfig(config: RuntimeConfig): ResourcesConfig {
           requireSpecialCharacters: false,
         },
         mfa: { status: 'off' },
+        // What the sign-in kit offers beside the password (it reads Amplify's config): the pool's choices.
+        ...(auth.passwordless.emailCode || auth.passwordless.passkeys
+          ? { passwordless: { emailOtpEnabled: auth.passwordless.emailCode, ...(auth.passwordless.passkeys ? { webAuthn: {} } : {}) } }
+          : {}),
       },
     },
     Storage: {

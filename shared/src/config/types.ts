@@ -39,6 +39,17 @@ export interface AuthConfig {
   identityPoolEndpoint?: string;
   /** Whether /login offers "Create Account". Hidden unless set. */
   signUpEnabled: boolean;
+  /**
+   * The pool's sign-in choices beside the password (docs/product.md#sign-in-flow): a code by
+   * e-mail (Cognito EMAIL_OTP) and passkeys (WEB_AUTHN). Only what the pool allows: an
+   * Essentials-tier pool with those first factors (infra/docs/server.md#sign-in). Both off unless set.
+   */
+  passwordless: PasswordlessConfig;
+}
+
+export interface PasswordlessConfig {
+  emailCode: boolean;
+  passkeys: boolean;
 }
 
 export interface StorageConfig {

@@ -130,6 +130,7 @@ const runtimeConfigSchema = section({
     userPoolEndpoint: optionalEndpoint(),
     identityPoolEndpoint: optionalEndpoint(),
     signUpEnabled: optional(flag(), false),
+    passwordless: optional(section({ emailCode: optional(flag(), false), passkeys: optional(flag(), false) }), {}),
   }),
   storage: section({
     bucket: matching(BUCKET, 'an S3 bucket name (lower case letters, digits, dots and hyphens)'),
