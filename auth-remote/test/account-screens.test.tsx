@@ -25,7 +25,7 @@ const withPhone = { ...subscriberUser, phoneNumber: '+12345678900' };
 function renderProfile(source: FakeSessionSource, service = new FakeAccountService()) {
   render(
     <UserProvider source={source}>
-      <ProfileScreen service={service} />
+      <ProfileScreen service={service} showPasskeys={false} />
     </UserProvider>,
   );
   return service;

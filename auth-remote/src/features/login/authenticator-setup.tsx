@@ -1,13 +1,25 @@
 import { Authenticator, CheckboxField, useAuthenticator } from '@aws-amplify/ui-react';
+import { signIn, type SignInInput } from 'aws-amplify/auth';
 import { I18n } from 'aws-amplify/utils';
 import { useBrand } from '@trailsense/shared';
 import { termsError } from '../../model/form-rules';
+import type { SignInMethod } from '../../model/passkeys';
 
 /** Button labels as docs/product.md#sign-in-page spells them, and its error texts (docs/product.md#sign-in-kit-messages). */
 const vocabulary: Record<string, string> = {
   'Sign in': 'Sign In',
   'Resend Code': 'Resend code',
   'A network error has occurred.': 'Network Error',
+  // Sign-in choices beside the password (docs/product.md#sign-in-without-a-password).
+  'Sign In with Email': 'Email me a sign-in code',
+  'Sign In with Passkey': 'Sign In with a Passkey',
+  'Passkey authentication ceremony has been canceled.': 'The passkey prompt was closed before it finished. Try again, or choose another way to sign in.',
+  'Passkey authentication was canceled. Please try again or use a different sign-in method.':
+    'The passkey prompt was closed before it finished. Try again, or choose another way to sign in.',
+  'Passkey operation has been aborted.': 'The passkey prompt was closed before it finished. Try again, or choose another way to sign in.',
+  'Passkeys may not be supported on this device.': 'This browser cannot use passkeys. Sign in with your password or an e-mailed code instead.',
+  'Device failed to retrieve passkey.': 'No passkey for this site was found on this device. Sign in with your password or an e-mailed code, then add one on your profile.',
+  'Relying party does not match current domain.': 'That passkey is not for this site. Sign in with your password or an e-mailed code.',
 };
 
 let vocabularyAdded = false;
@@ -45,7 +57,27 @@ export const authenticatorComponents = {
   SignUp: { FormFields: SignUpFormFields },
 };
 
+let lastMethod: SignInMethod | null = null;
+
+/** How the kit was last asked to sign in on this page (for the passkey offer after a code sign-in). */
+export function lastSignInMethod(): SignInMethod | null {
+  return lastMethod;
+}
+
+/** A kit sign-in's method: a USER_AUTH sign-in names its choice; the kit's password sign-in is SRP. */
+function methodOf(input: SignInInput): SignInMethod | null {
+  const options = input.options;
+  if (options?.authFlowType !== 'USER_AUTH') return 'PASSWORD';
+  const choice = options.preferredChallenge;
+  return choice === 'EMAIL_OTP' || choice === 'WEB_AUTHN' || choice === 'PASSWORD' ? choice : null;
+}
+
 export const authenticatorServices = {
+  /** The kit's sign-in, unchanged, noting which way the member chose (the kit calls it with the input only; its type is signIn's overloads). */
+  handleSignIn: ((input: SignInInput) => {
+    lastMethod = methodOf(input);
+    return signIn(input);
+  }) as typeof signIn,
   /** Runs beside the kit's own checks (required fields, password policy, passwords match). */
   validateCustomSignUp(formData: Record<string, unknown>): Promise<Record<string, string>> {
     const terms = termsError(Boolean(formData.acknowledgement));

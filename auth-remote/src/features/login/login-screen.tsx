@@ -1,4 +1,4 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Authenticator } from '@aws-amplify/ui-react';
 import {
   afterSignInPath,
@@ -16,6 +16,7 @@ import { AccountHelpDialog } from './account-help-dialog';
 import { ForgetThisComputer } from './forget-this-computer';
 import { KitWhenConfigured } from './kit-when-configured';
 import { addAuthVocabulary, authenticatorComponents, authenticatorFormFields, authenticatorServices } from './authenticator-setup';
+import { PasskeyOffer } from './passkey-offer';
 // The kit's stylesheet: only the sheets of the kit components drawn here, in the kit's cascade
 // layer (the module says which and why).
 import './sign-in-kit-styles';
@@ -45,6 +46,10 @@ export function LoginScreen({ returnTo }: LoginProps) {
       signUpAttributes: ['name' as const, 'phone_number' as const],
       formFields: authenticatorFormFields,
       services: authenticatorServices,
+      // The password form stays first; the pool's other choices (an e-mailed code, a passkey;
+      // Amplify's config says which) are under "Other sign-in options". The passkey offer is ours
+      // (passkey-offer.tsx): after a code sign-in only, and once.
+      passwordless: { preferredAuthMethod: 'PASSWORD' as const, passkeyRegistrationPrompts: false },
     }),
     [],
   );
@@ -75,17 +80,23 @@ export function LoginScreen({ returnTo }: LoginProps) {
   );
 }
 
-/** Rendered by the kit once it is done: waits for the user context, then goes where the user belongs. */
+/**
+ * Rendered by the kit once it is done: waits for the user context, offers a passkey after a code
+ * sign-in (passkey-offer.tsx, which may say it has nothing to offer), then goes where the user belongs.
+ */
 function AfterSignIn({ returnTo }: LoginProps) {
   const user = useUser();
   const { navigate } = useNavigation();
+  const [offerDone, setOfferDone] = useState(false);
+  const signedIn = user.status === 'authenticated' ? user.user : null;
   useEffect(() => {
-    if (user.status !== 'authenticated') return;
+    if (!signedIn || !offerDone) return;
     // Said to whoever signs in next; once someone has, the uploader speaks for itself.
     setPausedWorkNotice(null);
     // Whoever signed out before has had the offer to forget their history (forget-this-computer.tsx).
     clearSignedOut(tabStorage());
-    navigate(afterSignInPath(user.user, returnTo), { replace: true });
-  }, [user, returnTo, navigate]);
+    navigate(afterSignInPath(signedIn, returnTo), { replace: true });
+  }, [signedIn, offerDone, returnTo, navigate]);
+  if (signedIn && !offerDone) return <PasskeyOffer userId={signedIn.sub} onDone={() => setOfferDone(true)} />;
   return <p role="status">Signed in. Taking you on…</p>;
 }

@@ -1,5 +1,8 @@
 import { AppLink, useUser } from '@trailsense/shared';
 import { amplifyAccountService, type AccountService } from '../../services/account-service';
+import { amplifyPasskeyService, type PasskeyService } from '../../services/passkey-service';
+import { passkeysEnabled } from '../../services/sign-in-choices';
+import { PasskeysSection } from './passkeys-section';
 import { ChangePasswordForm } from './change-password-form';
 import { ProfileDetailsForm } from './profile-details-form';
 import { SignOutEverywhere } from './sign-out-everywhere';
@@ -7,10 +10,13 @@ import styles from '../../styles/auth.module.css';
 
 export interface ProfileScreenProps {
   service?: AccountService;
+  passkeys?: PasskeyService;
+  /** Whether the pool offers passkeys (the config's auth.passwordless.passkeys, through Amplify's config). */
+  showPasskeys?: boolean;
 }
 
 /** /profile: who the user is, their ranch, editing name and phone, password, and account actions. */
-export function ProfileScreen({ service = amplifyAccountService }: ProfileScreenProps) {
+export function ProfileScreen({ service = amplifyAccountService, passkeys = amplifyPasskeyService, showPasskeys = passkeysEnabled() }: ProfileScreenProps) {
   const current = useUser();
   if (current.status !== 'authenticated') {
     return <p role="status">Loading your profile…</p>;
@@ -56,6 +62,13 @@ export function ProfileScreen({ service = amplifyAccountService }: ProfileScreen
         <h2 id="profile-password">Change password</h2>
         <ChangePasswordForm service={service} />
       </section>
+
+      {showPasskeys && (
+        <section aria-labelledby="profile-passkeys">
+          <h2 id="profile-passkeys">Passkeys</h2>
+          <PasskeysSection service={passkeys} />
+        </section>
+      )}
 
       <section aria-labelledby="profile-sessions">
         <h2 id="profile-sessions">Signed-in devices</h2>
