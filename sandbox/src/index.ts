@@ -114,7 +114,7 @@ export interface Sandbox {
   /** The ports bound (port 0 resolved). */
   ports: SandboxPorts;
   dataDir: string;
-  /** Codes "sent" to an email (sign-up, resend, forgot password), oldest first. */
+  /** Codes "sent" to an email (sign-up, resend, forgot password, sign-in by e-mail: source EmailOtp), oldest first. */
   codes(email: string): DeliveredCode[];
   /** The newest code sent to an email, or undefined. */
   lastCode(email: string): string | undefined;

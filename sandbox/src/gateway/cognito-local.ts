@@ -40,6 +40,12 @@ export interface DeliveredCode {
  */
 export const TOKEN_VALIDITY = { idAndAccessMinutes: 15, refreshDays: 30 } as const;
 
+/**
+ * The web app client's ExplicitAuthFlows: SRP, refresh and choice-based sign-in (USER_AUTH), as
+ * production's client (infra/src/stacks/identity-stack.ts) gets them for issue 48.
+ */
+export const WEB_CLIENT_AUTH_FLOWS: readonly string[] = ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH', 'ALLOW_USER_AUTH'];
+
 export interface PoolIds {
   userPoolId: string;
   clientId: string;
@@ -156,7 +162,7 @@ export function writePoolFiles(dir: string, ids: PoolIds, users: readonly SeedUs
       IdTokenValidity: TOKEN_VALIDITY.idAndAccessMinutes,
       RefreshTokenValidity: TOKEN_VALIDITY.refreshDays,
       TokenValidityUnits: { AccessToken: 'minutes', IdToken: 'minutes', RefreshToken: 'days' },
-      ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+      ExplicitAuthFlows: [...WEB_CLIENT_AUTH_FLOWS],
     };
     writeJsonFileAtomically(clientsFile, { Clients: { [ids.clientId]: client } });
   }

@@ -4,12 +4,13 @@
  * (code-flows.ts), the password policy, access-token checks, and Cognito's messages for wrong
  * credentials (pool-answers.ts). This module decides which operation is answered and how.
  */
+import { randomBytes } from 'node:crypto';
 import type { JWTVerifyGetKey } from 'jose';
 import { CognitoError } from 'cognito-local/lib/errors';
 import { attributeValue } from 'cognito-local/lib/services/userPoolService';
 import type { SandboxDb } from '../db';
 import { checkRefreshToken, checkToken } from '../tokens';
-import { ctx, PASSWORD_POLICY } from './cognito-local';
+import { ctx, PASSWORD_POLICY, WEB_CLIENT_AUTH_FLOWS } from './cognito-local';
 import type { CognitoLocal, DeliveredCode, User } from './cognito-local';
 import { createCodeFlows } from './code-flows';
 import { CognitoFault, INCORRECT_CREDENTIALS, MISSING_AUTHENTICATION } from './errors';
@@ -18,7 +19,11 @@ import { assertPasswordPolicy } from './password-policy';
 import { forwardTo, jtiOf, signInResult, withOrigin, withTokenDefaults } from './pool-answers';
 import { assertDeletableAttributes, assertWritableAttributes, record, required, str, verifiedSub } from './request-body';
 import type { Body } from './request-body';
+import { createPasskeys } from './passkeys';
 import { createSrpSignIn } from './srp-sign-in';
+import { createUserAuth } from './user-auth';
+import { SITE_RELYING_PARTY } from './webauthn';
+import type { RelyingParty } from './webauthn';
 
 /** Operations whose AccessToken Cognito checks (signature, expiry, revocation) before anything else. */
 const ACCESS_TOKEN_OPERATIONS = new Set([
@@ -38,6 +43,10 @@ const ACCESS_TOKEN_OPERATIONS = new Set([
   'ForgetDevice',
   'UpdateDeviceStatus',
   'ConfirmDevice',
+  'StartWebAuthnRegistration',
+  'CompleteWebAuthnRegistration',
+  'ListWebAuthnCredentials',
+  'DeleteWebAuthnCredential',
 ]);
 
 /**
@@ -73,6 +82,10 @@ export const PUBLIC_OPERATIONS = new Set([
   'UpdateDeviceStatus',
   'GlobalSignOut',
   'RevokeToken',
+  'StartWebAuthnRegistration',
+  'CompleteWebAuthnRegistration',
+  'ListWebAuthnCredentials',
+  'DeleteWebAuthnCredential',
 ]);
 
 /**
@@ -90,44 +103,25 @@ export interface UserPoolDeps {
   issuer: string;
   keys: JWTVerifyGetKey;
   onCode: (code: DeliveredCode) => void;
-  /** The clock of the password lockout and of revocations (milliseconds); Date.now unless a test injects one. */
+  /** The clock of the password lockout, revocations, codes and sign-in sessions (milliseconds); Date.now unless a test injects one. */
   now?: () => number;
+  /** The passkeys' relying party: the site's (webauthn.ts SITE_RELYING_PARTY) unless a test names another. */
+  relyingParty?: RelyingParty;
 }
 
 export function createUserPool(deps: UserPoolDeps) {
   const nowMs = deps.now ?? Date.now;
-  const lockout = createLockout({ now: nowMs });
   const findUser = (username: string): Promise<User | null> => deps.cognito.pool.getUserByUsername(ctx, username);
   const forward = (target: string, body: Body) => forwardTo(deps.cognito, target, body);
-  const srp = createSrpSignIn({
-    poolName: deps.userPoolId.split('_')[1] ?? '',
-    findUser,
-    lockout,
-    // Proven: let cognito-local mint the tokens (and apply its user-status checks) via the
-    // password flow, with the password the proof was made against.
-    tokensFor: async (userId, password) =>
-      signInResult(
-        await forward('InitiateAuth', { AuthFlow: 'USER_PASSWORD_AUTH', ClientId: deps.clientId, AuthParameters: { USERNAME: userId, PASSWORD: password } }),
-      ),
-  });
+  const { srp, passwordSignIn, passkeys, userAuth } = createSignIns(deps, findUser, forward, nowMs);
   const codes = createCodeFlows({ cognito: deps.cognito, findUser, forward, onCode: deps.onCode, now: nowMs });
   const sessions = createSessionOperations(deps, findUser, nowMs);
 
-  /** USER_PASSWORD_AUTH, for the test client only; wrong passwords count towards the lockout. */
-  async function passwordAuth(body: Body): Promise<unknown> {
+  /** USER_PASSWORD_AUTH, for the test client only. */
+  function passwordAuth(body: Body): Promise<unknown> {
     if (body['ClientId'] !== PASSWORD_AUTH_TEST_CLIENT_ID)
       throw new CognitoFault('InvalidParameterException', 'USER_PASSWORD_AUTH flow not enabled for this client');
-    const params = record(body, 'AuthParameters');
-    const user = await findUser(required(params, 'USERNAME'));
-    if (user && lockout.isLocked(user.Username)) throw new CognitoFault('NotAuthorizedException', PASSWORD_ATTEMPTS_EXCEEDED);
-    try {
-      const result = await signInResult(await forward('InitiateAuth', { ...body, ClientId: deps.clientId }));
-      if (user) lockout.succeed(user.Username);
-      return result;
-    } catch (err) {
-      if (user && err instanceof CognitoFault && err.message === INCORRECT_CREDENTIALS) lockout.fail(user.Username);
-      throw err;
-    }
+    return passwordSignIn(record(body, 'AuthParameters'));
   }
 
   /** UpdateUserAttributes for the client's write attributes; a changed email is unverified again, as on Cognito. */
@@ -158,17 +152,22 @@ export function createUserPool(deps: UserPoolDeps) {
     const flow = str(body, 'AuthFlow');
     if (flow === 'USER_SRP_AUTH') return srp.start(body);
     if (flow === 'USER_PASSWORD_AUTH') return passwordAuth(body);
+    // The web client's ExplicitAuthFlows (cognito-local.ts) allow choice-based sign-in; the test client's too.
+    if (flow === 'USER_AUTH' && WEB_CLIENT_AUTH_FLOWS.includes('ALLOW_USER_AUTH')) return userAuth.initiate(body);
     if (flow === 'REFRESH_TOKEN_AUTH' || flow === 'REFRESH_TOKEN') {
       return sessions.refresh(str(record(body, 'AuthParameters'), 'REFRESH_TOKEN') ?? required({}, 'REFRESH_TOKEN'));
     }
     throw new CognitoFault('InvalidParameterException', `${flow ?? 'AuthFlow'} flow is not enabled for this client`);
   }
 
-  /** RespondToAuthChallenge: only the PASSWORD_VERIFIER of the gateway's own SRP sessions. */
+  /** RespondToAuthChallenge: the challenges the gateway issues (SRP's, and choice-based sign-in's: user-auth.ts). */
   function respondToAuthChallenge(body: Body): Promise<unknown> {
     checkClient(body);
     const challenge = required(body, 'ChallengeName');
     if (challenge === 'PASSWORD_VERIFIER') return srp.verify(body);
+    if (challenge === 'SELECT_CHALLENGE') return userAuth.select(body);
+    if (challenge === 'EMAIL_OTP') return userAuth.answerEmailOtp(body);
+    if (challenge === 'WEB_AUTHN') return userAuth.answerWebAuthn(body);
     // The gateway issues no other challenge (MFA is off and there is no admin-created user with
     // a temporary password), so no Session can be one it issued.
     throw new CognitoFault('NotAuthorizedException', 'Invalid session for the user.');
@@ -227,10 +226,88 @@ export function createUserPool(deps: UserPoolDeps) {
       case 'ChangePassword':
         assertPasswordPolicy(body['ProposedPassword'], PASSWORD_POLICY.MinimumLength);
         return forward(operation, body);
+      case 'StartWebAuthnRegistration':
+        return passkeys.start(body);
+      case 'CompleteWebAuthnRegistration':
+        return passkeys.complete(body);
+      case 'ListWebAuthnCredentials':
+        return passkeys.list(body);
+      case 'DeleteWebAuthnCredential':
+        return passkeys.remove(body);
       default:
         return forward(operation, body);
     }
   };
+}
+
+/**
+ * The sign-ins: SRP (srp-sign-in.ts), a password (USER_PASSWORD_AUTH, USER_AUTH's PASSWORD) with the
+ * lockout, and choice-based sign-in (user-auth.ts) with passkeys (passkeys.ts).
+ */
+function createSignIns(
+  deps: UserPoolDeps,
+  findUser: (username: string) => Promise<User | null>,
+  forward: (target: string, body: Body) => Promise<unknown>,
+  nowMs: () => number,
+) {
+  const lockout = createLockout({ now: nowMs });
+  const srp = createSrpSignIn({
+    poolName: deps.userPoolId.split('_')[1] ?? '',
+    findUser,
+    lockout,
+    // Proven: let cognito-local mint the tokens (and apply its user-status checks) via the
+    // password flow, with the password the proof was made against.
+    tokensFor: async (userId, password) =>
+      signInResult(
+        await forward('InitiateAuth', { AuthFlow: 'USER_PASSWORD_AUTH', ClientId: deps.clientId, AuthParameters: { USERNAME: userId, PASSWORD: password } }),
+      ),
+  });
+  const rp = deps.relyingParty ?? SITE_RELYING_PARTY;
+  const passkeys = createPasskeys({ cognito: deps.cognito, findUser, rp, now: nowMs });
+  const userAuth = createUserAuth({
+    findUser,
+    rp,
+    now: nowMs,
+    onCode: deps.onCode,
+    passwordSignIn: (username, password) => passwordSignIn({ USERNAME: username, PASSWORD: password }),
+    srpStart: async (username, srpA) => ({
+      ...((await srp.start({ AuthParameters: { USERNAME: username, SRP_A: srpA } })) as Record<string, unknown>),
+      Session: randomBytes(48).toString('base64'),
+    }),
+    // The user has proven who they are another way: cognito-local mints the tokens through the
+    // password flow, with the stored password, as for SRP.
+    tokensFor: async (user) =>
+      signInResult(
+        await forward('InitiateAuth', {
+          AuthFlow: 'USER_PASSWORD_AUTH',
+          ClientId: deps.clientId,
+          AuthParameters: { USERNAME: user.Username, PASSWORD: user.Password },
+        }),
+      ),
+    passkeyUsed: passkeys.used,
+  });
+
+  /** A password sign-in (USER_PASSWORD_AUTH, USER_AUTH's PASSWORD); wrong passwords count towards the lockout. */
+  async function passwordSignIn(params: Body): Promise<unknown> {
+    const user = await findUser(required(params, 'USERNAME'));
+    if (user && lockout.isLocked(user.Username)) throw new CognitoFault('NotAuthorizedException', PASSWORD_ATTEMPTS_EXCEEDED);
+    try {
+      const result = await signInResult(
+        await forward('InitiateAuth', {
+          AuthFlow: 'USER_PASSWORD_AUTH',
+          ClientId: deps.clientId,
+          AuthParameters: { USERNAME: params['USERNAME'], PASSWORD: required(params, 'PASSWORD') },
+        }),
+      );
+      if (user) lockout.succeed(user.Username);
+      return result;
+    } catch (err) {
+      if (user && err instanceof CognitoFault && err.message === INCORRECT_CREDENTIALS) lockout.fail(user.Username);
+      throw err;
+    }
+  }
+
+  return { srp, passwordSignIn, passkeys, userAuth };
 }
 
 /**
