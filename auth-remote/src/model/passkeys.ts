@@ -44,7 +44,7 @@ export const PASSKEY_TEXT = {
   none: 'You have no passkeys yet. A passkey signs you in with this device’s fingerprint, face or screen lock instead of a password.',
   add: 'Add a passkey',
   adding: 'Waiting for your device…',
-  added: 'Passkey added. Next time, choose Other sign-in options, then Sign In with Passkey.',
+  added: 'Passkey added. Next time, choose Other sign-in options, then Sign In with a Passkey.',
   removed: (name: string) => `Passkey removed: ${name}. It can no longer sign you in.`,
   remove: (name: string) => `Remove passkey ${name}`,
   unsupported: 'This browser cannot use passkeys. Sign in with your password or an e-mailed code instead.',
@@ -91,6 +91,12 @@ export function passkeyErrorText(error: unknown): string {
 export type SignInMethod = 'PASSWORD' | 'EMAIL_OTP' | 'WEB_AUTHN';
 
 /** The offer after sign-in: only after a code, where passkeys are on and work, to a member without one, once. */
-export function shouldOfferPasskey(input: { method: SignInMethod | null; passkeysEnabled: boolean; supported: boolean; hasPasskeys: boolean; offeredBefore: boolean }): boolean {
+export function shouldOfferPasskey(input: {
+  method: SignInMethod | null;
+  passkeysEnabled: boolean;
+  supported: boolean;
+  hasPasskeys: boolean;
+  offeredBefore: boolean;
+}): boolean {
   return input.method === 'EMAIL_OTP' && input.passkeysEnabled && input.supported && !input.hasPasskeys && !input.offeredBefore;
 }

@@ -23,7 +23,8 @@ export const amplifyPasskeyService: PasskeyService = {
     let nextToken: string | undefined;
     do {
       const page = await listWebAuthnCredentials({ pageSize: PAGE, ...(nextToken ? { nextToken } : {}) });
-      for (const c of page.credentials) records.push({ credentialId: c.credentialId, friendlyCredentialName: c.friendlyCredentialName, createdAt: c.createdAt });
+      for (const c of page.credentials)
+        records.push({ credentialId: c.credentialId, friendlyCredentialName: c.friendlyCredentialName, createdAt: c.createdAt });
       nextToken = page.nextToken;
     } while (nextToken);
     return toPasskeys(records);

@@ -13,12 +13,18 @@ const vocabulary: Record<string, string> = {
   // Sign-in choices beside the password (docs/product.md#sign-in-without-a-password).
   'Sign In with Email': 'Email me a sign-in code',
   'Sign In with Passkey': 'Sign In with a Passkey',
-  'Passkey authentication ceremony has been canceled.': 'The passkey prompt was closed before it finished. Try again, or choose another way to sign in.',
+  'Passkey authentication ceremony has been canceled.':
+    'No passkey was used: the prompt was closed, or this device has no passkey for this site. Try again, or choose another way to sign in.',
   'Passkey authentication was canceled. Please try again or use a different sign-in method.':
-    'The passkey prompt was closed before it finished. Try again, or choose another way to sign in.',
-  'Passkey operation has been aborted.': 'The passkey prompt was closed before it finished. Try again, or choose another way to sign in.',
+    'No passkey was used: the prompt was closed, or this device has no passkey for this site. Try again, or choose another way to sign in.',
+  'Passkey operation has been aborted.':
+    'No passkey was used: the prompt was closed, or this device has no passkey for this site. Try again, or choose another way to sign in.',
   'Passkeys may not be supported on this device.': 'This browser cannot use passkeys. Sign in with your password or an e-mailed code instead.',
-  'Device failed to retrieve passkey.': 'No passkey for this site was found on this device. Sign in with your password or an e-mailed code, then add one on your profile.',
+  'Device failed to retrieve passkey.':
+    'No passkey for this site was found on this device. Sign in with your password or an e-mailed code, then add one on your profile.',
+  // The pool's answers to a code that can no longer be used (sandbox/src/gateway/user-auth.ts gives the same).
+  'Invalid session for the user.': 'This code can no longer be used: it was tried too many times, or already used. Go back to sign in and ask for a new code.',
+  'Invalid session for the user, session is expired.': 'This code has expired: codes last 3 minutes. Go back to sign in and ask for a new code.',
   'Relying party does not match current domain.': 'That passkey is not for this site. Sign in with your password or an e-mailed code.',
 };
 
@@ -59,6 +65,9 @@ export const authenticatorComponents = {
 
 let lastMethod: SignInMethod | null = null;
 
+/** Said when the account has no passkey with the pool (docs/product.md#sign-in-without-a-password). */
+export const NO_PASSKEY = 'Your account has no passkey yet. Sign in with your password or an e-mailed code, then add a passkey on your profile.';
+
 /** How the kit was last asked to sign in on this page (for the passkey offer after a code sign-in). */
 export function lastSignInMethod(): SignInMethod | null {
   return lastMethod;
@@ -74,9 +83,15 @@ function methodOf(input: SignInInput): SignInMethod | null {
 
 export const authenticatorServices = {
   /** The kit's sign-in, unchanged, noting which way the member chose (the kit calls it with the input only; its type is signIn's overloads). */
-  handleSignIn: ((input: SignInInput) => {
+  handleSignIn: (async (input: SignInInput) => {
     lastMethod = methodOf(input);
-    return signIn(input);
+    const result = await signIn(input);
+    // The pool answers a passkey sign-in of an account without one by offering the other choices;
+    // the kit would drop back to an empty form without a word. Say why, on the choices screen.
+    if (lastMethod === 'WEB_AUTHN' && result.nextStep.signInStep === 'CONTINUE_SIGN_IN_WITH_FIRST_FACTOR_SELECTION') {
+      throw Object.assign(new Error(NO_PASSKEY), { name: 'NoPasskeyForAccount' });
+    }
+    return result;
   }) as typeof signIn,
   /** Runs beside the kit's own checks (required fields, password policy, passwords match). */
   validateCustomSignUp(formData: Record<string, unknown>): Promise<Record<string, string>> {

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { StatusMessage, type FormStatus } from '../../components/status-message';
 import { addedText, PASSKEY_TEXT, passkeyErrorText, type Passkey } from '../../model/passkeys';
 import type { PasskeyService } from '../../services/passkey-service';
@@ -17,17 +17,18 @@ export function PasskeysSection({ service }: { service: PasskeyService }) {
   const busy = status.kind === 'busy';
   const supported = service.supported();
 
-  const reload = useCallback(async () => {
-    try {
-      setListing({ kind: 'listed', passkeys: await service.list() });
-    } catch (error) {
-      setListing({ kind: 'failed', message: `Your passkeys could not be listed: ${passkeyErrorText(error)}` });
-    }
-  }, [service]);
-
+  // Listed on open and after each change (`changes` counts them).
+  const [changes, setChanges] = useState(0);
   useEffect(() => {
-    void reload();
-  }, [reload]);
+    let live = true;
+    service.list().then(
+      (passkeys) => live && setListing({ kind: 'listed', passkeys }),
+      (error: unknown) => live && setListing({ kind: 'failed', message: `Your passkeys could not be listed: ${passkeyErrorText(error)}` }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [service, changes]);
 
   async function act(action: () => Promise<void>, success: string) {
     setStatus({ kind: 'busy' });
@@ -37,7 +38,7 @@ export function PasskeysSection({ service }: { service: PasskeyService }) {
     } catch (error) {
       setStatus({ kind: 'error', message: passkeyErrorText(error) });
     }
-    await reload();
+    setChanges((n) => n + 1);
   }
 
   return (
