@@ -11,6 +11,7 @@ const vocabulary: Record<string, string> = {
   'Resend Code': 'Resend code',
   'A network error has occurred.': 'Network Error',
   // Sign-in choices beside the password (docs/product.md#sign-in-without-a-password).
+  'Please enter your username first': 'Enter your email first',
   'Sign In with Email': 'Email me a sign-in code',
   'Sign In with Passkey': 'Sign In with a Passkey',
   'Passkey authentication ceremony has been canceled.':
