@@ -7,7 +7,7 @@
 import type { CDPSession, Page } from '@playwright/test';
 import { expect, test } from './support/test';
 import { axeScan } from './support/axe';
-import { codeLogMark, createAccount, startSignedIn, uniqueEmail, waitForCode } from './support/session';
+import { codeLogMark, createAccount, expireSignIns, startSignedIn, uniqueEmail, waitForCode } from './support/session';
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const OFFER = 'Sign in faster next time';
@@ -190,6 +190,29 @@ test('a code tried too many times can no longer be used: the kit says so, and a 
   await page.getByRole('textbox', { name: /Code/ }).fill(code);
   await page.getByRole('button', { name: 'Confirm', exact: true }).click();
   await expect(page.getByRole('alert')).toHaveText(used);
+
+  await page.getByRole('button', { name: 'Back to Sign In' }).click();
+  await otherOptions(page, email);
+  mark = codeLogMark();
+  await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
+  await page.getByRole('textbox', { name: /Code/ }).fill(await waitForCode(email, mark));
+  await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+  await expect(page.getByRole('heading', { name: OFFER })).toBeVisible();
+});
+
+test('an expired code says so, and a new code signs in', async ({ page }) => {
+  const email = uniqueEmail('expired');
+  await createAccount(email, 'a long enough password');
+  await otherOptions(page, email);
+  let mark = codeLogMark();
+  await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
+  const code = await waitForCode(email, mark);
+  // Three minutes pass for this sign-in (the sandbox ends it as Cognito would).
+  expect(await expireSignIns(email)).toBe(1);
+  await page.getByRole('textbox', { name: /Code/ }).fill(code);
+  await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+  // The kit's own words for Cognito's expired session.
+  await expect(page.getByRole('alert')).toHaveText('Your verification code has expired. Please request a new code.');
 
   await page.getByRole('button', { name: 'Back to Sign In' }).click();
   await otherOptions(page, email);

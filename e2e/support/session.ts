@@ -107,6 +107,13 @@ export async function waitForCode(email: string, since: number, timeoutMs = 10_0
   throw new Error(`No code for ${email} appeared in the sandbox log`);
 }
 
+/** Ends the pending sign-ins begun as `email` as if their 3 minutes had passed (`POST /_sandbox/sign-in-sessions`). */
+export async function expireSignIns(email: string): Promise<number> {
+  const res = await fetch(`${new URL(localConfig.analytics.endpoint).origin}/_sandbox/sign-in-sessions`, { method: 'POST', body: JSON.stringify({ email }) });
+  if (!res.ok) throw new Error(`the sandbox did not expire the sign-ins of ${email}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { expired: number }).expired;
+}
+
 /** How many lines the sandbox log has now. */
 export function codeLogMark(): number {
   return fs.readFileSync(SANDBOX_LOG, 'utf8').split('\n').length - 1;

@@ -85,7 +85,9 @@ export function sinkEvents(db: SandboxDb, log: (line: string) => void, now: () =
  *   ranch's ledger clock's month and drops its reservations (a test's starting point); without
  *   `total` only the reservations go; `GET` nothing useful;
  * - `/_sandbox/tenants`: `POST` (empty, or `{ "label": "w1" }`) makes a tenant: fresh copies of the
- *   seed's ranches and accounts (src/tenants.ts), answered with their ids, emails and passwords.
+ *   seed's ranches and accounts (src/tenants.ts), answered with their ids, emails and passwords;
+ * - `/_sandbox/sign-in-sessions`: `POST` `{ "email": … }` ends that address's pending sign-ins as
+ *   if their 3 minutes had passed (an expired e-mailed code), answered with how many.
  * The first five take `?ranch=<id>`: the switch of that ranch's requests only (src/ranch-scope.ts);
  * without it, the process-wide one. Loopback callers only, and never from a web page (a request
  * with an Origin header is refused), so a site cannot flip them.
@@ -112,6 +114,8 @@ export interface SandboxControl {
   setRanchUsage(ranchId: unknown, total: unknown): string | undefined;
   /** Makes a tenant from a request body; the reason when the body is malformed. */
   createTenant(raw: Buffer): Promise<{ error: string } | { tenant: Tenant }>;
+  /** Ends the pending sign-ins of `{ "email": … }` as if expired; the reason when the body is malformed. */
+  expireSignIns(raw: Buffer): { error: string } | { expired: number };
 }
 
 export const CONTROL_PATH = '/_sandbox/s3-put-fault';
@@ -121,6 +125,7 @@ export const LEDGER_CLOCK_CONTROL_PATH = '/_sandbox/ledger-clock';
 export const FIREWALL_CONTROL_PATH = '/_sandbox/firewall';
 export const RANCH_USAGE_CONTROL_PATH = '/_sandbox/ranch-usage';
 export const TENANTS_CONTROL_PATH = '/_sandbox/tenants';
+export const SIGN_IN_SESSIONS_CONTROL_PATH = '/_sandbox/sign-in-sessions';
 
 const isLoopback = (address: string | undefined) => !!address && (address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1');
 
@@ -232,6 +237,17 @@ const CONTROL_ROUTES = new Map<string, ControlRoute>([
             .join(', ')}`,
         );
         return { answer: made.tenant };
+      },
+    },
+  ],
+  [
+    SIGN_IN_SESSIONS_CONTROL_PATH,
+    {
+      post: (control, raw, log) => {
+        const done = control.expireSignIns(raw);
+        if ('error' in done) return Promise.resolve(done);
+        log(`[sandbox] ${done.expired} pending sign-in(s) expired`);
+        return Promise.resolve({ answer: done });
       },
     },
   ],

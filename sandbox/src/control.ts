@@ -16,6 +16,7 @@ import type { RanchScoped } from './ranch-scope';
 import type { S3Piece } from './s3';
 import type { SeedUser } from './seed';
 import { parseStallCount } from './stall';
+import { parseJsonObject } from './http-util';
 import { createTenant, parseTenantRequest } from './tenants';
 
 export interface ControlDeps {
@@ -27,6 +28,8 @@ export interface ControlDeps {
   firewall: RanchFirewalls;
   /** Saves a tenant's users in the user pool. */
   saveUsers: (users: readonly SeedUser[]) => Promise<void>;
+  /** Ends a user's pending sign-ins as if their lifetime had passed (gateway/user-auth.ts expireFor). */
+  expireSignIns: (username: string) => number;
 }
 
 /** Applies a spec once parsed: the parser's message when it is malformed. */
@@ -68,6 +71,13 @@ export function createControl(deps: ControlDeps): SandboxControl {
       const request = parseTenantRequest(raw);
       if (typeof request === 'string') return { error: request };
       return { tenant: await createTenant({ db, saveUsers: deps.saveUsers }, request.label) };
+    },
+    expireSignIns: (raw) => {
+      const json = parseJsonObject(raw);
+      const email = json?.['email'];
+      if (typeof email !== 'string' || !email.includes('@') || email.length > 254)
+        return { error: 'bad sign-in expiry: send { "email": "<the address the sign-in was begun with>" }' };
+      return { expired: deps.expireSignIns(email) };
     },
   };
 }

@@ -308,7 +308,12 @@ async function startCognito(opts: {
   sessions: SessionRegistry;
   log: (line: string) => void;
   now?: (() => number) | undefined;
-}): Promise<{ codes: DeliveredCode[]; handler: RequestListener; saveUsers: (users: readonly SeedUser[]) => Promise<void> }> {
+}): Promise<{
+  codes: DeliveredCode[];
+  handler: RequestListener;
+  saveUsers: (users: readonly SeedUser[]) => Promise<void>;
+  expireSignIns: (username: string) => number;
+}> {
   const { ids, db, log } = opts;
   const issuer = issuerFor(opts.config);
   const onCode = (c: DeliveredCode) => log(`[cognito] code for ${c.destination} (${c.source}): ${c.code}`);
@@ -349,6 +354,7 @@ async function startCognito(opts: {
     saveUsers: async (users) => {
       for (const user of users) await cognito.pool.saveUser(cognitoCtx, poolUser(user, new Date()));
     },
+    expireSignIns: userPool.expireSignIns,
   };
 }
 
@@ -406,7 +412,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       'api',
       createApi({ db, uploads, keys: remoteKeys, issuer, clientId: ids.clientId, log, fault: faults, firewall, ledgerClock: ledgerClockFor }),
     );
-    const control = createControl({ s3, db, ledgerClock, apiFault, firewall, saveUsers: cognito.saveUsers });
+    const control = createControl({ s3, db, ledgerClock, apiFault, firewall, saveUsers: cognito.saveUsers, expireSignIns: cognito.expireSignIns });
     supervisor.handle('analytics', createAnalytics({ db, log, control }));
     writeFileSync(path.join(dataDir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
   } catch (err) {

@@ -216,6 +216,20 @@ describe('EMAIL_OTP', () => {
     expect(done.AuthenticationResult?.IdToken).toEqual(expect.any(String));
   });
 
+  it('ends a pending sign-in as expired through the control route (a browser test’s expired code); refuses a body without an address', async () => {
+    const expire = (body: string) => fetch(`http://127.0.0.1:${sandbox.ports.analytics}/_sandbox/sign-in-sessions`, { method: 'POST', body });
+    const started = await userAuth(lapsed.email, 'EMAIL_OTP');
+    const code = sandbox.lastCode(lapsed.email)!;
+    const res = await expire(JSON.stringify({ email: lapsed.email.toUpperCase() }));
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ expired: 1 });
+    expect(await refusal(respond('EMAIL_OTP', started.Session, { USERNAME: lapsed.email, EMAIL_OTP_CODE: code }))).toEqual({
+      name: 'NotAuthorizedException',
+      message: 'Invalid session for the user, session is expired.',
+    });
+    for (const body of ['', '{}', '{"email": 7}', 'not json']) expect((await expire(body)).status).toBe(400);
+  });
+
   it('answers an unknown user as any other, sends nothing and refuses every code', async () => {
     const email = 'nobody-here@trailsense.example';
     const started = await userAuth(email);

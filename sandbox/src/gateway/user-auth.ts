@@ -239,5 +239,21 @@ export function createUserAuth(deps: UserAuthDeps) {
     return deps.tokensFor(user);
   }
 
-  return { initiate, select, answerEmailOtp, answerWebAuthn };
+  /**
+   * Ends the pending sign-ins begun as `username` (what was typed: the e-mail address) as if their
+   * lifetime had passed: their next answer gets EXPIRED_SESSION. For browser tests of an expired
+   * code (the control route /_sandbox/sign-in-sessions); returns how many there were.
+   */
+  function expireFor(username: string): number {
+    const typed = username.trim().toLowerCase();
+    let expired = 0;
+    for (const s of sessions.values()) {
+      if (s.username.toLowerCase() !== typed) continue;
+      s.expires = deps.now() - 1;
+      expired++;
+    }
+    return expired;
+  }
+
+  return { initiate, select, answerEmailOtp, answerWebAuthn, expireFor };
 }
