@@ -11,8 +11,10 @@ import { LoadingState } from '../app/loading-state';
  */
 export function LoginFrame() {
   const brand = useBrand();
-  // With sign-up on, the kit's form has its Sign In / Create Account tabs above it.
-  const { signUpEnabled } = useConfig().auth;
+  // With sign-up on, the kit's form has its Sign In / Create Account tabs above it; with the
+  // pool's other sign-in choices, its "Other sign-in options" link below.
+  const { signUpEnabled, passwordless } = useConfig().auth;
+  const choices = passwordless.emailCode || passwordless.passkeys;
   return (
     <>
       <div className="login-frame" aria-busy="true">
@@ -20,7 +22,7 @@ export function LoginFrame() {
         <h1>Welcome to {brand.productName}</h1>
         {/* The remote's button opens a dialog; until it is here the line is plain text in its place. */}
         <p className="login-frame__help">How do I create an account?</p>
-        <div className={signUpEnabled ? 'login-frame__form login-frame__form--tabs' : 'login-frame__form'}>
+        <div className={['login-frame__form', signUpEnabled && 'login-frame__form--tabs', choices && 'login-frame__form--choices'].filter(Boolean).join(' ')}>
           <LoadingState label="Loading the sign-in form…" />
         </div>
       </div>
@@ -51,7 +53,9 @@ function TallLoading({ label }: { label: string }) {
  * root's `data-frame`); otherwise the page renders afresh.
  */
 export function frameVariant(config: RuntimeConfig): string {
-  return config.auth.signUpEnabled ? 'sign-up' : 'sign-in';
+  const { signUpEnabled, passwordless } = config.auth;
+  const form = signUpEnabled ? 'sign-up' : 'sign-in';
+  return passwordless.emailCode || passwordless.passkeys ? `${form}+choices` : form;
 }
 
 /** What a remote route shows while its module loads, where it has more than a loading line. */

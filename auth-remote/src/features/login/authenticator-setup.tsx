@@ -25,7 +25,6 @@ const vocabulary: Record<string, string> = {
     'No passkey for this site was found on this device. Sign in with your password or an e-mailed code, then add one on your profile.',
   // The pool's answers to a code that can no longer be used (sandbox/src/gateway/user-auth.ts gives the same).
   'Invalid session for the user.': 'This code can no longer be used: it was tried too many times, or already used. Go back to sign in and ask for a new code.',
-  'Invalid session for the user, session is expired.': 'This code has expired: codes last 3 minutes. Go back to sign in and ask for a new code.',
   'Relying party does not match current domain.': 'That passkey is not for this site. Sign in with your password or an e-mailed code.',
 };
 

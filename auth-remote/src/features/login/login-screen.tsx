@@ -17,6 +17,7 @@ import { ForgetThisComputer } from './forget-this-computer';
 import { KitWhenConfigured } from './kit-when-configured';
 import { addAuthVocabulary, authenticatorComponents, authenticatorFormFields, authenticatorServices } from './authenticator-setup';
 import { PasskeyOffer } from './passkey-offer';
+import { emailCodeEnabled, passkeysEnabled } from '../../services/sign-in-choices';
 // The kit's stylesheet: only the sheets of the kit components drawn here, in the kit's cascade
 // layer (the module says which and why).
 import './sign-in-kit-styles';
@@ -38,6 +39,8 @@ export function LoginScreen({ returnTo }: LoginProps) {
   // Work a lost session paused (the uploader's batch): why the user is here, and what signing in does.
   const paused = usePausedWorkNotice();
   const signUpEnabled = config.auth.signUpEnabled;
+  // The pool's other sign-in choices add the kit's "Other sign-in options" link below the form.
+  const withChoices = emailCodeEnabled() || passkeysEnabled();
   // What the kit's machine is configured with: sent by KitWhenConfigured, and passed to the
   // <Authenticator> too (which then finds its machine configured and sends nothing).
   const kitOptions = useMemo(
@@ -66,7 +69,7 @@ export function LoginScreen({ returnTo }: LoginProps) {
       <AccountHelpDialog productName={brand.productName} />
       {/* The kit draws nothing until it has asked Amplify for a session; its place is kept, so
           the page does not shrink and grow back (the shell's frame keeps the same place). */}
-      <div className={signUpEnabled ? `${styles.kit} ${styles.withTabs}` : styles.kit}>
+      <div className={[styles.kit, signUpEnabled && styles.withTabs, withChoices && styles.withChoices].filter(Boolean).join(' ')}>
         <Authenticator.Provider>
           <KitWhenConfigured options={kitOptions}>
             <Authenticator hideSignUp={!signUpEnabled} components={authenticatorComponents} {...kitOptions}>
