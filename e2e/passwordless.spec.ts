@@ -222,3 +222,20 @@ test('an expired code says so, and a new code signs in', async ({ page }) => {
   await page.getByRole('button', { name: 'Confirm', exact: true }).click();
   await expect(page.getByRole('heading', { name: OFFER })).toBeVisible();
 });
+
+test('a member who asked for a code can go back and sign in with the password instead: the pending code sign-in gives way', async ({ page }) => {
+  const email = uniqueEmail('mind');
+  const password = 'a long enough password';
+  await createAccount(email, password);
+  await otherOptions(page, email);
+  const mark = codeLogMark();
+  await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
+  await waitForCode(email, mark);
+  await page.getByRole('button', { name: 'Back to Sign In' }).click();
+  await page.getByRole('textbox', { name: 'Email' }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign In', exact: true }).click();
+  // A password sign-in is not offered a passkey: straight on (no ranch: the profile).
+  await expect(page).toHaveURL('/profile');
+  await expect(page.getByRole('heading', { name: OFFER })).toHaveCount(0);
+});
