@@ -31,14 +31,19 @@ const lapsed = seedUser('lapsed@trailsense.example');
 const partner = seedUser('partner@trailsense.example');
 const SITE = PASSKEY_ORIGINS[0]!;
 let sandbox: Sandbox;
-let skewMs = 0;
+/** The sandbox's auth clock: held at a fixed time and moved only by a test, never the real clock. */
+const START_MS = Date.UTC(2026, 10, 20, 12, 0, 0);
+let clockMs = START_MS;
+const moveClock = (ms: number) => {
+  clockMs = START_MS + ms;
+};
 
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ authClock: () => Date.now() + skewMs });
+  sandbox = await startTestSandbox({ authClock: () => clockMs });
 });
 afterAll(() => stopTestSandbox(sandbox));
 afterEach(() => {
-  skewMs = 0;
+  clockMs = START_MS;
 });
 
 const client = () => new CognitoIdentityProviderClient({ region: sandbox.config.auth.region, endpoint: sandbox.config.auth.userPoolEndpoint });
@@ -204,14 +209,14 @@ describe('EMAIL_OTP', () => {
   it('refuses the code once the session has expired (3 minutes)', async () => {
     const started = await userAuth(partner.email, 'EMAIL_OTP');
     const code = sandbox.lastCode(partner.email)!;
-    skewMs = AUTH_SESSION_MS + 1000;
+    moveClock(AUTH_SESSION_MS + 1000);
     expect(await refusal(respond('EMAIL_OTP', started.Session, { USERNAME: partner.email, EMAIL_OTP_CODE: code }))).toEqual({
       name: 'NotAuthorizedException',
       message: 'Invalid session for the user, session is expired.',
     });
-    skewMs = 0;
+    moveClock(0);
     const again = await userAuth(partner.email, 'EMAIL_OTP');
-    skewMs = AUTH_SESSION_MS - 5000;
+    moveClock(AUTH_SESSION_MS - 5000);
     const done = await respond('EMAIL_OTP', again.Session, { USERNAME: partner.email, EMAIL_OTP_CODE: sandbox.lastCode(partner.email)! });
     expect(done.AuthenticationResult?.IdToken).toEqual(expect.any(String));
   });
@@ -363,7 +368,7 @@ describe('passkeys', () => {
       'WebAuthnChallengeNotFoundException',
     );
     const { CredentialCreationOptions: late } = await client().send(new StartWebAuthnRegistrationCommand({ AccessToken: tokens.AccessToken }));
-    skewMs = AUTH_SESSION_MS + 1000;
+    moveClock(AUTH_SESSION_MS + 1000);
     expect(
       (
         await refusal(
@@ -376,7 +381,7 @@ describe('passkeys', () => {
         )
       ).name,
     ).toBe('WebAuthnChallengeNotFoundException');
-    skewMs = 0;
+    moveClock(0);
     expect((await client().send(new ListWebAuthnCredentialsCommand({ AccessToken: tokens.AccessToken }))).Credentials).toEqual([]);
   });
 
