@@ -36,13 +36,21 @@ async function otherOptions(page: Page, email: string) {
   await page.getByRole('button', { name: 'Other sign-in options' }).click();
 }
 
-async function signInWithCode(page: Page, email: string): Promise<void> {
-  await otherOptions(page, email);
+/** On the choices screen: asks for a code by e-mail and reads it from the sandbox's output. */
+async function askForCode(page: Page, email: string): Promise<string> {
   const mark = codeLogMark();
   await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
-  const code = await waitForCode(email, mark);
+  return waitForCode(email, mark);
+}
+
+async function enterCode(page: Page, code: string): Promise<void> {
   await page.getByRole('textbox', { name: /Code/ }).fill(code);
   await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+}
+
+async function signInWithCode(page: Page, email: string): Promise<void> {
+  await otherOptions(page, email);
+  await enterCode(page, await askForCode(page, email));
 }
 
 async function logout(page: Page) {
@@ -73,15 +81,11 @@ test('a wrong code says so and the right one still signs in; the password form i
   const email = uniqueEmail('code');
   await createAccount(email, 'a long enough password');
   await otherOptions(page, email);
-  const mark = codeLogMark();
-  await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
-  const code = await waitForCode(email, mark);
+  const code = await askForCode(page, email);
   const wrong = code === '000000' ? '111111' : '000000';
-  await page.getByRole('textbox', { name: /Code/ }).fill(wrong);
-  await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+  await enterCode(page, wrong);
   await expect(page.getByRole('alert')).toHaveText('The verification code you entered is incorrect. Please try again.');
-  await page.getByRole('textbox', { name: /Code/ }).fill(code);
-  await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+  await enterCode(page, code);
   // A new account has no ranch: the profile (after the offer, dismissed).
   await page.getByRole('button', { name: 'Not now' }).click();
   await expect(page).toHaveURL('/profile');
@@ -165,10 +169,7 @@ test('a passkey of another site on the device does not sign in here: the sign-in
     'No passkey was used: the prompt was closed, or this device has no passkey for this site. Try again, or choose another way to sign in.',
   );
   await expect(page).toHaveURL(/\/login/);
-  const mark = codeLogMark();
-  await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
-  await page.getByRole('textbox', { name: /Code/ }).fill(await waitForCode(email, mark));
-  await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+  await enterCode(page, await askForCode(page, email));
   await expect(page).toHaveURL('/profile');
 });
 
@@ -176,27 +177,19 @@ test('a code tried too many times can no longer be used: the kit says so, and a 
   const email = uniqueEmail('tries');
   await createAccount(email, 'a long enough password');
   await otherOptions(page, email);
-  let mark = codeLogMark();
-  await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
-  const code = await waitForCode(email, mark);
+  const code = await askForCode(page, email);
   const wrong = code === '000000' ? '111111' : '000000';
   const used = 'This code can no longer be used: it was tried too many times, or already used. Go back to sign in and ask for a new code.';
   // The pool's limit (sandbox/src/gateway/user-auth.ts MAX_OTP_ATTEMPTS): then even the right code is refused.
   for (let i = 0; i < 3; i++) {
-    await page.getByRole('textbox', { name: /Code/ }).fill(wrong);
-    await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await enterCode(page, wrong);
     await expect(page.getByRole('alert')).toBeVisible();
   }
-  await page.getByRole('textbox', { name: /Code/ }).fill(code);
-  await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+  await enterCode(page, code);
   await expect(page.getByRole('alert')).toHaveText(used);
 
   await page.getByRole('button', { name: 'Back to Sign In' }).click();
-  await otherOptions(page, email);
-  mark = codeLogMark();
-  await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
-  await page.getByRole('textbox', { name: /Code/ }).fill(await waitForCode(email, mark));
-  await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+  await signInWithCode(page, email);
   await expect(page.getByRole('heading', { name: OFFER })).toBeVisible();
 });
 
@@ -204,22 +197,15 @@ test('an expired code says so, and a new code signs in', async ({ page }) => {
   const email = uniqueEmail('expired');
   await createAccount(email, 'a long enough password');
   await otherOptions(page, email);
-  let mark = codeLogMark();
-  await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
-  const code = await waitForCode(email, mark);
+  const code = await askForCode(page, email);
   // Three minutes pass for this sign-in (the sandbox ends it as Cognito would).
   expect(await expireSignIns(email)).toBe(1);
-  await page.getByRole('textbox', { name: /Code/ }).fill(code);
-  await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+  await enterCode(page, code);
   // The kit's own words for Cognito's expired session.
   await expect(page.getByRole('alert')).toHaveText('Your verification code has expired. Please request a new code.');
 
   await page.getByRole('button', { name: 'Back to Sign In' }).click();
-  await otherOptions(page, email);
-  mark = codeLogMark();
-  await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
-  await page.getByRole('textbox', { name: /Code/ }).fill(await waitForCode(email, mark));
-  await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+  await signInWithCode(page, email);
   await expect(page.getByRole('heading', { name: OFFER })).toBeVisible();
 });
 
@@ -228,9 +214,7 @@ test('a member who asked for a code can go back and sign in with the password in
   const password = 'a long enough password';
   await createAccount(email, password);
   await otherOptions(page, email);
-  const mark = codeLogMark();
-  await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
-  await waitForCode(email, mark);
+  await askForCode(page, email);
   await page.getByRole('button', { name: 'Back to Sign In' }).click();
   await page.getByRole('textbox', { name: 'Email' }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
