@@ -339,13 +339,15 @@ describe('passkeys', () => {
     const tokens = await otpTokens(free.email);
     const authenticator = new SoftAuthenticator();
     await registerPasskey(tokens.AccessToken, authenticator);
-    const attempt = async (ceremony: { origin: string; rpId?: string; counter?: number }) => {
+    const attempt = async (ceremony: { origin: string; rpId?: string; counter?: number; userVerified?: boolean }) => {
       const started = await userAuth(free.email, 'WEB_AUTHN');
       const options = JSON.parse(started.ChallengeParameters!['CREDENTIAL_REQUEST_OPTIONS']!) as { challenge: string };
       return respond('WEB_AUTHN', started.Session, { USERNAME: free.email, CREDENTIAL: JSON.stringify(authenticator.assert(options, ceremony)) });
     };
     expect((await refusal(attempt({ origin: 'https://evil.example' }))).name).toBe('NotAuthorizedException');
     expect((await refusal(attempt({ origin: SITE, rpId: 'evil.example' }))).name).toBe('NotAuthorizedException');
+    // The pool requires user verification (as production's, infra's SIGN_IN): a mere touch is refused.
+    expect((await refusal(attempt({ origin: SITE, counter: 9, userVerified: false }))).name).toBe('NotAuthorizedException');
     await attempt({ origin: SITE, counter: 10 });
     expect((await refusal(attempt({ origin: SITE, counter: 5 }))).name).toBe('NotAuthorizedException');
     await attempt({ origin: SITE, counter: 11 });
@@ -357,6 +359,12 @@ describe('passkeys', () => {
     expect((await refusal(registerPasskey(tokens.AccessToken, authenticator, 'http://localhost:4999'))).name).toBe('WebAuthnOriginNotAllowedException');
     expect((await refusal(registerPasskey(tokens.AccessToken, authenticator, 'http://127.0.0.1:3000'))).name).toBe('WebAuthnOriginNotAllowedException');
     expect((await refusal(registerPasskey(tokens.AccessToken, authenticator, SITE, 'example.com'))).name).toBe('WebAuthnRelyingPartyMismatchException');
+    const { CredentialCreationOptions: unverified } = await client().send(new StartWebAuthnRegistrationCommand({ AccessToken: tokens.AccessToken }));
+    expect(unverified).toMatchObject({ authenticatorSelection: { userVerification: 'required' } });
+    const touchOnly = authenticator.register(unverified as never, { origin: SITE, userVerified: false });
+    expect(
+      (await refusal(client().send(new CompleteWebAuthnRegistrationCommand({ AccessToken: tokens.AccessToken, Credential: touchOnly as never })))).name,
+    ).toBe('WebAuthnCredentialNotSupportedException');
     const { CredentialCreationOptions: options } = await client().send(new StartWebAuthnRegistrationCommand({ AccessToken: tokens.AccessToken }));
     const stale = authenticator.register(options as never, { origin: SITE });
     await client().send(new StartWebAuthnRegistrationCommand({ AccessToken: tokens.AccessToken }));

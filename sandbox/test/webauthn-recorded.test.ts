@@ -19,7 +19,7 @@ interface Fixture {
 }
 
 const fixture = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'webauthn', 'chromium.json'), 'utf8')) as Fixture;
-const rp: RelyingParty = { id: fixture.rpId, origins: [fixture.origin] };
+const rp: RelyingParty = { id: fixture.rpId, origins: [fixture.origin], userVerification: 'required' };
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 async function registered(): Promise<StoredPasskey> {

@@ -72,7 +72,7 @@ export function createPasskeys(deps: PasskeyDeps) {
         ],
         timeout: 60000,
         excludeCredentials: passkeysOf(user).map((p) => ({ type: 'public-key', id: p.CredentialId, transports: p.AuthenticatorTransports })),
-        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+        authenticatorSelection: { residentKey: 'required', userVerification: deps.rp.userVerification },
       },
     };
   }

@@ -131,7 +131,7 @@ export function createUserAuth(deps: UserAuthDeps) {
       allowCredentials: passkeysOf(user)
         .filter((p) => p.RelyingPartyId === deps.rp.id)
         .map((p) => ({ type: 'public-key', id: p.CredentialId, transports: p.AuthenticatorTransports })),
-      userVerification: 'preferred',
+      userVerification: deps.rp.userVerification,
     };
     return {
       ChallengeName: 'WEB_AUTHN',

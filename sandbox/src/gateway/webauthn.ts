@@ -30,9 +30,14 @@ export const PASSKEY_ORIGINS: readonly string[] = SITE_ORIGINS.filter((o) => new
 export interface RelyingParty {
   id: string;
   origins: readonly string[];
+  /**
+   * The pool's WebAuthnUserVerification: production's is "required" (infra/src/stacks/identity-stack.ts
+   * SIGN_IN), so a passkey used or made without a PIN or biometric is refused there, and here.
+   */
+  userVerification: 'required' | 'preferred';
 }
 
-export const SITE_RELYING_PARTY: RelyingParty = { id: PASSKEY_RP_ID, origins: PASSKEY_ORIGINS };
+export const SITE_RELYING_PARTY: RelyingParty = { id: PASSKEY_RP_ID, origins: PASSKEY_ORIGINS, userVerification: 'required' };
 
 /** A registered passkey, as the sandbox keeps it on the user (passkeys.ts). */
 export interface StoredPasskey {
@@ -128,7 +133,7 @@ export async function verifyRegistration(opts: {
       expectedChallenge: challenge,
       expectedOrigin: [...rp.origins],
       expectedRPID: rp.id,
-      requireUserVerification: false,
+      requireUserVerification: rp.userVerification === 'required',
     });
   } catch (err) {
     throw notSupported((err as Error).message);
@@ -174,7 +179,7 @@ export async function verifyAssertion(opts: { credential: unknown; challenge: st
       expectedOrigin: [...rp.origins],
       expectedRPID: rp.id,
       credential: { id: stored.CredentialId, publicKey: isoBase64URL.toBuffer(stored.PublicKey), counter: stored.Counter },
-      requireUserVerification: false,
+      requireUserVerification: rp.userVerification === 'required',
     });
     if (!result.verified) throw refused();
     return result.authenticationInfo.newCounter;

@@ -22,6 +22,8 @@ export interface Ceremony {
   origin: string;
   /** The relying party id the authenticator scopes the credential to (default: the options'). */
   rpId?: string;
+  /** Whether the member was verified (PIN, biometric): the authenticator data's UV flag; default true. */
+  userVerified?: boolean;
 }
 
 export class SoftAuthenticator {
@@ -53,7 +55,7 @@ export class SoftAuthenticator {
     );
     const credential: SoftCredential = { id: randomBytes(16), privateKey, cose, counter: 0 };
     const rpId = ceremony.rpId ?? options.rp.id ?? new URL(ceremony.origin).hostname;
-    const authData = this.authData(rpId, 0x45, 0, credential); // UP, UV, AT
+    const authData = this.authData(rpId, ceremony.userVerified === false ? 0x41 : 0x45, 0, credential); // UP, UV, AT
     const attestationObject = isoCBOR.encode(
       new Map<string, string | Uint8Array | Map<string, never>>([
         ['fmt', 'none'],
@@ -85,7 +87,7 @@ export class SoftAuthenticator {
     if (!credential) throw new Error('no credential registered');
     credential.counter = ceremony.counter ?? credential.counter + 1;
     const rpId = ceremony.rpId ?? options.rpId ?? new URL(ceremony.origin).hostname;
-    const authData = this.authData(rpId, 0x05, credential.counter);
+    const authData = this.authData(rpId, ceremony.userVerified === false ? 0x01 : 0x05, credential.counter); // UP, UV
     const clientDataJSON = JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: ceremony.origin, crossOrigin: false });
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), credential.privateKey);
     return {
