@@ -276,6 +276,20 @@ describe('the lock’s rules', () => {
     expect(await held.release()).toBeUndefined();
   });
 
+  test('a release that meets S3’s 409 (a deploy trying to take the lock just then) deletes it on a later attempt, not leaving it behind', async () => {
+    const port = memoryPort();
+    const lock = await acquireLock(port, { ...base, holder: 'me', retryDelayMs: 0 });
+    const remove = port.remove.bind(port);
+    let conflicts = 2;
+    port.remove = async (key, etag) => (conflicts-- > 0 ? 'conflict' : remove(key, etag));
+    expect(await lock.release()).toBeUndefined();
+    expect(port.object).toBeUndefined();
+    // Only ever 409: the release gives up after its attempts and says what to do.
+    const again = await acquireLock(port, { ...base, holder: 'me', retryDelayMs: 0 });
+    port.remove = async () => 'conflict';
+    expect(await again.release()).toMatch(/could not be deleted: other deploys kept trying to take it\. Delete it, or break it with --break-lock/);
+  });
+
   test('S3’s 409 (another write of the lock under way) is retried, then the lock is taken', async () => {
     const port = memoryPort();
     const create = port.create.bind(port);

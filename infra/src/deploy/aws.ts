@@ -141,9 +141,10 @@ export function s3Store(target: Target, options: AwsOptions): BucketStore {
           await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + key, IfMatch: `"${etag}"` }));
           return 'removed';
         } catch (error) {
-          // 412: another ETag now; 409: another write of it under way (a new lock being written); 404: none.
+          // 412: another ETag now; 409: another conditional write of it under way (a deploy trying to take it); 404: none.
           if (statusOf(error) === 404) return 'gone';
-          if (statusOf(error) === 412 || statusOf(error) === 409) return 'changed';
+          if (statusOf(error) === 412) return 'changed';
+          if (statusOf(error) === 409) return 'conflict';
           throw error;
         }
       },

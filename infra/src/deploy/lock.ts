@@ -61,8 +61,12 @@ export interface LockPort {
   replace(key: string, body: Buffer, etag: string): Promise<boolean>;
   /** The object, or undefined when there is none. */
   read(key: string): Promise<{ text: string; etag: string; lastModified?: Date } | undefined>;
-  /** Deletes only the object with this ETag (If-Match): `changed` when it has another now, `gone` when there is none. */
-  remove(key: string, etag: string): Promise<'removed' | 'changed' | 'gone'>;
+  /**
+   * Deletes only the object with this ETag (If-Match): `changed` when it has another now, `gone`
+   * when there is none, `conflict` on S3's 409 (another conditional write of the key under way:
+   * a deploy trying to take the lock, which will find it held).
+   */
+  remove(key: string, etag: string): Promise<'removed' | 'changed' | 'gone' | 'conflict'>;
 }
 
 /** The time, and a repeating timer: real ones by default, a fake clock in tests. */
@@ -124,9 +128,14 @@ export interface AcquireOptions {
   staleAfterMs?: number;
   /** What the lock is called in messages (`s3://bucket/prefix/_releases/deploy.lock`). */
   where: string;
-  /** Waits between attempts after a 409 (tests shorten it). */
+  /** Waits between attempts after a 409, taking the lock or deleting it (tests shorten it). */
   retryDelayMs?: number;
 }
+
+/** Attempts at a write of the lock that S3 answers 409 (a conflicting conditional write under way). */
+const CONFLICT_ATTEMPTS = 5;
+
+const afterConflict = (retryDelayMs: number | undefined, attempt: number) => new Promise((resolve) => setTimeout(resolve, (retryDelayMs ?? 200) * attempt));
 
 function parseLock(text: string): LockInfo | undefined {
   try {
@@ -171,12 +180,13 @@ export async function acquireLock(port: LockPort, options: AcquireOptions): Prom
   };
   const body = (renewedAt?: string) => Buffer.from(`${JSON.stringify(renewedAt ? { ...info, renewedAt } : info, null, 2)}\n`);
 
-  for (let attempt = 1; attempt <= 5; attempt++) {
+  const held = (broke?: string) => heldLock(port, info, body, clock, options.where, options.retryDelayMs, broke);
+  for (let attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
     const created = await port.create(LOCK_KEY, body());
-    if (created === 'created') return heldLock(port, info, body, clock, options.where);
+    if (created === 'created') return held();
     if (created === 'conflict') {
       // S3's 409: another deploy is writing the lock at this very moment. Look again shortly.
-      await new Promise((resolve) => setTimeout(resolve, (options.retryDelayMs ?? 200) * attempt));
+      await afterConflict(options.retryDelayMs, attempt);
       continue;
     }
     const current = await port.read(LOCK_KEY);
@@ -202,13 +212,21 @@ export async function acquireLock(port: LockPort, options: AcquireOptions): Prom
         theirs,
       );
     }
-    if (await port.replace(LOCK_KEY, body(), current.etag)) return heldLock(port, info, body, clock, options.where, holder);
+    if (await port.replace(LOCK_KEY, body(), current.etag)) return held(holder);
     // Someone else changed the lock meanwhile (broke it first, renewed it, or finished): look again.
   }
   throw new LockError(`Could not take the lock ${options.where}: other deploys kept writing it. Try again.`);
 }
 
-function heldLock(port: LockPort, info: LockInfo, body: (renewedAt?: string) => Buffer, clock: LockClock, where: string, broke?: string): HeldLock {
+function heldLock(
+  port: LockPort,
+  info: LockInfo,
+  body: (renewedAt?: string) => Buffer,
+  clock: LockClock,
+  where: string,
+  retryDelayMs: number | undefined,
+  broke?: string,
+): HeldLock {
   let lost: LockError | undefined;
   let renewedAt = Date.parse(info.acquiredAt);
   let stopRenewing: (() => void) | undefined;
@@ -269,15 +287,22 @@ function heldLock(port: LockPort, info: LockInfo, body: (renewedAt?: string) => 
     async release() {
       stopRenewing?.();
       await renewals;
-      const { current, theirs } = await ours();
-      if (!current) return `the lock ${where} was already gone (deleted while this ran).`;
-      if (theirs?.token !== info.token) return `the lock ${where} was broken while this ran; the new holder's lock is left in place.`;
-      // On the ETag just read as ours: a deploy that broke it since (this one stalled past
-      // LOCK_STALE_AFTER_MS between the read and the delete) keeps its lock.
-      const removed = await port.remove(LOCK_KEY, current.etag);
-      if (removed === 'gone') return `the lock ${where} was already gone (deleted while this ran).`;
-      if (removed === 'changed') return `the lock ${where} was broken while this ran; the new holder's lock is left in place.`;
-      return undefined;
+      for (let attempt = 1; ; attempt++) {
+        const { current, theirs } = await ours();
+        if (!current) return `the lock ${where} was already gone (deleted while this ran).`;
+        if (theirs?.token !== info.token) return `the lock ${where} was broken while this ran; the new holder's lock is left in place.`;
+        // On the ETag just read as ours: a deploy that broke it since (this one stalled past
+        // LOCK_STALE_AFTER_MS between the read and the delete) keeps its lock.
+        const removed = await port.remove(LOCK_KEY, current.etag);
+        if (removed === 'gone') return `the lock ${where} was already gone (deleted while this ran).`;
+        if (removed === 'changed') return `the lock ${where} was broken while this ran; the new holder's lock is left in place.`;
+        if (removed === 'removed') return undefined;
+        // S3's 409: a deploy is trying to take the lock at this moment (it will find it held). Again shortly.
+        if (attempt >= CONFLICT_ATTEMPTS) {
+          return `the lock ${where} could not be deleted: other deploys kept trying to take it. Delete it, or break it with --break-lock once it is stale.`;
+        }
+        await afterConflict(retryDelayMs, attempt);
+      }
     },
   };
 }
