@@ -214,6 +214,14 @@ describe('EMAIL_OTP', () => {
       name: 'NotAuthorizedException',
       message: 'Invalid session for the user, session is expired.',
     });
+    // Said "expired" however many sign-ins were begun since (another member's here).
+    const later = await userAuth(partner.email, 'EMAIL_OTP');
+    await userAuth(free.email, 'EMAIL_OTP');
+    moveClock(2 * AUTH_SESSION_MS + 2000);
+    await userAuth(free.email, 'EMAIL_OTP');
+    expect((await refusal(respond('EMAIL_OTP', later.Session, { USERNAME: partner.email, EMAIL_OTP_CODE: sandbox.lastCode(partner.email)! }))).message).toBe(
+      'Invalid session for the user, session is expired.',
+    );
     moveClock(0);
     const again = await userAuth(partner.email, 'EMAIL_OTP');
     moveClock(AUTH_SESSION_MS - 5000);

@@ -32,6 +32,8 @@ const KNOWN_FACTORS = new Set<string>([...SIGN_IN_FACTORS, 'SMS_OTP']);
 /** Wrong e-mailed codes a session takes before it ends. */
 export const MAX_OTP_ATTEMPTS = 3;
 const MAX_SESSIONS = 10_000;
+/** How long an expired session is still known as expired. */
+const EXPIRED_KEPT_MS = 15 * 60 * 1000;
 
 export const INVALID_SESSION = 'Invalid session for the user.';
 export const EXPIRED_SESSION = 'Invalid session for the user, session is expired.';
@@ -86,7 +88,9 @@ export function createUserAuth(deps: UserAuthDeps) {
 
   function issue(s: Omit<AuthSession, 'expires'>): string {
     const now = deps.now();
-    for (const [key, old] of sessions) if (old.expires < now) sessions.delete(key);
+    // An expired session is kept a while longer, so that its answer says "expired" (as Cognito's
+    // does) rather than "invalid", whoever else signs in meanwhile.
+    for (const [key, old] of sessions) if (old.expires + EXPIRED_KEPT_MS < now) sessions.delete(key);
     while (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value as string);
     const id = randomBytes(96).toString('base64');
     sessions.set(id, { ...s, expires: now + AUTH_SESSION_MS });
